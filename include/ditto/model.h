@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model: what libditto knows about a service, as statistics only (no
+ * code, no payload bytes, no addresses). Every stage reads and writes it;
+ * its msgpack encoding is the format of record, JSON is for people.
+ *
+ * Layout (JSON names; every count is a plain count so that models of
+ * several replicas or runs merge by addition):
+ *
+ *   schema                      integer, DITTO_MODEL_SCHEMA
+ *   meta                        tool_version, created, window_s, sources,
+ *                               host{cpu_model, kernel, cores, l1d_bytes,
+ *                               l1i_bytes, l2_bytes, llc_bytes},
+ *                               load{generator, qps, connections}
+ *   services[]                  name, ports[], framing, processes,
+ *     threads[]                 thread classes: name, count, role, io_model,
+ *                               woken_by[], cpu_ns, ctx_switches, wakeups
+ *     network                   io_model, accept_dispatch, network_dispatch,
+ *                               network_threads, processes,
+ *                               client_connections, client_mode
+ *     syscalls[]                thread_class, name, fd_kind (identity), nr,
+ *                               calls, errors, size, ret, flags, offset,
+ *                               sequential, latency_ns
+ *     requests                  count, connections, pipelined,
+ *                               request_bytes, response_bytes,
+ *                               per_connection, service_ns
+ *     cpu[]                     per thread class: thread_class, windows,
+ *                               instructions, undecoded, insts_per_request,
+ *                               mix{class: count}, branches, dws, dws_cold,
+ *                               iws, iws_cold, raw, war, waw, mem_raw,
+ *                               loads, stores, chased_loads
+ *     observed                  throughput_qps, loads[]{qps, achieved_qps,
+ *                               connections, latency_ns}, counters{
+ *                               available, cycles, instructions, branches,
+ *                               branch_misses, l1i_misses, l1d_misses,
+ *                               l2_misses, llc_misses}
+ *   graph                       nodes[], edges[]{from, to, mode, calls,
+ *                               parent_requests, fanout, request_bytes,
+ *                               response_bytes}
+ *   tuning                      knobs{name: value}, iterations[]{index,
+ *                               accepted, note, knobs{}, errors{}}
+ *
+ * Histogram fields are struct ditto_hist (see ditto.h). Per-request rates
+ * are derived, never stored: calls / requests.count.
+ *
+ * Keys this library does not know are kept on load and written back on
+ * save, so a newer writer and an older reader can share files.
+ *
+ * Handles (struct ditto_service *, struct ditto_syscall *, ...) are borrowed
+ * from their model: valid until the model is freed; adding elements never
+ * invalidates them. A model is not thread-safe; use one per thread or lock.
+ */
+#ifndef DITTO_MODEL_H
+#define DITTO_MODEL_H
+
+#include <ditto/ditto.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Schema version this library reads and writes. Files with another major
+ * version are refused with -DITTO_ESCHEMA. */
+#define DITTO_MODEL_SCHEMA 1
+
+struct ditto_model;
+struct ditto_meta;
+struct ditto_service;
+struct ditto_thread_class;
+struct ditto_network;
+struct ditto_syscall;
+struct ditto_requests;
+struct ditto_cpu;
+struct ditto_observed;
+struct ditto_load_point;
+struct ditto_graph;
+struct ditto_edge;
+struct ditto_tuning;
+struct ditto_tuning_iter;
+struct ditto_counts;  /* map of string -> uint64 count (instruction mix) */
+struct ditto_values;  /* map of string -> double (knobs, errors) */
+
+/* ------------------------------------------------------------------ */
+/* Enumerations (stored as their names, shown here in quotes)           */
+/* ------------------------------------------------------------------ */
+
+enum ditto_framing {
+	DITTO_FRAMING_UNKNOWN = 0,	/* "unknown" */
+	DITTO_FRAMING_RAW,		/* "raw" */
+	DITTO_FRAMING_HTTP1,		/* "http1" */
+	DITTO_FRAMING_RESP,		/* "resp" */
+	DITTO_FRAMING_MEMCACHE_TEXT,	/* "memcache-text" */
+	DITTO_FRAMING_MEMCACHE_BINARY,	/* "memcache-binary" */
+	DITTO_FRAMING_LENGTH_PREFIXED,	/* "length-prefixed" */
+};
+
+enum ditto_role {
+	DITTO_ROLE_UNKNOWN = 0,	/* "unknown" */
+	DITTO_ROLE_MAIN,	/* "main" */
+	DITTO_ROLE_ACCEPTOR,	/* "acceptor" */
+	DITTO_ROLE_NETWORK,	/* "network" */
+	DITTO_ROLE_WORKER,	/* "worker" */
+	DITTO_ROLE_BACKGROUND,	/* "background" */
+};
+
+enum ditto_io_model {
+	DITTO_IO_UNKNOWN = 0,	/* "unknown" */
+	DITTO_IO_BLOCKING,	/* "blocking" */
+	DITTO_IO_NONBLOCKING,	/* "nonblocking" (busy polling) */
+	DITTO_IO_EPOLL,		/* "epoll" */
+	DITTO_IO_POLL,		/* "poll" */
+	DITTO_IO_SELECT,	/* "select" */
+};
+
+enum ditto_fd_kind {
+	DITTO_FD_NONE = 0,	/* "none": the call takes no fd */
+	DITTO_FD_TCP,		/* "tcp" */
+	DITTO_FD_UDP,		/* "udp" */
+	DITTO_FD_UNIX,		/* "unix" */
+	DITTO_FD_FILE,		/* "file" (regular file) */
+	DITTO_FD_PIPE,		/* "pipe" */
+	DITTO_FD_EVENTFD,	/* "eventfd" */
+	DITTO_FD_TIMERFD,	/* "timerfd" */
+	DITTO_FD_EPOLL,		/* "epoll" */
+	DITTO_FD_OTHER,		/* "other" */
+};
+
+enum ditto_call_mode {
+	DITTO_CALL_UNKNOWN = 0,	/* "unknown" */
+	DITTO_CALL_SYNC,	/* "sync" */
+	DITTO_CALL_ASYNC,	/* "async" */
+};
+
+enum ditto_cache_level {
+	DITTO_CACHE_L1D = 0,	/* meta.host.l1d_bytes */
+	DITTO_CACHE_L1I,	/* meta.host.l1i_bytes */
+	DITTO_CACHE_L2,		/* meta.host.l2_bytes */
+	DITTO_CACHE_LLC,	/* meta.host.llc_bytes */
+};
+
+enum ditto_counter {
+	DITTO_COUNTER_CYCLES = 0,	/* "cycles" */
+	DITTO_COUNTER_INSTRUCTIONS,	/* "instructions" */
+	DITTO_COUNTER_BRANCHES,		/* "branches" */
+	DITTO_COUNTER_BRANCH_MISSES,	/* "branch_misses" */
+	DITTO_COUNTER_L1I_MISSES,	/* "l1i_misses" */
+	DITTO_COUNTER_L1D_MISSES,	/* "l1d_misses" */
+	DITTO_COUNTER_L2_MISSES,	/* "l2_misses" */
+	DITTO_COUNTER_LLC_MISSES,	/* "llc_misses" */
+};
+
+/* Names of enum values as stored in the model, and back. The *_name
+ * functions return "unknown" (or "none") for out-of-range values; the
+ * parsers return -DITTO_ENOTFOUND for names they do not know. */
+DITTO_API const char *ditto_framing_name(enum ditto_framing v);
+DITTO_API const char *ditto_role_name(enum ditto_role v);
+DITTO_API const char *ditto_io_model_name(enum ditto_io_model v);
+DITTO_API const char *ditto_fd_kind_name(enum ditto_fd_kind v);
+DITTO_API const char *ditto_call_mode_name(enum ditto_call_mode v);
+DITTO_API int ditto_framing_parse(const char *name, enum ditto_framing *out);
+DITTO_API int ditto_role_parse(const char *name, enum ditto_role *out);
+DITTO_API int ditto_io_model_parse(const char *name, enum ditto_io_model *out);
+DITTO_API int ditto_fd_kind_parse(const char *name, enum ditto_fd_kind *out);
+DITTO_API int ditto_call_mode_parse(const char *name, enum ditto_call_mode *out);
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle and codec                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Empty model of the current schema, meta.tool_version and meta.created
+ * set. NULL on no memory. */
+DITTO_API struct ditto_model *ditto_model_new(void);
+DITTO_API void ditto_model_free(struct ditto_model *m);
+/* Deep copy, unknown keys included. */
+DITTO_API int ditto_model_dup(const struct ditto_model *m, struct ditto_model **out);
+
+struct ditto_load_opts {
+	size_t sz;
+	/* Refuse inputs larger than this many bytes (0: 256 MiB). */
+	size_t max_bytes;
+	/* Refuse nesting deeper than this (0: 64). */
+	unsigned max_depth;
+	/* Skip ditto_model_validate() after decoding (types are still checked). */
+	bool no_validate;
+	size_t :0;
+};
+
+/*
+ * Decode a model from msgpack. Types of known fields are checked (a
+ * string where a count belongs is an error naming its path); unless
+ * opts->no_validate, the result is also validated. Never reads past len,
+ * and allocates at most a small multiple of len.
+ * Errors: -DITTO_ECORRUPT (not msgpack, truncated, trailing bytes),
+ * -DITTO_ELIMIT (too big, too deep), -DITTO_ESCHEMA (other schema
+ * version), -DITTO_EINVALID (wrong type or rule broken), -ENOMEM.
+ * On error *out is NULL.
+ */
+DITTO_API int ditto_model_decode(const void *buf, size_t len, const struct ditto_load_opts *opts,
+				 struct ditto_model **out);
+/* ditto_model_decode() of a whole file; messages are prefixed with path. */
+DITTO_API int ditto_model_load(const char *path, const struct ditto_load_opts *opts,
+			       struct ditto_model **out);
+/* Encode as msgpack into a new buffer (release with ditto_free()). */
+DITTO_API int ditto_model_encode(const struct ditto_model *m, void **buf, size_t *len);
+/* Write the msgpack encoding to path atomically (temporary file + rename),
+ * so a failed save never leaves a truncated model behind. */
+DITTO_API int ditto_model_save(const struct ditto_model *m, const char *path);
+
+struct ditto_json_opts {
+	size_t sz;
+	/* Indent with two spaces and one member per line. */
+	bool pretty;
+	size_t :0;
+};
+
+/*
+ * JSON text of the model (release with ditto_free()). Histograms appear as
+ * {"kind", "total", "buckets": [{"lo", "hi", "count"}, ...]}; binary
+ * values of unknown keys as {"$bin": "<hex>"}; non-finite floats as null.
+ */
+DITTO_API int ditto_model_to_json(const struct ditto_model *m, const struct ditto_json_opts *opts,
+				  char **out);
+
+/* Schema version of the model (DITTO_MODEL_SCHEMA for models of this library). */
+DITTO_API int ditto_model_schema(const struct ditto_model *m);
+
+/* ------------------------------------------------------------------ */
+/* Validation                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Called once per problem found: path like "services[0].syscalls[2].errors". */
+typedef void (*ditto_problem_fn)(const char *path, const char *msg, void *user);
+
+struct ditto_validate_opts {
+	size_t sz;
+	/* Receives every problem (NULL: stop at the first). */
+	ditto_problem_fn problem;
+	void *user;
+	size_t :0;
+};
+
+/*
+ * Check every rule of the schema: types, enum names, ranges (finite,
+ * non-negative, ...), histogram buckets valid for their kind, unique
+ * element keys, cross references (a syscall's thread_class names one of the
+ * service's threads; graph edges name graph nodes) and consistency
+ * (errors <= calls, sequential <= offset samples, chased_loads <= loads).
+ * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
+ * as "path: message".
+ */
+DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct ditto_validate_opts *opts);
+
+/* ------------------------------------------------------------------ */
+/* Merge and compare                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Add src into dst, as models of several replicas or runs of one service:
+ * counts and histograms add; elements are matched by their key (service
+ * name; thread class name; syscall thread_class+name+fd_kind; cpu
+ * thread_class; load point qps; edge from+to) and unmatched ones are
+ * copied; thread counts keep the larger; configuration (framing, roles,
+ * I/O models) must agree or -DITTO_EMISMATCH names the field; observed
+ * rates are averaged, weighted by meta.sources. dst is unchanged on error.
+ */
+DITTO_API int ditto_model_merge(struct ditto_model *dst, const struct ditto_model *src);
+
+enum ditto_metric_kind {
+	DITTO_METRIC_SCALAR = 1,	/* a and b are values; error is relative */
+	DITTO_METRIC_DISTRIBUTION = 2,	/* a and b are totals; error is TV distance */
+	DITTO_METRIC_ONLY_A = 3,	/* element present in a only; error 1 */
+	DITTO_METRIC_ONLY_B = 4,	/* element present in b only; error 1 */
+};
+
+struct ditto_compare_opts {
+	size_t sz;
+	/* Keep only metrics whose error exceeds this (0: keep all). */
+	double min_error;
+	size_t :0;
+};
+
+struct ditto_comparison;
+
+/*
+ * Feature-by-feature distance from `a` (the original) to `b` (the clone).
+ * Scalars are compared as the rates that matter, not raw counts: syscall
+ * calls and bytes per request, loads per instruction, thread counts as
+ * they are. Relative error is |b - a| / |a| (0 when both are 0, 1 when only
+ * a is 0). Distributions give the total-variation distance of their
+ * normalised histograms or counts maps. Metrics are named by paths with
+ * element keys, e.g. "services[redis].syscalls[main:read:tcp].per_request".
+ */
+DITTO_API int ditto_model_compare(const struct ditto_model *a, const struct ditto_model *b,
+				  const struct ditto_compare_opts *opts,
+				  struct ditto_comparison **out);
+DITTO_API void ditto_comparison_free(struct ditto_comparison *c);
+DITTO_API size_t ditto_comparison_count(const struct ditto_comparison *c);
+/* Metric i; any out pointer may be NULL. -DITTO_ENOTFOUND past the end. */
+DITTO_API int ditto_comparison_metric(const struct ditto_comparison *c, size_t i, const char **path,
+				      enum ditto_metric_kind *kind, double *a, double *b,
+				      double *error);
+/* Largest error over all metrics (0 when there are none). */
+DITTO_API double ditto_comparison_max_error(const struct ditto_comparison *c);
+/* [{"path","kind","a","b","error"}, ...] (release with ditto_free()). */
+DITTO_API int ditto_comparison_to_json(const struct ditto_comparison *c, char **out);
+
+/* ------------------------------------------------------------------ */
+/* Generic path access, for tools                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Paths name a value from the root: "services[0].network.io_model",
+ * "services[redis].threads[main].count", "services[0].cpu[0].mix[\"alu.add\"]".
+ * [N] indexes an array; [key] picks the array element whose key (see
+ * ditto_model_merge) is `key`, parts of a composite key joined by ':'
+ * ("syscalls[main:read:tcp]"); ["..."] quotes a map key. Unknown keys are
+ * reachable too. Errors: -DITTO_ENOTFOUND (no such element),
+ * -DITTO_ETYPE (exists with another type), -EINVAL (bad path syntax).
+ */
+enum ditto_value_type {
+	DITTO_VALUE_NIL = 1,
+	DITTO_VALUE_BOOL,
+	DITTO_VALUE_INT,	/* signed (negative) integer */
+	DITTO_VALUE_UINT,
+	DITTO_VALUE_FLOAT,
+	DITTO_VALUE_STRING,
+	DITTO_VALUE_BINARY,	/* bin or ext of unknown keys */
+	DITTO_VALUE_ARRAY,
+	DITTO_VALUE_MAP,
+	DITTO_VALUE_HIST,
+};
+
+DITTO_API int ditto_model_get_type(const struct ditto_model *m, const char *path,
+				   enum ditto_value_type *out);
+DITTO_API int ditto_model_get_bool(const struct ditto_model *m, const char *path, bool *out);
+/* Integers; -ERANGE if the stored value does not fit. */
+DITTO_API int ditto_model_get_i64(const struct ditto_model *m, const char *path, int64_t *out);
+DITTO_API int ditto_model_get_u64(const struct ditto_model *m, const char *path, uint64_t *out);
+/* Floats, or integers converted. */
+DITTO_API int ditto_model_get_f64(const struct ditto_model *m, const char *path, double *out);
+/* Borrowed, NUL-terminated. */
+DITTO_API int ditto_model_get_str(const struct ditto_model *m, const char *path, const char **out);
+DITTO_API int ditto_model_get_hist(const struct ditto_model *m, const char *path,
+				   const struct ditto_hist **out);
+/* Elements of an array or map, bytes of a string or binary. */
+DITTO_API int ditto_model_get_len(const struct ditto_model *m, const char *path, size_t *out);
+/* JSON of any value (release with ditto_free()); "" is the whole model. */
+DITTO_API int ditto_model_get_json(const struct ditto_model *m, const char *path,
+				   const struct ditto_json_opts *opts, char **out);
+
+/* ------------------------------------------------------------------ */
+/* meta                                                                 */
+/* ------------------------------------------------------------------ */
+
+DITTO_API struct ditto_meta *ditto_model_meta(struct ditto_model *m);
+/* Version of the libditto that created the model (borrowed). */
+DITTO_API const char *ditto_meta_tool_version(const struct ditto_meta *meta);
+/* Creation time, seconds since the Unix epoch. */
+DITTO_API uint64_t ditto_meta_created(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_created(struct ditto_meta *meta, uint64_t unix_s);
+/* Length of the profiling window(s), seconds (summed by merge). */
+DITTO_API double ditto_meta_window_s(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_window_s(struct ditto_meta *meta, double seconds);
+/* Number of runs merged into this model (1 for a fresh one). */
+DITTO_API uint64_t ditto_meta_sources(const struct ditto_meta *meta);
+DITTO_API const char *ditto_meta_host_cpu_model(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_host_cpu_model(struct ditto_meta *meta, const char *cpu_model);
+DITTO_API const char *ditto_meta_host_kernel(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_host_kernel(struct ditto_meta *meta, const char *release);
+DITTO_API uint64_t ditto_meta_host_cores(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_host_cores(struct ditto_meta *meta, uint64_t cores);
+DITTO_API uint64_t ditto_meta_host_cache_bytes(const struct ditto_meta *meta, enum ditto_cache_level l);
+DITTO_API int ditto_meta_set_host_cache_bytes(struct ditto_meta *meta, enum ditto_cache_level l,
+					      uint64_t bytes);
+/* The load seen while profiling: generator name, offered rate, connections. */
+DITTO_API const char *ditto_meta_load_generator(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_load_generator(struct ditto_meta *meta, const char *name);
+DITTO_API double ditto_meta_load_qps(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_load_qps(struct ditto_meta *meta, double qps);
+DITTO_API uint64_t ditto_meta_load_connections(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_load_connections(struct ditto_meta *meta, uint64_t connections);
+
+/* ------------------------------------------------------------------ */
+/* services[]                                                           */
+/* ------------------------------------------------------------------ */
+
+DITTO_API size_t ditto_model_service_count(const struct ditto_model *m);
+/* Service i, or NULL past the end. */
+DITTO_API struct ditto_service *ditto_model_service(struct ditto_model *m, size_t i);
+/* Service by name, or NULL. */
+DITTO_API struct ditto_service *ditto_model_find_service(struct ditto_model *m, const char *name);
+/* Append a service; NULL with -EEXIST in ditto_last_error() if the name is
+ * taken, or on no memory. */
+DITTO_API struct ditto_service *ditto_model_add_service(struct ditto_model *m, const char *name);
+
+DITTO_API const char *ditto_service_name(const struct ditto_service *s);
+DITTO_API enum ditto_framing ditto_service_framing(const struct ditto_service *s);
+DITTO_API int ditto_service_set_framing(struct ditto_service *s, enum ditto_framing f);
+/* Serving processes (1 for a single-process service). */
+DITTO_API uint64_t ditto_service_processes(const struct ditto_service *s);
+DITTO_API int ditto_service_set_processes(struct ditto_service *s, uint64_t n);
+/* Listening TCP/UDP ports. */
+DITTO_API size_t ditto_service_port_count(const struct ditto_service *s);
+DITTO_API uint16_t ditto_service_port(const struct ditto_service *s, size_t i);
+/* Adds port unless present; -EINVAL for port 0. */
+DITTO_API int ditto_service_add_port(struct ditto_service *s, uint16_t port);
+/* count / requests.count, or 0 when no requests were counted. */
+DITTO_API double ditto_service_per_request(const struct ditto_service *s, double count);
+
+/* --- services[].threads[]: thread classes --- */
+DITTO_API size_t ditto_service_thread_count(const struct ditto_service *s);
+DITTO_API struct ditto_thread_class *ditto_service_thread(struct ditto_service *s, size_t i);
+DITTO_API struct ditto_thread_class *ditto_service_find_thread(struct ditto_service *s,
+							       const char *name);
+DITTO_API struct ditto_thread_class *ditto_service_add_thread(struct ditto_service *s,
+							      const char *name);
+DITTO_API const char *ditto_thread_class_name(const struct ditto_thread_class *t);
+/* Threads in the class. */
+DITTO_API uint64_t ditto_thread_class_count(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_count(struct ditto_thread_class *t, uint64_t n);
+DITTO_API enum ditto_role ditto_thread_class_role(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_role(struct ditto_thread_class *t, enum ditto_role r);
+DITTO_API enum ditto_io_model ditto_thread_class_io_model(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_io_model(struct ditto_thread_class *t, enum ditto_io_model io);
+/* CPU time (ns), context switches and wake-ups, summed over the class. */
+DITTO_API uint64_t ditto_thread_class_cpu_ns(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_cpu_ns(struct ditto_thread_class *t, uint64_t ns);
+DITTO_API uint64_t ditto_thread_class_ctx_switches(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_ctx_switches(struct ditto_thread_class *t, uint64_t n);
+DITTO_API uint64_t ditto_thread_class_wakeups(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_wakeups(struct ditto_thread_class *t, uint64_t n);
+/* Names of the thread classes that wake this one. */
+DITTO_API size_t ditto_thread_class_woken_by_count(const struct ditto_thread_class *t);
+DITTO_API const char *ditto_thread_class_woken_by(const struct ditto_thread_class *t, size_t i);
+/* Adds the name unless present. */
+DITTO_API int ditto_thread_class_add_woken_by(struct ditto_thread_class *t, const char *name);
+
+/* --- services[].network --- */
+DITTO_API struct ditto_network *ditto_service_network(struct ditto_service *s);
+DITTO_API enum ditto_io_model ditto_network_io_model(const struct ditto_network *n);
+DITTO_API int ditto_network_set_io_model(struct ditto_network *n, enum ditto_io_model io);
+/* One thread accepts and hands connections to others. */
+DITTO_API bool ditto_network_accept_dispatch(const struct ditto_network *n);
+DITTO_API int ditto_network_set_accept_dispatch(struct ditto_network *n, bool v);
+/* Network threads hand requests to worker threads. */
+DITTO_API bool ditto_network_network_dispatch(const struct ditto_network *n);
+DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v);
+/* Size of the network thread pool; 0 for one thread per connection. */
+DITTO_API uint64_t ditto_network_network_threads(const struct ditto_network *n);
+DITTO_API int ditto_network_set_network_threads(struct ditto_network *n, uint64_t v);
+DITTO_API uint64_t ditto_network_processes(const struct ditto_network *n);
+DITTO_API int ditto_network_set_processes(struct ditto_network *n, uint64_t v);
+/* Client side: outgoing connections and how they are used. */
+DITTO_API uint64_t ditto_network_client_connections(const struct ditto_network *n);
+DITTO_API int ditto_network_set_client_connections(struct ditto_network *n, uint64_t v);
+DITTO_API enum ditto_call_mode ditto_network_client_mode(const struct ditto_network *n);
+DITTO_API int ditto_network_set_client_mode(struct ditto_network *n, enum ditto_call_mode mode);
+
+/* --- services[].syscalls[]: one per (thread class, syscall, fd kind) --- */
+DITTO_API size_t ditto_service_syscall_count(const struct ditto_service *s);
+DITTO_API struct ditto_syscall *ditto_service_syscall(struct ditto_service *s, size_t i);
+DITTO_API struct ditto_syscall *ditto_service_find_syscall(struct ditto_service *s,
+							   const char *thread_class,
+							   const char *name, enum ditto_fd_kind fd);
+DITTO_API struct ditto_syscall *ditto_service_add_syscall(struct ditto_service *s,
+							  const char *thread_class,
+							  const char *name, enum ditto_fd_kind fd);
+DITTO_API const char *ditto_syscall_thread_class(const struct ditto_syscall *c);
+DITTO_API const char *ditto_syscall_name(const struct ditto_syscall *c);
+DITTO_API enum ditto_fd_kind ditto_syscall_fd_kind(const struct ditto_syscall *c);
+/* System call number on x86-64. */
+DITTO_API uint64_t ditto_syscall_nr(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_nr(struct ditto_syscall *c, uint64_t nr);
+/* Calls seen, and how many of them failed. */
+DITTO_API uint64_t ditto_syscall_calls(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_calls(struct ditto_syscall *c, uint64_t n);
+DITTO_API uint64_t ditto_syscall_errors(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_errors(struct ditto_syscall *c, uint64_t n);
+/* Accesses whose offset continued the previous one (of offset's total). */
+DITTO_API uint64_t ditto_syscall_sequential(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_sequential(struct ditto_syscall *c, uint64_t n);
+/* Histograms, created empty on first use (never NULL for a valid handle):
+ * size argument (log2), returned bytes (log2), flags (exact), file offsets
+ * (log2), latency in ns (loglin). */
+DITTO_API struct ditto_hist *ditto_syscall_size(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_ret(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_flags(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_offset(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c);
+
+/* --- services[].requests --- */
+DITTO_API struct ditto_requests *ditto_service_requests(struct ditto_service *s);
+DITTO_API uint64_t ditto_requests_count(const struct ditto_requests *r);
+DITTO_API int ditto_requests_set_count(struct ditto_requests *r, uint64_t n);
+DITTO_API uint64_t ditto_requests_connections(const struct ditto_requests *r);
+DITTO_API int ditto_requests_set_connections(struct ditto_requests *r, uint64_t n);
+/* Requests that arrived before the previous response on their connection. */
+DITTO_API uint64_t ditto_requests_pipelined(const struct ditto_requests *r);
+DITTO_API int ditto_requests_set_pipelined(struct ditto_requests *r, uint64_t n);
+/* Request and response sizes (log2), requests per connection (log2),
+ * service time in ns (loglin). */
+DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_response_bytes(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_per_connection(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_service_ns(struct ditto_requests *r);
+
+/* --- services[].cpu[]: per thread class --- */
+DITTO_API size_t ditto_service_cpu_count(const struct ditto_service *s);
+DITTO_API struct ditto_cpu *ditto_service_cpu(struct ditto_service *s, size_t i);
+DITTO_API struct ditto_cpu *ditto_service_find_cpu(struct ditto_service *s, const char *thread_class);
+DITTO_API struct ditto_cpu *ditto_service_add_cpu(struct ditto_service *s, const char *thread_class);
+DITTO_API const char *ditto_cpu_thread_class(const struct ditto_cpu *c);
+/* Execution windows, instructions observed in them, and how many of those
+ * the decoder could not classify. */
+DITTO_API uint64_t ditto_cpu_windows(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_windows(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_instructions(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_instructions(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_undecoded(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_undecoded(struct ditto_cpu *c, uint64_t n);
+/* Memory operations among the observed instructions, and loads whose
+ * address came from an earlier load (pointer chasing). */
+DITTO_API uint64_t ditto_cpu_loads(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_loads(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_stores(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_stores(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_chased_loads(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_chased_loads(struct ditto_cpu *c, uint64_t n);
+/* Accesses with no earlier use of their line (cold), data and instruction. */
+DITTO_API uint64_t ditto_cpu_dws_cold(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_dws_cold(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_iws_cold(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_iws_cold(struct ditto_cpu *c, uint64_t n);
+/* Instruction mix: instruction class key -> executions. */
+DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c);
+/*
+ * Histograms, created empty on first use:
+ *  insts_per_request  instructions between request boundaries (log2)
+ *  branches           per executed conditional branch, key
+ *                     taken_bin * 16 + transition_bin (exact); taken_bin k
+ *                     in 0..8 means a folded taken rate of about 2^-k
+ *                     (8: never), transition_bin likewise
+ *  dws, iws           data / instruction reuse distance in bytes at 64-byte
+ *                     line granularity (log2), cold accesses apart
+ *  raw, war, waw      register dependency distances in instructions (log2)
+ *  mem_raw            store-to-load distances in instructions (log2)
+ */
+DITTO_API struct ditto_hist *ditto_cpu_insts_per_request(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_branches(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_dws(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_iws(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_raw(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_war(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_waw(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_mem_raw(struct ditto_cpu *c);
+
+/* --- services[].observed --- */
+DITTO_API struct ditto_observed *ditto_service_observed(struct ditto_service *s);
+/* Saturation throughput of the original, requests per second. */
+DITTO_API double ditto_observed_throughput_qps(const struct ditto_observed *o);
+DITTO_API int ditto_observed_set_throughput_qps(struct ditto_observed *o, double qps);
+/* Latency per offered load: one point per target rate. */
+DITTO_API size_t ditto_observed_load_count(const struct ditto_observed *o);
+DITTO_API struct ditto_load_point *ditto_observed_load(struct ditto_observed *o, size_t i);
+DITTO_API struct ditto_load_point *ditto_observed_find_load(struct ditto_observed *o, double qps);
+DITTO_API struct ditto_load_point *ditto_observed_add_load(struct ditto_observed *o, double qps);
+DITTO_API double ditto_load_point_qps(const struct ditto_load_point *p);
+DITTO_API double ditto_load_point_achieved_qps(const struct ditto_load_point *p);
+DITTO_API int ditto_load_point_set_achieved_qps(struct ditto_load_point *p, double qps);
+DITTO_API uint64_t ditto_load_point_connections(const struct ditto_load_point *p);
+DITTO_API int ditto_load_point_set_connections(struct ditto_load_point *p, uint64_t n);
+/* Request latency in ns (loglin). */
+DITTO_API struct ditto_hist *ditto_load_point_latency(struct ditto_load_point *p);
+/* Hardware counters: whether the host had them, and their totals. */
+DITTO_API bool ditto_observed_counters_available(const struct ditto_observed *o);
+DITTO_API int ditto_observed_set_counters_available(struct ditto_observed *o, bool v);
+DITTO_API uint64_t ditto_observed_counter(const struct ditto_observed *o, enum ditto_counter c);
+DITTO_API int ditto_observed_set_counter(struct ditto_observed *o, enum ditto_counter c, uint64_t v);
+
+/* ------------------------------------------------------------------ */
+/* graph: the RPC graph                                                 */
+/* ------------------------------------------------------------------ */
+
+DITTO_API struct ditto_graph *ditto_model_graph(struct ditto_model *m);
+DITTO_API size_t ditto_graph_node_count(const struct ditto_graph *g);
+DITTO_API const char *ditto_graph_node(const struct ditto_graph *g, size_t i);
+/* Adds the service name unless present. */
+DITTO_API int ditto_graph_add_node(struct ditto_graph *g, const char *name);
+DITTO_API size_t ditto_graph_edge_count(const struct ditto_graph *g);
+DITTO_API struct ditto_edge *ditto_graph_edge(struct ditto_graph *g, size_t i);
+DITTO_API struct ditto_edge *ditto_graph_find_edge(struct ditto_graph *g, const char *from,
+						   const char *to);
+DITTO_API struct ditto_edge *ditto_graph_add_edge(struct ditto_graph *g, const char *from,
+						  const char *to);
+DITTO_API const char *ditto_edge_from(const struct ditto_edge *e);
+DITTO_API const char *ditto_edge_to(const struct ditto_edge *e);
+DITTO_API enum ditto_call_mode ditto_edge_mode(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_mode(struct ditto_edge *e, enum ditto_call_mode mode);
+/* Calls from `from` to `to`, and requests `from` served meanwhile. */
+DITTO_API uint64_t ditto_edge_calls(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_calls(struct ditto_edge *e, uint64_t n);
+DITTO_API uint64_t ditto_edge_parent_requests(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_parent_requests(struct ditto_edge *e, uint64_t n);
+/* Calls per parent request (exact), request and response sizes (log2). */
+DITTO_API struct ditto_hist *ditto_edge_fanout(struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_request_bytes(struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_response_bytes(struct ditto_edge *e);
+
+/* ------------------------------------------------------------------ */
+/* tuning                                                               */
+/* ------------------------------------------------------------------ */
+
+DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m);
+/* Current knob values. */
+DITTO_API struct ditto_values *ditto_tuning_knobs(struct ditto_tuning *t);
+DITTO_API size_t ditto_tuning_iteration_count(const struct ditto_tuning *t);
+DITTO_API struct ditto_tuning_iter *ditto_tuning_iteration(struct ditto_tuning *t, size_t i);
+/* Appends an iteration numbered after the last one. */
+DITTO_API struct ditto_tuning_iter *ditto_tuning_add_iteration(struct ditto_tuning *t);
+DITTO_API uint64_t ditto_tuning_iter_index(const struct ditto_tuning_iter *it);
+DITTO_API bool ditto_tuning_iter_accepted(const struct ditto_tuning_iter *it);
+DITTO_API int ditto_tuning_iter_set_accepted(struct ditto_tuning_iter *it, bool v);
+DITTO_API const char *ditto_tuning_iter_note(const struct ditto_tuning_iter *it);
+DITTO_API int ditto_tuning_iter_set_note(struct ditto_tuning_iter *it, const char *note);
+/* Knob values tried, and the error per metric they gave. */
+DITTO_API struct ditto_values *ditto_tuning_iter_knobs(struct ditto_tuning_iter *it);
+DITTO_API struct ditto_values *ditto_tuning_iter_errors(struct ditto_tuning_iter *it);
+
+/* ------------------------------------------------------------------ */
+/* Maps: counts (string -> uint64) and values (string -> double)        */
+/* ------------------------------------------------------------------ */
+
+DITTO_API size_t ditto_counts_size(const struct ditto_counts *c);
+/* Entry i in insertion order; -DITTO_ENOTFOUND past the end. */
+DITTO_API int ditto_counts_entry(const struct ditto_counts *c, size_t i, const char **key,
+				 uint64_t *count);
+/* Count of key, 0 when absent. */
+DITTO_API uint64_t ditto_counts_get(const struct ditto_counts *c, const char *key);
+/* Add to key's count (creating it); -EOVERFLOW on wrap. */
+DITTO_API int ditto_counts_add(struct ditto_counts *c, const char *key, uint64_t n);
+/* Sum of all counts. */
+DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c);
+
+DITTO_API size_t ditto_values_size(const struct ditto_values *v);
+DITTO_API int ditto_values_entry(const struct ditto_values *v, size_t i, const char **key,
+				 double *value);
+/* -DITTO_ENOTFOUND when absent. */
+DITTO_API int ditto_values_get(const struct ditto_values *v, const char *key, double *value);
+/* -EINVAL for non-finite values. */
+DITTO_API int ditto_values_set(struct ditto_values *v, const char *key, double value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DITTO_MODEL_H */
