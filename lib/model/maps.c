@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* String-keyed maps of the model: counts (instruction mix) and values (knobs). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "model_int.h"
+
+DITTO_API size_t ditto_counts_size(const struct ditto_counts *c)
+{
+	return CNODE(c)->m.n;
+}
+
+DITTO_API int ditto_counts_entry(const struct ditto_counts *c, size_t i, const char **key,
+				 uint64_t *count)
+{
+	const struct dnode *n = CNODE(c);
+
+	if (i >= n->m.n)
+		return ditto_err(-DITTO_ENOTFOUND, "counts: no entry %zu", i);
+	if (key)
+		*key = n->m.m[i].key;
+	if (count)
+		*count = n->m.m[i].val->u;
+	return 0;
+}
+
+DITTO_API uint64_t ditto_counts_get(const struct ditto_counts *c, const char *key)
+{
+	const struct dnode *v = dn_get(CNODE(c), key);
+
+	return v ? v->u : 0;
+}
+
+DITTO_API int ditto_counts_add(struct ditto_counts *c, const char *key, uint64_t n)
+{
+	struct dnode *v;
+
+	if (!key || !*key)
+		return ditto_err(-EINVAL, "counts: key must not be empty");
+	v = dn_get(CNODE(c), key);
+	if (!v)
+		return dn_set_u64(NODE(c), key, n);
+	if (add_overflows(v->u, n, &v->u))
+		return ditto_err(-EOVERFLOW, "counts: '%s' overflows", key);
+	return 0;
+}
+
+DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c)
+{
+	const struct dnode *n = CNODE(c);
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n->m.n; i++)
+		if (add_overflows(t, n->m.m[i].val->u, &t))
+			return UINT64_MAX;
+	return t;
+}
+
+DITTO_API size_t ditto_values_size(const struct ditto_values *v)
+{
+	return CNODE(v)->m.n;
+}
+
+DITTO_API int ditto_values_entry(const struct ditto_values *v, size_t i, const char **key,
+				 double *value)
+{
+	const struct dnode *n = CNODE(v);
+
+	if (i >= n->m.n)
+		return ditto_err(-DITTO_ENOTFOUND, "values: no entry %zu", i);
+	if (key)
+		*key = n->m.m[i].key;
+	if (value)
+		*value = n->m.m[i].val->f;
+	return 0;
+}
+
+DITTO_API int ditto_values_get(const struct ditto_values *v, const char *key, double *value)
+{
+	const struct dnode *e = dn_get(CNODE(v), key);
+
+	if (!e)
+		return ditto_err(-DITTO_ENOTFOUND, "values: no key '%s'", key ? key : "(null)");
+	*value = e->f;
+	return 0;
+}
+
+DITTO_API int ditto_values_set(struct ditto_values *v, const char *key, double value)
+{
+	if (!key || !*key)
+		return ditto_err(-EINVAL, "values: key must not be empty");
+	if (!isfinite(value))
+		return ditto_err(-EINVAL, "values: '%s' = %g is not finite", key, value);
+	return dn_set_f64(NODE(v), key, value);
+}
