@@ -288,7 +288,11 @@ struct ditto_comparison;
  * they are. Relative error is |b - a| / |a| (0 when both are 0, 1 when only
  * a is 0). Distributions give the total-variation distance of their
  * normalised histograms or counts maps. Metrics are named by paths with
- * element keys, e.g. "services[redis].syscalls[main:read:tcp].per_request".
+ * element keys, e.g. "services[redis].syscalls[main:read:tcp].calls_per_request";
+ * rates are named <count>_per_request or <count>_per_<denominator>.
+ * Enumerations and booleans are categorical: error 0 when equal, else 1.
+ * Histograms also give <path>.mean (sizes, distances) or <path>.p50 and
+ * <path>.p99 (latencies) as scalars.
  */
 DITTO_API int ditto_model_compare(const struct ditto_model *a, const struct ditto_model *b,
 				  const struct ditto_compare_opts *opts,
@@ -313,7 +317,8 @@ DITTO_API int ditto_comparison_to_json(const struct ditto_comparison *c, char **
  * "services[redis].threads[main].count", "services[0].cpu[0].mix[\"alu.add\"]".
  * [N] indexes an array; [key] picks the array element whose key (see
  * ditto_model_merge) is `key`, parts of a composite key joined by ':'
- * ("syscalls[main:read:tcp]"); ["..."] quotes a map key. Unknown keys are
+ * ("syscalls[main:read:tcp]"), numeric keys as name=value ("loads[qps=1000]",
+ * "iterations[index=2]"); ["..."] quotes a map key. Unknown keys are
  * reachable too. Errors: -DITTO_ENOTFOUND (no such element),
  * -DITTO_ETYPE (exists with another type), -EINVAL (bad path syntax).
  */
@@ -342,7 +347,8 @@ DITTO_API int ditto_model_get_f64(const struct ditto_model *m, const char *path,
 DITTO_API int ditto_model_get_str(const struct ditto_model *m, const char *path, const char **out);
 DITTO_API int ditto_model_get_hist(const struct ditto_model *m, const char *path,
 				   const struct ditto_hist **out);
-/* Elements of an array or map, bytes of a string or binary. */
+/* Elements of an array or map, bytes of a string or binary, non-empty
+ * buckets of a histogram. */
 DITTO_API int ditto_model_get_len(const struct ditto_model *m, const char *path, size_t *out);
 /* JSON of any value (release with ditto_free()); "" is the whole model. */
 DITTO_API int ditto_model_get_json(const struct ditto_model *m, const char *path,

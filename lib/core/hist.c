@@ -189,8 +189,11 @@ int hist_add_key(struct ditto_hist *h, uint64_t key, uint64_t count)
 		return 0;
 	i = hist_find(h, key);
 	if (i < h->n && h->keys[i] == key) {
-		if (add_overflows(h->counts[i], count, &h->counts[i]))
+		uint64_t sum;
+
+		if (add_overflows(h->counts[i], count, &sum))
 			return ditto_err(-EOVERFLOW, "histogram: bucket count overflows");
+		h->counts[i] = sum;
 		return 0;
 	}
 	if (h->n == h->cap && (err = hist_grow(h)))

@@ -177,9 +177,11 @@ static struct dnode *elem_add(struct dnode *parent, const char *arr, const struc
 		return NULL;
 	}
 	a = dn_child(parent, arr, DN_ARR);
-	if (!a || dn_push(a, probe))
+	if (!a) {
+		dn_free(probe);
 		return NULL;
-	return probe;
+	}
+	return dn_push(a, probe) ? NULL : probe;
 }
 
 /* A new map with one string key field; NULL (and an error) if name is empty. */

@@ -134,6 +134,7 @@ static void distribution(struct cctx *c, const struct field *f, const struct dno
 			 const struct dnode *b)
 {
 	const struct ditto_hist *ha, *hb;
+	struct ditto_hist empty;
 
 	if (f->type == FT_COUNTS) {
 		emit(c, NULL, DITTO_METRIC_DISTRIBUTION, counts_total(a), counts_total(b),
@@ -144,11 +145,10 @@ static void distribution(struct cctx *c, const struct field *f, const struct dno
 	hb = b ? b->h : NULL;
 	if (!ha || !hb) {
 		/* An absent histogram is an empty one of the same kind. */
-		struct ditto_hist e = ha ? *ha : *hb;
-
-		e.n = 0;
-		ha = ha ? ha : &e;
-		hb = hb ? hb : &e;
+		empty = ha ? *ha : *hb;
+		empty.n = 0;
+		ha = ha ? ha : &empty;
+		hb = hb ? hb : &empty;
 		emit(c, NULL, DITTO_METRIC_DISTRIBUTION, (double)ditto_hist_total(ha),
 		     (double)ditto_hist_total(hb), ditto_hist_distance(ha, hb));
 	} else {
@@ -218,7 +218,13 @@ static void compare_field(struct cctx *c, const struct field *f, const struct dn
 
 	switch (f->cmp) {
 	case CP_RAW:
-		scalar(c, f->name, raw_value(f, a), raw_value(f, b));
+		if (f->type == FT_ENUM || f->type == FT_BOOL || f->type == FT_STR) {
+			double va = raw_value(f, a), vb = raw_value(f, b);
+
+			emit(c, f->name, DITTO_METRIC_SCALAR, va, vb, va == vb ? 0 : 1);
+		} else {
+			scalar(c, f->name, raw_value(f, a), raw_value(f, b));
+		}
 		return;
 	case CP_PER_REQ:
 		snprintf(name, sizeof(name), "%s_per_request", f->name);

@@ -35,14 +35,16 @@ DITTO_API uint64_t ditto_counts_get(const struct ditto_counts *c, const char *ke
 DITTO_API int ditto_counts_add(struct ditto_counts *c, const char *key, uint64_t n)
 {
 	struct dnode *v;
+	uint64_t sum;
 
 	if (!key || !*key)
 		return ditto_err(-EINVAL, "counts: key must not be empty");
 	v = dn_get(CNODE(c), key);
 	if (!v)
 		return dn_set_u64(NODE(c), key, n);
-	if (add_overflows(v->u, n, &v->u))
+	if (add_overflows(v->u, n, &sum))
 		return ditto_err(-EOVERFLOW, "counts: '%s' overflows", key);
+	v->u = sum;
 	return 0;
 }
 

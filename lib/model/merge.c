@@ -142,6 +142,10 @@ static int merge_field(struct mctx *c, const struct field *f, struct dnode *d,
 	switch (f->merge) {
 	case MG_SUM: return merge_sum(c, d, s);
 	case MG_MAX:
+		if (!c->dry && s->u != d->u)
+			ditto_log(DITTO_LOG_INFO, "merge: %s: %llu vs %llu, keeping the larger",
+				  path_str(&c->path), (unsigned long long)d->u,
+				  (unsigned long long)s->u);
 		if (!c->dry && s->u > d->u)
 			d->u = s->u;
 		return 0;

@@ -112,19 +112,23 @@ DITTO_API int ditto_model_decode(const void *buf, size_t len, const struct ditto
 	lim.max_bytes = OPTS_GET(opts, max_bytes, 0) ? opts->max_bytes : DEFAULT_MAX_BYTES;
 	lim.max_depth = OPTS_GET(opts, max_depth, 0) ? opts->max_depth : DEFAULT_MAX_DEPTH;
 	if ((err = msgpack_read(buf, len, &lim, &root)))
-		return err;
+		goto fail;
 	if ((err = check_schema(root)) || (err = typecheck_model(root))) {
 		dn_free(root);
-		return err;
+		goto fail;
 	}
 	if (!(m = model_wrap(root)))
 		return -ENOMEM;
 	if (!OPTS_GET(opts, no_validate, false) && (err = ditto_model_validate(m, NULL))) {
 		ditto_model_free(m);
-		return err;
+		goto fail;
 	}
 	*out = m;
+	ditto_debug("decoded a model of %zu bytes", len);
 	return 0;
+fail:
+	ditto_debug("decode failed: %s", ditto_last_error());
+	return err;
 }
 
 static int read_file(const char *path, size_t max, void **buf, size_t *len)

@@ -27,6 +27,16 @@ static int corrupt(const struct reader *r, const char *what)
 			 (size_t)(r->p - r->start));
 }
 
+/* A container's count is checked before anything is allocated for it. */
+static int too_many(const struct reader *r, const char *what, uint64_t n)
+{
+	return ditto_err(-DITTO_ECORRUPT,
+			 "msgpack: %s of %llu entries at byte %zu cannot fit in the %zu bytes left "
+			 "(truncated or corrupt input)",
+			 what, (unsigned long long)n, (size_t)(r->p - r->start),
+			 (size_t)(r->end - r->p));
+}
+
 static bool need(const struct reader *r, size_t n)
 {
 	return (size_t)(r->end - r->p) >= n;
@@ -88,7 +98,7 @@ static int read_array(struct reader *r, uint64_t n, unsigned depth, struct dnode
 	int err;
 
 	if (n > (uint64_t)(r->end - r->p))
-		return corrupt(r, "array count exceeds the remaining bytes");
+		return too_many(r, "array", n);
 	a = dn_new(DN_ARR);
 	if (!a)
 		return -ENOMEM;
@@ -171,7 +181,7 @@ static int read_map(struct reader *r, uint64_t n, unsigned depth, struct dnode *
 	int err;
 
 	if (n > (uint64_t)(r->end - r->p) / 2)
-		return corrupt(r, "map count exceeds the remaining bytes");
+		return too_many(r, "map", n);
 	m = dn_new(DN_MAP);
 	if (!m)
 		return -ENOMEM;

@@ -179,6 +179,8 @@ int path_resolve(const struct dnode *root, const char *path, const struct dnode 
 		if (*p == '[') {
 			p++;
 			err = step_bracket(&c, &p);
+			if (!err && *p && *p != '.' && *p != '[')
+				return bad_path(&c, "expected '.' or '[' after ']'");
 			continue;
 		}
 		if (*p == '.') {

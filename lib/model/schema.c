@@ -355,6 +355,9 @@ void element_label(const struct section *s, const struct dnode *obj, struct dbuf
 			dbuf_putc(out, ':');
 		first = false;
 		v = dn_get(obj, f->name);
+		/* Numeric keys read "qps=100", never to be taken for an index. */
+		if (f->type == FT_U64 || f->type == FT_F64)
+			dbuf_printf(out, "%s=", f->name);
 		if (v && v->type == DN_STR)
 			dbuf_puts(out, v->s.p);
 		else if (v && v->type == DN_UINT)

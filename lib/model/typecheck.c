@@ -202,8 +202,11 @@ static int check_section(struct dbuf *path, const struct section *s, struct dnod
 		const struct field *f = schema_field(s, map->m.m[i].key);
 		size_t mark;
 
-		if (!f)
-			continue; /* unknown key: kept as it is */
+		if (!f) {
+			/* Unknown keys come from newer writers: keep them as they are. */
+			ditto_debug("%s: keeping unknown key '%s'", path_str(path), map->m.m[i].key);
+			continue;
+		}
 		mark = path_push_field(path, f->name);
 		err = check_field(path, f, map->m.m[i].val);
 		path_pop(path, mark);

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+"""Python binding of libditto over its public C API (ctypes).
+
+    import ditto
+    m = ditto.Model.load('redis.model')
+    print(m.services, m.get('services[0].requests.count'))
+
+The library is loaded from $DITTO_LIBRARY if set, else libditto.so.0.
+"""
+
+from . import _lib
+from .errors import (CorruptError, DittoError, DittoTypeError, InvalidError, LimitError,
+                     MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
+                     strerror)
+from .hist import Hist
+from .model import (Comparison, Meta, Metric, Model, Requests, Service, Syscall,
+                    ThreadClass)
+
+__all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
+           'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
+           'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
+           'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA']
+
+# DITTO_MODEL_SCHEMA of the header this binding was written against.
+MODEL_SCHEMA = 1
+
+
+def version():
+    """Version of the loaded libditto, "MAJOR.MINOR.PATCH"."""
+    return _lib.decode(_lib.lib.ditto_version())
+
+
+def version_number():
+    """MAJOR*10000 + MINOR*100 + PATCH of the loaded libditto."""
+    return _lib.lib.ditto_version_number()

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: MIT
+"""Loading of libditto and the ctypes declarations of the C functions used.
+
+The library is found through the environment variable DITTO_LIBRARY (a path)
+when it is set, else as ``libditto.so.0`` through the dynamic loader.
+Every function the package calls is declared here with its argument and
+result types; nothing else in the package calls a C function undeclared.
+"""
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_double,
+                    c_int, c_int64, c_size_t, c_uint, c_uint16, c_uint64,
+                    c_void_p)
+
+SONAME = 'libditto.so.0'
+
+# Error codes of ditto.h (returned negated).
+ECORRUPT = 4000
+ESCHEMA = 4001
+EINVALID = 4002
+ELIMIT = 4003
+EMISMATCH = 4004
+ENOTFOUND = 4005
+ETYPE = 4006
+EOPTS = 4007
+
+# enum ditto_hist_kind
+HIST_LOG2 = 1
+HIST_EXACT = 2
+HIST_LOGLIN = 3
+
+# enum ditto_value_type
+VALUE_NIL = 1
+VALUE_BOOL = 2
+VALUE_INT = 3
+VALUE_UINT = 4
+VALUE_FLOAT = 5
+VALUE_STRING = 6
+VALUE_BINARY = 7
+VALUE_ARRAY = 8
+VALUE_MAP = 9
+VALUE_HIST = 10
+
+# enum ditto_metric_kind
+METRIC_SCALAR = 1
+METRIC_DISTRIBUTION = 2
+METRIC_ONLY_A = 3
+METRIC_ONLY_B = 4
+
+
+# --- options structs: same layout as the C ones (the trailing `size_t :0`
+# --- only rounds the size up to the alignment ctypes gives them anyway) ---
+
+class JsonOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('pretty', c_bool)]
+
+
+class LoadOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('max_bytes', c_size_t),
+                ('max_depth', c_uint), ('no_validate', c_bool)]
+
+
+# typedef void (*ditto_problem_fn)(const char *path, const char *msg, void *user);
+PROBLEM_FN = CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)
+
+
+class ValidateOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('problem', PROBLEM_FN), ('user', c_void_p)]
+
+
+class CompareOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('min_error', c_double)]
+
+
+def make_opts(cls, **fields):
+    """An options struct with sz set and every other field zero unless given."""
+    o = cls(**fields)
+    o.sz = ctypes.sizeof(cls)
+    return o
+
+
+_P = c_void_p            # any opaque handle
+_PP = POINTER(c_void_p)  # an out handle, or an out buffer
+_S = c_char_p            # a C string (in) / borrowed C string (out)
+_E = c_int               # an enum
+_U64P = POINTER(c_uint64)
+
+_SIGS = {
+    # ditto.h: version, errors, memory
+    'ditto_version': (_S, []),
+    'ditto_version_number': (c_uint, []),
+    'ditto_strerror': (_S, [c_int]),
+    'ditto_last_error': (_S, []),
+    'ditto_free': (None, [c_void_p]),
+
+    # ditto.h: histograms
+    'ditto_hist_new': (_P, [_E, c_uint]),
+    'ditto_hist_free': (None, [_P]),
+    'ditto_hist_dup': (_P, [_P]),
+    'ditto_hist_kind': (_E, [_P]),
+    'ditto_hist_precision': (c_uint, [_P]),
+    'ditto_hist_add': (c_int, [_P, c_uint64, c_uint64]),
+    'ditto_hist_merge': (c_int, [_P, _P]),
+    'ditto_hist_clear': (None, [_P]),
+    'ditto_hist_total': (c_uint64, [_P]),
+    'ditto_hist_bucket_count': (c_size_t, [_P]),
+    'ditto_hist_bucket': (c_int, [_P, c_size_t, _U64P, _U64P, _U64P]),
+    'ditto_hist_quantile': (c_double, [_P, c_double]),
+    'ditto_hist_mean': (c_double, [_P]),
+    'ditto_hist_distance': (c_double, [_P, _P]),
+
+    # model.h: enum names
+    'ditto_framing_name': (_S, [_E]),
+    'ditto_role_name': (_S, [_E]),
+    'ditto_io_model_name': (_S, [_E]),
+    'ditto_fd_kind_name': (_S, [_E]),
+    'ditto_call_mode_name': (_S, [_E]),
+    'ditto_framing_parse': (c_int, [_S, POINTER(_E)]),
+    'ditto_role_parse': (c_int, [_S, POINTER(_E)]),
+    'ditto_io_model_parse': (c_int, [_S, POINTER(_E)]),
+    'ditto_fd_kind_parse': (c_int, [_S, POINTER(_E)]),
+    'ditto_call_mode_parse': (c_int, [_S, POINTER(_E)]),
+
+    # model.h: lifecycle and codec
+    'ditto_model_new': (_P, []),
+    'ditto_model_free': (None, [_P]),
+    'ditto_model_dup': (c_int, [_P, _PP]),
+    'ditto_model_decode': (c_int, [c_char_p, c_size_t, POINTER(LoadOpts), _PP]),
+    'ditto_model_load': (c_int, [c_char_p, POINTER(LoadOpts), _PP]),
+    'ditto_model_encode': (c_int, [_P, _PP, POINTER(c_size_t)]),
+    'ditto_model_save': (c_int, [_P, c_char_p]),
+    'ditto_model_to_json': (c_int, [_P, POINTER(JsonOpts), _PP]),
+    'ditto_model_schema': (c_int, [_P]),
+    'ditto_model_validate': (c_int, [_P, POINTER(ValidateOpts)]),
+    'ditto_model_merge': (c_int, [_P, _P]),
+
+    # model.h: compare
+    'ditto_model_compare': (c_int, [_P, _P, POINTER(CompareOpts), _PP]),
+    'ditto_comparison_free': (None, [_P]),
+    'ditto_comparison_count': (c_size_t, [_P]),
+    'ditto_comparison_metric': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(_E),
+                                        POINTER(c_double), POINTER(c_double),
+                                        POINTER(c_double)]),
+    'ditto_comparison_max_error': (c_double, [_P]),
+    'ditto_comparison_to_json': (c_int, [_P, _PP]),
+
+    # model.h: generic path access
+    'ditto_model_get_type': (c_int, [_P, _S, POINTER(_E)]),
+    'ditto_model_get_bool': (c_int, [_P, _S, POINTER(c_bool)]),
+    'ditto_model_get_i64': (c_int, [_P, _S, POINTER(c_int64)]),
+    'ditto_model_get_u64': (c_int, [_P, _S, _U64P]),
+    'ditto_model_get_f64': (c_int, [_P, _S, POINTER(c_double)]),
+    'ditto_model_get_str': (c_int, [_P, _S, POINTER(c_char_p)]),
+    'ditto_model_get_hist': (c_int, [_P, _S, _PP]),
+    'ditto_model_get_len': (c_int, [_P, _S, POINTER(c_size_t)]),
+    'ditto_model_get_json': (c_int, [_P, _S, POINTER(JsonOpts), _PP]),
+
+    # model.h: meta
+    'ditto_model_meta': (_P, [_P]),
+    'ditto_meta_tool_version': (_S, [_P]),
+    'ditto_meta_created': (c_uint64, [_P]),
+    'ditto_meta_set_created': (c_int, [_P, c_uint64]),
+    'ditto_meta_window_s': (c_double, [_P]),
+    'ditto_meta_set_window_s': (c_int, [_P, c_double]),
+    'ditto_meta_sources': (c_uint64, [_P]),
+
+    # model.h: services
+    'ditto_model_service_count': (c_size_t, [_P]),
+    'ditto_model_service': (_P, [_P, c_size_t]),
+    'ditto_model_find_service': (_P, [_P, _S]),
+    'ditto_model_add_service': (_P, [_P, _S]),
+    'ditto_service_name': (_S, [_P]),
+    'ditto_service_framing': (_E, [_P]),
+    'ditto_service_set_framing': (c_int, [_P, _E]),
+    'ditto_service_processes': (c_uint64, [_P]),
+    'ditto_service_set_processes': (c_int, [_P, c_uint64]),
+    'ditto_service_port_count': (c_size_t, [_P]),
+    'ditto_service_port': (c_uint16, [_P, c_size_t]),
+    'ditto_service_add_port': (c_int, [_P, c_uint16]),
+    'ditto_service_per_request': (c_double, [_P, c_double]),
+
+    # model.h: thread classes
+    'ditto_service_thread_count': (c_size_t, [_P]),
+    'ditto_service_thread': (_P, [_P, c_size_t]),
+    'ditto_service_find_thread': (_P, [_P, _S]),
+    'ditto_service_add_thread': (_P, [_P, _S]),
+    'ditto_thread_class_name': (_S, [_P]),
+    'ditto_thread_class_count': (c_uint64, [_P]),
+    'ditto_thread_class_set_count': (c_int, [_P, c_uint64]),
+    'ditto_thread_class_role': (_E, [_P]),
+    'ditto_thread_class_set_role': (c_int, [_P, _E]),
+    'ditto_thread_class_io_model': (_E, [_P]),
+    'ditto_thread_class_set_io_model': (c_int, [_P, _E]),
+
+    # model.h: syscalls
+    'ditto_service_syscall_count': (c_size_t, [_P]),
+    'ditto_service_syscall': (_P, [_P, c_size_t]),
+    'ditto_service_find_syscall': (_P, [_P, _S, _S, _E]),
+    'ditto_service_add_syscall': (_P, [_P, _S, _S, _E]),
+    'ditto_syscall_thread_class': (_S, [_P]),
+    'ditto_syscall_name': (_S, [_P]),
+    'ditto_syscall_fd_kind': (_E, [_P]),
+    'ditto_syscall_nr': (c_uint64, [_P]),
+    'ditto_syscall_set_nr': (c_int, [_P, c_uint64]),
+    'ditto_syscall_calls': (c_uint64, [_P]),
+    'ditto_syscall_set_calls': (c_int, [_P, c_uint64]),
+    'ditto_syscall_errors': (c_uint64, [_P]),
+    'ditto_syscall_set_errors': (c_int, [_P, c_uint64]),
+    'ditto_syscall_sequential': (c_uint64, [_P]),
+    'ditto_syscall_set_sequential': (c_int, [_P, c_uint64]),
+    'ditto_syscall_size': (_P, [_P]),
+    'ditto_syscall_ret': (_P, [_P]),
+    'ditto_syscall_flags': (_P, [_P]),
+    'ditto_syscall_offset': (_P, [_P]),
+    'ditto_syscall_latency': (_P, [_P]),
+
+    # model.h: requests
+    'ditto_service_requests': (_P, [_P]),
+    'ditto_requests_count': (c_uint64, [_P]),
+    'ditto_requests_set_count': (c_int, [_P, c_uint64]),
+    'ditto_requests_connections': (c_uint64, [_P]),
+    'ditto_requests_set_connections': (c_int, [_P, c_uint64]),
+    'ditto_requests_pipelined': (c_uint64, [_P]),
+    'ditto_requests_set_pipelined': (c_int, [_P, c_uint64]),
+    'ditto_requests_request_bytes': (_P, [_P]),
+    'ditto_requests_response_bytes': (_P, [_P]),
+    'ditto_requests_per_connection': (_P, [_P]),
+    'ditto_requests_service_ns': (_P, [_P]),
+}
+
+
+class _Missing:
+    """Stands for a function the loaded library does not export."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args):
+        raise NotImplementedError('%s: not exported by the loaded libditto' % self.name)
+
+
+def _open():
+    path = os.environ.get('DITTO_LIBRARY')
+    if path:
+        return ctypes.CDLL(path)
+    try:
+        return ctypes.CDLL(SONAME)
+    except OSError:
+        found = ctypes.util.find_library('ditto')
+        if found:
+            return ctypes.CDLL(found)
+        raise
+
+
+class _Lib:
+    """The declared functions of libditto, as attributes named like in C."""
+
+    def __init__(self, dll):
+        self.dll = dll
+        self.missing = []
+        for name, (restype, argtypes) in _SIGS.items():
+            try:
+                fn = getattr(dll, name)
+            except AttributeError:
+                self.missing.append(name)
+                setattr(self, name, _Missing(name))
+                continue
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+
+
+try:
+    lib = _Lib(_open())
+except OSError as e:
+    raise ImportError('ditto: cannot load libditto (%s); set DITTO_LIBRARY to its path' % e) from e
+
+
+def decode(b):
+    """A C string returned by the library, as str (None stays None)."""
+    if b is None:
+        return None
+    return b.decode('utf-8', 'surrogateescape')
+
+
+def encode(s):
+    """A Python string, bytes or path as a C string argument."""
+    if isinstance(s, bytes):
+        return s
+    if isinstance(s, str):
+        return s.encode('utf-8', 'surrogateescape')
+    return os.fsencode(s)
+
+
+def take_string(ptr, size=None):
+    """Copy a library-allocated buffer into Python and ditto_free() it."""
+    if not ptr:
+        return b''
+    try:
+        if size is None:
+            return ctypes.string_at(ptr)
+        return ctypes.string_at(ptr, size)
+    finally:
+        lib.ditto_free(ptr)

@@ -1,0 +1,542 @@
+# SPDX-License-Identifier: MIT
+"""struct ditto_model and thin wrappers of the model elements the tests use."""
+
+import collections
+import errno
+import json as _json
+from ctypes import (byref, c_bool, c_char_p, c_double, c_int, c_int64, c_size_t,
+                    c_uint64, c_void_p)
+
+from . import _lib
+from ._lib import lib
+from .errors import NotFoundError, check, error, null_error
+from .hist import Hist
+
+__all__ = ['Model', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
+           'Requests', 'Meta']
+
+Metric = collections.namedtuple('Metric', 'path kind a b error')
+
+METRIC_KINDS = {
+    _lib.METRIC_SCALAR: 'scalar',
+    _lib.METRIC_DISTRIBUTION: 'distribution',
+    _lib.METRIC_ONLY_A: 'only_a',
+    _lib.METRIC_ONLY_B: 'only_b',
+}
+
+
+class Comparison(list):
+    """The Metric list of Model.compare(), with max_error from the library."""
+
+    max_error = 0.0
+
+
+# --- enums stored as names ---------------------------------------------
+
+def enum_name(enum, value):
+    return _lib.decode(getattr(lib, 'ditto_%s_name' % enum)(int(value)))
+
+
+def enum_parse(enum, name):
+    """Value of an enum name (ints pass through); NotFoundError if unknown."""
+    if isinstance(name, int):
+        return name
+    out = c_int()
+    check(getattr(lib, 'ditto_%s_parse' % enum)(_lib.encode(name), byref(out)))
+    return out.value
+
+
+# --- element wrappers ----------------------------------------------------
+
+class _Element:
+    """A handle borrowed from a model; keeps the model alive."""
+
+    def __init__(self, model, handle):
+        self._model = model
+        self._handle = handle
+
+    @property
+    def _h(self):
+        self._model._p  # raises if the model was closed
+        return self._handle
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._handle == other._handle
+
+    def __hash__(self):
+        return hash(self._handle)
+
+
+def _u64_prop(prefix, field, doc=None):
+    get = 'ditto_%s_%s' % (prefix, field)
+    put = 'ditto_%s_set_%s' % (prefix, field)
+
+    def getter(self):
+        return getattr(lib, get)(self._h)
+
+    def setter(self, v):
+        check(getattr(lib, put)(self._h, int(v)))
+
+    return property(getter, setter, doc=doc)
+
+
+def _enum_prop(prefix, field, enum):
+    get = 'ditto_%s_%s' % (prefix, field)
+    put = 'ditto_%s_set_%s' % (prefix, field)
+
+    def getter(self):
+        return enum_name(enum, getattr(lib, get)(self._h))
+
+    def setter(self, v):
+        check(getattr(lib, put)(self._h, enum_parse(enum, v)))
+
+    return property(getter, setter)
+
+
+def _str_prop(prefix, field):
+    get = 'ditto_%s_%s' % (prefix, field)
+    return property(lambda self: _lib.decode(getattr(lib, get)(self._h)))
+
+
+def _hist_prop(prefix, field):
+    get = 'ditto_%s_%s' % (prefix, field)
+
+    def getter(self):
+        ptr = getattr(lib, get)(self._h)
+        if not ptr:
+            raise null_error()
+        return Hist._wrap(ptr, owner=self._model)
+
+    return property(getter)
+
+
+class ThreadClass(_Element):
+    name = _str_prop('thread_class', 'name')
+    count = _u64_prop('thread_class', 'count')
+    role = _enum_prop('thread_class', 'role', 'role')
+    io_model = _enum_prop('thread_class', 'io_model', 'io_model')
+
+    def __repr__(self):
+        return '<ditto.ThreadClass %s>' % self.name
+
+
+class Syscall(_Element):
+    thread_class = _str_prop('syscall', 'thread_class')
+    name = _str_prop('syscall', 'name')
+    nr = _u64_prop('syscall', 'nr')
+    calls = _u64_prop('syscall', 'calls')
+    errors = _u64_prop('syscall', 'errors')
+    sequential = _u64_prop('syscall', 'sequential')
+    size = _hist_prop('syscall', 'size')
+    ret = _hist_prop('syscall', 'ret')
+    flags = _hist_prop('syscall', 'flags')
+    offset = _hist_prop('syscall', 'offset')
+    latency = _hist_prop('syscall', 'latency')
+
+    @property
+    def fd_kind(self):
+        return enum_name('fd_kind', lib.ditto_syscall_fd_kind(self._h))
+
+    @property
+    def key(self):
+        """thread_class:name:fd_kind, as in paths."""
+        return '%s:%s:%s' % (self.thread_class, self.name, self.fd_kind)
+
+    def __repr__(self):
+        return '<ditto.Syscall %s>' % self.key
+
+
+class Requests(_Element):
+    count = _u64_prop('requests', 'count')
+    connections = _u64_prop('requests', 'connections')
+    pipelined = _u64_prop('requests', 'pipelined')
+    request_bytes = _hist_prop('requests', 'request_bytes')
+    response_bytes = _hist_prop('requests', 'response_bytes')
+    per_connection = _hist_prop('requests', 'per_connection')
+    service_ns = _hist_prop('requests', 'service_ns')
+
+
+class Meta(_Element):
+    tool_version = _str_prop('meta', 'tool_version')
+    created = _u64_prop('meta', 'created')
+
+    @property
+    def sources(self):
+        return lib.ditto_meta_sources(self._h)
+
+    @property
+    def window_s(self):
+        return lib.ditto_meta_window_s(self._h)
+
+    @window_s.setter
+    def window_s(self, v):
+        check(lib.ditto_meta_set_window_s(self._h, float(v)))
+
+
+def _added(ptr, exists, *names):
+    """Check the result of an add function, which returns NULL on failure
+    with only a message: the code is -EEXIST when the key is taken, -EINVAL
+    for an empty name, else -ENOMEM."""
+    if not ptr:
+        if exists:
+            code = -errno.EEXIST
+        elif not all(names):
+            code = -errno.EINVAL
+        else:
+            code = -errno.ENOMEM
+        raise null_error(code)
+    return ptr
+
+
+def _set_attrs(obj, attrs):
+    for k, v in attrs.items():
+        if v is not None:
+            setattr(obj, k, v)
+    return obj
+
+
+class Service(_Element):
+    name = _str_prop('service', 'name')
+    framing = _enum_prop('service', 'framing', 'framing')
+    processes = _u64_prop('service', 'processes')
+
+    def __repr__(self):
+        return '<ditto.Service %s>' % self.name
+
+    # ports
+    @property
+    def ports(self):
+        h = self._h
+        return [lib.ditto_service_port(h, i) for i in range(lib.ditto_service_port_count(h))]
+
+    def add_port(self, port):
+        check(lib.ditto_service_add_port(self._h, int(port)))
+
+    def per_request(self, count):
+        """count / requests.count, 0 when no requests were counted."""
+        return lib.ditto_service_per_request(self._h, float(count))
+
+    # threads
+    @property
+    def threads(self):
+        h = self._h
+        return [ThreadClass(self._model, lib.ditto_service_thread(h, i))
+                for i in range(lib.ditto_service_thread_count(h))]
+
+    def thread(self, name):
+        ptr = lib.ditto_service_find_thread(self._h, _lib.encode(name))
+        if not ptr:
+            raise NotFoundError(-_lib.ENOTFOUND, '%s: no thread class %r' % (self.name, name))
+        return ThreadClass(self._model, ptr)
+
+    def add_thread(self, name, count=None, role=None, io_model=None):
+        h = self._h
+        exists = bool(lib.ditto_service_find_thread(h, _lib.encode(name)))
+        ptr = _added(lib.ditto_service_add_thread(h, _lib.encode(name)), exists, name)
+        return _set_attrs(ThreadClass(self._model, ptr),
+                          {'count': count, 'role': role, 'io_model': io_model})
+
+    # syscalls
+    @property
+    def syscalls(self):
+        h = self._h
+        return [Syscall(self._model, lib.ditto_service_syscall(h, i))
+                for i in range(lib.ditto_service_syscall_count(h))]
+
+    def syscall(self, thread_class, name, fd_kind='none'):
+        ptr = lib.ditto_service_find_syscall(self._h, _lib.encode(thread_class),
+                                             _lib.encode(name), enum_parse('fd_kind', fd_kind))
+        if not ptr:
+            raise NotFoundError(-_lib.ENOTFOUND, '%s: no syscall %s:%s:%s'
+                                % (self.name, thread_class, name, fd_kind))
+        return Syscall(self._model, ptr)
+
+    def add_syscall(self, thread_class, name, fd_kind='none', calls=None, errors=None,
+                    nr=None):
+        h = self._h
+        args = (_lib.encode(thread_class), _lib.encode(name), enum_parse('fd_kind', fd_kind))
+        exists = bool(lib.ditto_service_find_syscall(h, *args))
+        ptr = _added(lib.ditto_service_add_syscall(h, *args), exists, thread_class, name)
+        return _set_attrs(Syscall(self._model, ptr),
+                          {'nr': nr, 'calls': calls, 'errors': errors})
+
+    @property
+    def requests(self):
+        ptr = lib.ditto_service_requests(self._h)
+        if not ptr:
+            raise null_error()
+        return Requests(self._model, ptr)
+
+
+# --- the model -----------------------------------------------------------
+
+def _json_opts(pretty):
+    return _lib.make_opts(_lib.JsonOpts, pretty=bool(pretty))
+
+
+class Model:
+    """A libditto model. Model() is a new empty one; see also load() and
+    from_bytes(). Freed when garbage collected, or by close()."""
+
+    _free = staticmethod(lib.ditto_model_free)
+
+    def __init__(self):
+        ptr = lib.ditto_model_new()
+        if not ptr:
+            raise null_error()
+        self._ptr = ptr
+
+    @classmethod
+    def _wrap(cls, ptr):
+        m = cls.__new__(cls)
+        m._ptr = ptr
+        return m
+
+    def __del__(self):
+        if getattr(self, '_ptr', None):
+            self._free(self._ptr)
+            self._ptr = None
+
+    def close(self):
+        """Free the C model now; any later use raises ValueError."""
+        self.__del__()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def _p(self):
+        if not self._ptr:
+            raise ValueError('model is closed')
+        return self._ptr
+
+    # --- codec ---
+
+    @staticmethod
+    def _load_opts(validate, max_bytes, max_depth):
+        return _lib.make_opts(_lib.LoadOpts, max_bytes=int(max_bytes), max_depth=int(max_depth),
+                              no_validate=not validate)
+
+    @classmethod
+    def load(cls, path, validate=True, max_bytes=0, max_depth=0):
+        """Read a msgpack model file (ditto_model_load)."""
+        out = c_void_p()
+        o = cls._load_opts(validate, max_bytes, max_depth)
+        check(lib.ditto_model_load(_lib.encode(path), byref(o), byref(out)))
+        return cls._wrap(out.value)
+
+    @classmethod
+    def from_bytes(cls, data, validate=True, max_bytes=0, max_depth=0):
+        """Decode a msgpack model (ditto_model_decode)."""
+        data = bytes(data)
+        out = c_void_p()
+        o = cls._load_opts(validate, max_bytes, max_depth)
+        check(lib.ditto_model_decode(data, len(data), byref(o), byref(out)))
+        return cls._wrap(out.value)
+
+    def to_bytes(self):
+        """The msgpack encoding."""
+        buf, n = c_void_p(), c_size_t()
+        check(lib.ditto_model_encode(self._p, byref(buf), byref(n)))
+        return _lib.take_string(buf.value, n.value)
+
+    def __bytes__(self):
+        return self.to_bytes()
+
+    def save(self, path):
+        """Write the msgpack encoding to path, atomically."""
+        check(lib.ditto_model_save(self._p, _lib.encode(path)))
+
+    def to_json(self, pretty=False):
+        out = c_void_p()
+        o = _json_opts(pretty)
+        check(lib.ditto_model_to_json(self._p, byref(o), byref(out)))
+        return _lib.decode(_lib.take_string(out.value))
+
+    def json(self):
+        """The model as Python data (json.loads of to_json())."""
+        return _json.loads(self.to_json())
+
+    def copy(self):
+        """Deep copy (ditto_model_dup), unknown keys included."""
+        out = c_void_p()
+        check(lib.ditto_model_dup(self._p, byref(out)))
+        return Model._wrap(out.value)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    @property
+    def schema(self):
+        return lib.ditto_model_schema(self._p)
+
+    # --- validation ---
+
+    def validate(self):
+        """Raise InvalidError naming the first problem; return None if valid."""
+        check(lib.ditto_model_validate(self._p, None))
+
+    def problems(self):
+        """Every problem validation finds, as a list of (path, message)."""
+        found = []
+
+        def on_problem(path, msg, user):
+            found.append((_lib.decode(path) or '', _lib.decode(msg) or ''))
+
+        fn = _lib.PROBLEM_FN(on_problem)  # alive until the call returns
+        o = _lib.make_opts(_lib.ValidateOpts, problem=fn, user=None)
+        rc = lib.ditto_model_validate(self._p, byref(o))
+        if rc < 0 and not (rc == -_lib.EINVALID and found):
+            raise error(rc)
+        return found
+
+    def is_valid(self):
+        return not self.problems()
+
+    # --- merge and compare ---
+
+    def merge(self, other):
+        """Add other into this model (MismatchError on conflicting
+        configuration; this model is then unchanged). Returns self."""
+        if other is self:
+            other = self.copy()
+        check(lib.ditto_model_merge(self._p, other._p))
+        return self
+
+    def compare(self, other, min_error=0.0):
+        """Feature-by-feature distance from self (the original) to other
+        (the clone): a Comparison (list) of Metric(path, kind, a, b, error),
+        kind one of 'scalar', 'distribution', 'only_a', 'only_b'."""
+        out = c_void_p()
+        o = _lib.make_opts(_lib.CompareOpts, min_error=float(min_error))
+        check(lib.ditto_model_compare(self._p, other._p, byref(o), byref(out)))
+        c = out.value
+        try:
+            res = Comparison()
+            path, kind = c_char_p(), c_int()
+            a, b, err = c_double(), c_double(), c_double()
+            for i in range(lib.ditto_comparison_count(c)):
+                check(lib.ditto_comparison_metric(c, i, byref(path), byref(kind), byref(a),
+                                                  byref(b), byref(err)))
+                res.append(Metric(_lib.decode(path.value),
+                                  METRIC_KINDS.get(kind.value, kind.value),
+                                  a.value, b.value, err.value))
+            res.max_error = lib.ditto_comparison_max_error(c)
+            return res
+        finally:
+            lib.ditto_comparison_free(c)
+
+    # --- generic path access ---
+
+    def get_type(self, path):
+        t = c_int()
+        check(lib.ditto_model_get_type(self._p, _lib.encode(path), byref(t)))
+        return t.value
+
+    def has(self, path):
+        try:
+            self.get_type(path)
+        except NotFoundError:
+            return False
+        return True
+
+    __contains__ = has
+
+    def get_len(self, path):
+        """Elements of an array or map, bytes of a string or binary."""
+        n = c_size_t()
+        check(lib.ditto_model_get_len(self._p, _lib.encode(path), byref(n)))
+        return n.value
+
+    def get_json(self, path='', pretty=False):
+        out = c_void_p()
+        o = _json_opts(pretty)
+        check(lib.ditto_model_get_json(self._p, _lib.encode(path), byref(o), byref(out)))
+        return _lib.decode(_lib.take_string(out.value))
+
+    def hist(self, path):
+        """An owned copy of the histogram at path (DittoTypeError if not one)."""
+        h = c_void_p()
+        check(lib.ditto_model_get_hist(self._p, _lib.encode(path), byref(h)))
+        ptr = lib.ditto_hist_dup(h.value)
+        if not ptr:
+            raise null_error()
+        return Hist._wrap(ptr)
+
+    def get(self, path):
+        """The value at path as Python data: None, bool, int, float, str,
+        bytes (binary), list/dict (arrays and maps, via JSON), or for a
+        histogram {kind, precision, total, buckets: [(lo, hi, count)]}."""
+        m, p = self._p, _lib.encode(path)
+        t = self.get_type(path)
+        if t == _lib.VALUE_NIL:
+            return None
+        if t == _lib.VALUE_BOOL:
+            v = c_bool()
+            check(lib.ditto_model_get_bool(m, p, byref(v)))
+            return v.value
+        if t == _lib.VALUE_INT:
+            v = c_int64()
+            check(lib.ditto_model_get_i64(m, p, byref(v)))
+            return v.value
+        if t == _lib.VALUE_UINT:
+            v = c_uint64()
+            check(lib.ditto_model_get_u64(m, p, byref(v)))
+            return v.value
+        if t == _lib.VALUE_FLOAT:
+            v = c_double()
+            check(lib.ditto_model_get_f64(m, p, byref(v)))
+            return v.value
+        if t == _lib.VALUE_STRING:
+            v = c_char_p()
+            check(lib.ditto_model_get_str(m, p, byref(v)))
+            return _lib.decode(v.value)
+        if t == _lib.VALUE_HIST:
+            h = c_void_p()
+            check(lib.ditto_model_get_hist(m, p, byref(h)))
+            return Hist._wrap(h.value, owner=self).to_dict()
+        v = _json.loads(self.get_json(path))
+        if t == _lib.VALUE_BINARY:
+            return bytes.fromhex(v['$bin'])
+        return v
+
+    # --- typed conveniences ---
+
+    @property
+    def meta(self):
+        return Meta(self, lib.ditto_model_meta(self._p))
+
+    @property
+    def services(self):
+        """Names of the services, in order."""
+        m = self._p
+        return [_lib.decode(lib.ditto_service_name(lib.ditto_model_service(m, i)))
+                for i in range(lib.ditto_model_service_count(m))]
+
+    def service(self, key):
+        """Service by index or by name (NotFoundError if none)."""
+        m = self._p
+        if isinstance(key, int):
+            ptr = lib.ditto_model_service(m, key) if key >= 0 else None
+        else:
+            ptr = lib.ditto_model_find_service(m, _lib.encode(key))
+        if not ptr:
+            raise NotFoundError(-_lib.ENOTFOUND, 'no service %r' % (key,))
+        return Service(self, ptr)
+
+    def add_service(self, name, framing=None, processes=None):
+        m = self._p
+        exists = bool(lib.ditto_model_find_service(m, _lib.encode(name)))
+        ptr = _added(lib.ditto_model_add_service(m, _lib.encode(name)), exists, name)
+        return _set_attrs(Service(self, ptr), {'framing': framing, 'processes': processes})
+
+    def __repr__(self):
+        if not self._ptr:
+            return '<ditto.Model closed>'
+        return '<ditto.Model schema=%d services=%r>' % (self.schema, self.services)
+

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ditto: command-line frontend of libditto. This file handles the global
+ * options and hands the rest of the command line to a command group.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_model.h"
+
+/* The top level has no name of its own in messages: "ditto: ...". */
+#define CMD ""
+
+static const struct cli_command commands[] = {
+	{ "model", "inspect, check, merge and compare model files", cmd_model },
+};
+
+#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ditto [--version] [--help] COMMAND [ARGS...]\n"
+	      "\n"
+	      "Clone a networked service from a statistical model of it.\n"
+	      "\n"
+	      "Commands:\n",
+	      f);
+	cli_list(f, commands, COMMAND_COUNT);
+	fputs("\nRun 'ditto COMMAND --help' for the subcommands of a command.\n"
+	      "Exit status: 0 success, 1 bad input, 2 usage error.\n",
+	      f);
+}
+
+static void version(void)
+{
+	/* Both: a frontend may run against a newer shared library. */
+	printf("ditto %s (libditto %s)\n", DITTO_VERSION_STRING, ditto_version());
+}
+
+static int dispatch(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+
+	if (argc < 1)
+		return cli_usage_error(CMD, "missing command");
+	cmd = cli_find(commands, COMMAND_COUNT, argv[0]);
+	if (!cmd)
+		return cli_usage_error(CMD, "unknown command '%s'", argv[0]);
+	return cmd->run(argc, argv);
+}
+
+/* A full disk or a closed pipe must not pass for success. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "ditto: writing output: %s\n", strerror(errno));
+		return rc ? rc : CLI_EINPUT;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	cli_getopt_start();
+	/* '+': stop at the command name, its options are its own. */
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return finish(CLI_OK);
+		case 'V':
+			version();
+			return finish(CLI_OK);
+		default:
+			return cli_bad_option(CMD, c, argv);
+		}
+	}
+	return finish(dispatch(argc - optind, argv + optind));
+}
