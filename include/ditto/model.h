@@ -190,9 +190,11 @@ struct ditto_load_opts {
  * string where a count belongs is an error naming its path); unless
  * opts->no_validate, the result is also validated. Never reads past len,
  * and allocates at most a small multiple of len.
- * Errors: -DITTO_ECORRUPT (not msgpack, truncated, trailing bytes),
- * -DITTO_ELIMIT (too big, too deep), -DITTO_ESCHEMA (other schema
- * version), -DITTO_EINVALID (wrong type or rule broken), -ENOMEM.
+ * Errors: -DITTO_ECORRUPT (not msgpack, truncated, trailing bytes,
+ * duplicate or non-string map keys), -DITTO_ELIMIT (too big, too deep),
+ * -DITTO_ESCHEMA (schema missing, not an integer, or another version),
+ * -DITTO_EINVALID (a known field of the wrong type, or a rule broken),
+ * -ENOMEM.
  * On error *out is NULL.
  */
 DITTO_API int ditto_model_decode(const void *buf, size_t len, const struct ditto_load_opts *opts,
@@ -240,11 +242,14 @@ struct ditto_validate_opts {
 };
 
 /*
- * Check every rule of the schema: types, enum names, ranges (finite,
- * non-negative, ...), histogram buckets valid for their kind, unique
- * element keys, cross references (a syscall's thread_class names one of the
- * service's threads; graph edges name graph nodes) and consistency
- * (errors <= calls, sequential <= offset samples, chased_loads <= loads).
+ * Check every rule of the schema: types, enum names, ranges (floats finite
+ * and non-negative; thread counts, processes and meta.sources at least 1;
+ * ports 1-65535), histogram buckets valid for their kind (branch keys with
+ * bins 0..8), unique element keys and list items, cross references (a
+ * syscall's or cpu entry's thread_class and every woken_by name a thread
+ * class of the service; graph edges name graph nodes) and consistency
+ * (errors <= calls, sequential <= offset samples, chased_loads <= loads,
+ * undecoded <= instructions, pipelined <= requests).
  * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
  * as "path: message".
  */

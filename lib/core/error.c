@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Error codes and the thread-local, context-carrying error message. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ static const struct {
 
 DITTO_API const char *ditto_strerror(int err)
 {
+	if (err == INT_MIN)
+		return "unknown error";
 	if (err < 0)
 		err = -err;
 	if (err == 0)
