@@ -172,7 +172,7 @@ DITTO_API int ditto_hist_merge(struct ditto_hist *dst, const struct ditto_hist *
 /* Remove every bucket. */
 DITTO_API void ditto_hist_clear(struct ditto_hist *h);
 
-/* Sum of all counts. */
+/* Sum of all counts, saturating at UINT64_MAX. */
 DITTO_API uint64_t ditto_hist_total(const struct ditto_hist *h);
 /* Number of non-empty buckets, and bucket i (ascending) as an inclusive
  * value range with its count. -DITTO_ENOTFOUND when i is out of range. */

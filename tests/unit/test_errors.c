@@ -52,6 +52,20 @@ START_TEST(test_strerror_names_ditto_codes)
 }
 END_TEST
 
+/* The codes are ABI: abidiff cannot see enum values no signature uses. */
+START_TEST(test_error_code_values_are_stable)
+{
+	ck_assert_int_eq(DITTO_ECORRUPT, 4000);
+	ck_assert_int_eq(DITTO_ESCHEMA, 4001);
+	ck_assert_int_eq(DITTO_EINVALID, 4002);
+	ck_assert_int_eq(DITTO_ELIMIT, 4003);
+	ck_assert_int_eq(DITTO_EMISMATCH, 4004);
+	ck_assert_int_eq(DITTO_ENOTFOUND, 4005);
+	ck_assert_int_eq(DITTO_ETYPE, 4006);
+	ck_assert_int_eq(DITTO_EOPTS, 4007);
+}
+END_TEST
+
 START_TEST(test_strerror_names_negative_errno)
 {
 	static const int errs[] = { ENOMEM, EINVAL, ENOENT, EACCES, EOVERFLOW, ERANGE, EEXIST };
@@ -392,6 +406,7 @@ int main(void)
 	TCase *tc = tu_tcase("errors");
 
 	tcase_add_test(tc, test_strerror_names_ditto_codes);
+	tcase_add_test(tc, test_error_code_values_are_stable);
 	tcase_add_test(tc, test_strerror_names_negative_errno);
 	tcase_add_test(tc, test_strerror_unknown_code);
 	tcase_add_test(tc, test_last_error_set_on_failure);

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Compare the ABI of the built libditto.so.0 with the committed baseline
+# abi/libditto.abi.
+#
+#   scripts/abi-check.sh [BUILDDIR]           check (default BUILDDIR: build)
+#   scripts/abi-check.sh --update [BUILDDIR]  regenerate the baseline
+#
+# Fails on removed symbols and on changed functions or types; added symbols
+# are compatible and only noted. abi/libditto.abignore allows appending
+# members to options structs and ignores the layout of the opaque objects.
+set -eu
+cd "$(dirname "$0")/.."
+
+update=false
+if [ "${1:-}" = --update ]; then
+	update=true
+	shift
+fi
+build=${1:-build}
+lib=$build/lib/libditto.so.0
+baseline=abi/libditto.abi
+suppr=abi/libditto.abignore
+
+if [ ! -e "$lib" ]; then
+	echo "abi-check: $lib not found: build first (meson setup $build && ninja -C $build)" >&2
+	exit 1
+fi
+
+# Paths are left out so the baseline does not depend on where it was built.
+dump() {
+	abidw --headers-dir include/ditto --no-corpus-path --no-comp-dir-path \
+		--short-locs --out-file "$1" "$lib"
+}
+
+if $update; then
+	dump "$baseline"
+	echo "abi-check: wrote $baseline"
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dump "$tmp/current.abi"
+
+# Not --headers-dir1/2: see abi/libditto.abignore.
+set -- --suppressions "$suppr" "$baseline" "$tmp/current.abi"
+rc=0
+abidiff "$@" >"$tmp/report" || rc=$?
+
+# abidiff's exit status is a bit mask: 1 error, 2 usage error, 4 ABI
+# change, 8 incompatible ABI change (symbols removed).
+if [ $((rc & 3)) -ne 0 ]; then
+	cat "$tmp/report" >&2
+	echo "abi-check: abidiff failed (status $rc)" >&2
+	exit 1
+fi
+if [ $((rc & 8)) -ne 0 ]; then
+	cat "$tmp/report"
+	echo "abi-check: FAIL: incompatible ABI change against $baseline" >&2
+	exit 1
+fi
+if [ $((rc & 4)) -ne 0 ]; then
+	# A changed function or type is reported like an addition (bit 4);
+	# tell them apart by diffing again without the added symbols.
+	rc2=0
+	abidiff --no-added-syms "$@" >/dev/null || rc2=$?
+	cat "$tmp/report"
+	if [ "$rc2" -ne 0 ]; then
+		echo "abi-check: FAIL: changed functions or types against $baseline" >&2
+		exit 1
+	fi
+	echo "abi-check: note: symbols added since $baseline (compatible);" \
+		"run scripts/abi-check.sh --update when releasing them"
+	exit 0
+fi
+echo "abi-check: OK: ABI matches $baseline"

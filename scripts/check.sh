@@ -1,0 +1,50 @@
+#!/bin/sh
+# The whole test suite, as CI runs it (.ci/run): every meson test suite in a
+# normal build and again under ASan+UBSan, the ABI check against the
+# committed baseline, and each fuzz target for FUZZ_SECONDS (default 60).
+# Runs every step, prints a summary, exits non-zero if any step failed.
+set -eu
+cd "$(dirname "$0")/.."
+fuzz_secs=${FUZZ_SECONDS:-60}
+# Read by the sanitized binaries only: stop at the first UBSan report.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+summary=""
+failed=0
+
+step() {
+	name=$1
+	shift
+	echo "==> $name"
+	t0=$(date +%s)
+	if "$@"; then res=ok; else res=FAILED; failed=1; fi
+	summary="$summary$(printf '%-8s %-38s %4ss' "$res" "$name" $(($(date +%s) - t0)))
+"
+}
+
+# Compiler warnings fail the build step too (the code is warning-free).
+# shellcheck disable=SC2317 # called through step()
+build_and_test() { # DIR [meson setup options...]
+	dir=$1
+	shift
+	[ -d "$dir" ] || meson setup "$dir" "$@" >/dev/null || return 1
+	if ! ninja -C "$dir" >"$dir/ninja.log" 2>&1; then
+		tail -n 60 "$dir/ninja.log"
+		return 1
+	fi
+	if grep -q 'warning:' "$dir/ninja.log"; then
+		grep -A4 'warning:' "$dir/ninja.log"
+		return 1
+	fi
+	meson test -C "$dir" --print-errorlogs -q
+}
+
+step bootstrap scripts/bootstrap.sh
+step "build + test (build)" build_and_test build
+step "build + test ASan/UBSan (build-asan)" build_and_test build-asan \
+	-Db_sanitize=address,undefined -Db_lundef=false
+step "ABI check (abi/libditto.abi)" scripts/abi-check.sh build
+step "fuzz ${fuzz_secs}s per target (build-fuzz)" scripts/fuzz.sh "$fuzz_secs"
+
+printf '\n%s' "$summary"
+[ "$failed" -eq 0 ] && echo "check: all steps passed" || echo "check: FAILED"
+exit "$failed"
