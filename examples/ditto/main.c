@@ -10,12 +10,14 @@
 
 #include "cli.h"
 #include "cmd_model.h"
+#include "cmd_profile.h"
 
 /* The top level has no name of its own in messages: "ditto: ...". */
 #define CMD ""
 
 static const struct cli_command commands[] = {
 	{ "model", "inspect, check, merge and compare model files", cmd_model },
+	{ "profile", "profile a live service into a model", cmd_profile },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -1,20 +1,108 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Profile stage: collectors that fill a model from a live service (syscalls via eBPF,
- * thread model via perf sampling, network model, CPU via ptrace + Capstone).
+ * Profile stage: fill a model from a live service.
  *
- * Nothing is declared here yet: the foundation release ships the model
- * (model.h) that this stage reads and writes. Later releases add the
- * ditto_profile_* functions to this header without changing existing ones.
+ * A profile session attaches to a running process (and follows all its
+ * threads and every descendant process that exists or appears during the
+ * window) or launches a command, then collects:
+ *  - system calls with their arguments and return values, aggregated in
+ *    kernel maps by an eBPF program on the raw_syscalls tracepoints
+ *    (CO-RE; needs BTF in /sys/kernel/btf/vmlinux and CAP_BPF+CAP_PERFMON
+ *    or root);
+ *  - requests on accepted sockets (an inbound message followed by a
+ *    response on the same socket);
+ *  - the scheduler view: who wakes whom, thread and process creation, CPU
+ *    time and context switches per thread;
+ *  - call-stack samples per thread (perf_event_open software cpu-clock,
+ *    user stacks unwound with libunwind), clustered into thread classes;
+ * and derives the network model. The result is a ditto_model.
+ *
+ * The target is never stopped: collection happens in the kernel and in
+ * sampled stack copies. Whatever happens (error, cancel, target exit) the
+ * session detaches everything it attached when it is stopped or freed.
+ *
+ * Use from an event loop: ditto_profile_fd() is readable when
+ * ditto_profile_step() has work (progress or the end of the window); step
+ * never blocks longer than its timeout. Or call ditto_profile_run() to
+ * block until the window ends. ditto_profile_cancel() may be called from
+ * any thread or a signal handler.
+ *
+ * A session is not thread-safe apart from ditto_profile_cancel().
  */
 #ifndef DITTO_PROFILE_H
 #define DITTO_PROFILE_H
 
 #include <ditto/ditto.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ditto_profile;
+struct ditto_model;
+
+/* Progress, called from ditto_profile_step()/run() about once a second. */
+typedef void (*ditto_progress_fn)(double elapsed_s, double duration_s, uint64_t syscalls,
+				  uint64_t requests, void *user);
+
+struct ditto_profile_opts {
+	size_t sz;
+	/* Length of the window in seconds (0: until cancelled or stopped). */
+	double duration_s;
+	/* Service name in the model (default: the target's comm). */
+	const char *service_name;
+	/* Requests served during the window, when the caller knows it
+	 * better than the inference (0: infer from socket traffic). */
+	uint64_t requests;
+	/* Stack sampling frequency in Hz (0: 99; -1 disables sampling). */
+	int sample_hz;
+	/* Progress callback and its argument. */
+	ditto_progress_fn progress;
+	void *user;
+	size_t :0;
+};
+
+/*
+ * New session. Checks the environment and loads the BPF programs, but
+ * attaches nothing yet. Errors: -EPERM naming the missing capability,
+ * -EOPNOTSUPP when the kernel lacks BTF or what the collector needs,
+ * -DITTO_EOPTS; ditto_last_error() says what to do.
+ */
+DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct ditto_profile **out);
+/* Stop (if running) and release everything. NULL is fine. */
+DITTO_API void ditto_profile_free(struct ditto_profile *p);
+
+/*
+ * Start profiling a running process and its descendants. -ESRCH if the pid
+ * does not exist, -EBUSY if another libditto profiler traces it.
+ */
+DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
+/*
+ * Start argv[0] (searched in PATH) with argv and profile it from its first
+ * instruction. The child is left running when the session stops.
+ */
+DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[]);
+
+/* Readable file descriptor for event loops (owned by the session). */
+DITTO_API int ditto_profile_fd(const struct ditto_profile *p);
+/*
+ * Do pending work, waiting at most timeout_ms (0: do not wait, -1: until
+ * something happens). Returns 1 while the window runs, 0 once it has ended
+ * (duration reached, cancelled, or every traced process exited), or a
+ * negative error.
+ */
+DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms);
+/* Step until the window ends. */
+DITTO_API int ditto_profile_run(struct ditto_profile *p);
+/* End the window early; safe from other threads and signal handlers. */
+DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
+/*
+ * Detach everything and build the model of what was collected (also after
+ * the target exited mid-window: partial results are kept, and
+ * ditto_last_error() says so). The model is the caller's.
+ */
+DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ditto profile --pid PID | -- COMMAND...: run a profile window and write
+ * the model. Ctrl-C ends the window early and still writes the model.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd_profile.h"
+
+#define CMD "profile"
+
+static struct ditto_profile *active;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ditto_profile_cancel(active);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ditto profile (--pid PID | -- COMMAND [ARGS...]) -o FILE [options]\n"
+	      "\n"
+	      "Profile a live service and write its model: system calls with their arguments\n"
+	      "(eBPF), requests on accepted connections, thread classes and the network model.\n"
+	      "The service keeps running; Ctrl-C ends the window early and keeps the results.\n"
+	      "Needs root (or CAP_BPF and CAP_PERFMON).\n"
+	      "\n"
+	      "Options:\n"
+	      "  -p, --pid PID         profile this running process and its descendants\n"
+	      "  -d, --duration S      window length in seconds (default: until Ctrl-C)\n"
+	      "  -o, --output FILE     model file to write (required)\n"
+	      "  -n, --name NAME       service name in the model (default: process name)\n"
+	      "  -r, --requests N      requests served in the window, if known better than\n"
+	      "                        the count inferred from socket traffic\n"
+	      "  -q, --quiet           no progress line\n"
+	      "  -h, --help            this help\n",
+	      f);
+}
+
+static void progress(double elapsed, double duration, uint64_t syscalls, uint64_t requests,
+		     void *user)
+{
+	(void)user;
+	if (duration > 0)
+		fprintf(stderr, "\rprofiling: %.0f/%.0f s, %llu syscalls, %llu requests   ", elapsed,
+			duration, (unsigned long long)syscalls, (unsigned long long)requests);
+	else
+		fprintf(stderr, "\rprofiling: %.0f s (Ctrl-C to stop), %llu syscalls, %llu requests   ",
+			elapsed, (unsigned long long)syscalls, (unsigned long long)requests);
+}
+
+struct args {
+	long pid;
+	double duration;
+	const char *output, *name;
+	uint64_t requests;
+	bool quiet;
+	char **command;
+};
+
+static int parse(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "requests", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t u;
+	int c;
+
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
+				return cli_usage_error(CMD, "--pid: '%s' is not a process id", optarg);
+			a->pid = (long)u;
+			break;
+		case 'd':
+			if (!cli_parse_f64(optarg, &a->duration) || a->duration <= 0)
+				return cli_usage_error(CMD, "--duration: '%s' is not a positive number",
+						       optarg);
+			break;
+		case 'o': a->output = optarg; break;
+		case 'n': a->name = optarg; break;
+		case 'r':
+			if (!cli_parse_u64(optarg, &a->requests))
+				return cli_usage_error(CMD, "--requests: '%s' is not a count", optarg);
+			break;
+		case 'q': a->quiet = true; break;
+		case 'h': usage(stdout); return -1;
+		default: return cli_bad_option(CMD, c, argv);
+		}
+	}
+	if (optind < argc)
+		a->command = argv + optind;
+	if (!a->pid == !a->command)
+		return cli_usage_error(CMD, "give either --pid PID or -- COMMAND");
+	if (!a->output)
+		return cli_usage_error(CMD, "missing --output FILE");
+	return CLI_OK;
+}
+
+static int profile(const struct args *a)
+{
+	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
+		   .requests = a->requests, .progress = a->quiet || !isatty(2) ? NULL : progress);
+	struct ditto_model *m = NULL;
+	int err;
+
+	if ((err = ditto_profile_new(&po, &active)))
+		return cli_fail("profile", err);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	err = a->command ? ditto_profile_launch(active, a->command)
+			 : ditto_profile_attach(active, (pid_t)a->pid);
+	if (!err)
+		err = ditto_profile_run(active);
+	if (po.progress)
+		fputc('\n', stderr);
+	if (err >= 0)
+		err = ditto_profile_finish(active, &m);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	ditto_profile_free(active);
+	active = NULL;
+	if (err < 0)
+		return cli_fail("profile", err);
+	err = ditto_model_save(m, a->output);
+	ditto_model_free(m);
+	if (err)
+		return cli_fail(a->output, err);
+	if (!a->quiet)
+		fprintf(stderr, "ditto: model written to %s\n", a->output);
+	return CLI_OK;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int rc = parse(argc, argv, &a);
+
+	if (rc < 0)
+		return CLI_OK;
+	return rc ? rc : profile(&a);
+}

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * The in-kernel half of the profiler: per thread, syscall and fd kind it
+ * aggregates counts and argument/return/latency histograms in maps; it
+ * follows accepted connections to count requests, and keeps the scheduler
+ * view (CPU time, switches, wake-ups, forks). Only processes in `traced`
+ * are looked at; forks of traced processes are added in the kernel, so
+ * descendants that appear during the window are never missed.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "collector.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define S_IFREG 0100000
+#define S_IFIFO 0010000
+#define O_NONBLOCK 00004000
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define EAGAIN 11
+#define EINPROGRESS 115
+
+struct dt_inflight {
+	__u64 ts, size, flags, offset, sk, buf, arg_ptr;
+	__u32 nr;
+	__s32 fd;
+	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active;
+};
+
+struct dt_fpos_key {
+	__u32 tgid;
+	__s32 fd;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct dt_desc);
+} descs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dt_inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct dt_stat_key);
+	__type(value, struct dt_stat_val);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct dt_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct dt_wake_key);
+	__type(value, __u64);
+} wakes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct dt_conn);
+} conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dt_fpos_key);
+	__type(value, __u64);
+} fpos SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_req_stats);
+} reqs SEC(".maps");
+
+/* Zeroed template to insert large values without building them on the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_stat_val);
+} zero SEC(".maps");
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+static __always_inline __u32 ilog2(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	return v ? ilog2(v) + 1 : 0;
+}
+
+static __always_inline __u32 lat_bucket(__u64 ns)
+{
+	__u32 e, idx;
+
+	if (ns < (1 << LAT_PRECISION))
+		return ns;
+	e = ilog2(ns);
+	idx = (1 << LAT_PRECISION) + (e - LAT_PRECISION) * (1 << LAT_PRECISION) +
+	      ((ns >> (e - LAT_PRECISION)) & ((1 << LAT_PRECISION) - 1));
+	return idx < LAT_BUCKETS ? idx : LAT_BUCKETS - 1;
+}
+
+#define HIST_ADD(arr, idx, n)                                                 \
+	do {                                                                 \
+		__u32 _i = (idx);                                            \
+		if (_i < sizeof(arr) / sizeof((arr)[0]))                     \
+			__sync_fetch_and_add(&(arr)[_i], (n));               \
+	} while (0)
+
+static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
+{
+	struct dt_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct dt_thread fresh = {};
+
+	if (t)
+		return t;
+	fresh.tgid = tgid;
+	fresh.first_seen_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t && tid == (__u32)bpf_get_current_pid_tgid())
+		bpf_get_current_comm(t->comm, sizeof(t->comm));
+	return t;
+}
+
+static __always_inline void thread_bits(__u32 tid, __u32 tgid, __u32 bits)
+{
+	struct dt_thread *t = thread_of(tid, tgid);
+
+	if (t && (t->bits & bits) != bits)
+		__sync_fetch_and_or(&t->bits, bits);
+}
+
+static __always_inline struct file *fd_file(int fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+
+	if (fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	bpf_core_read(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+static __always_inline __u8 anon_kind(struct file *f)
+{
+	const unsigned char *name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+	char b[12] = {};
+
+	bpf_probe_read_kernel_str(b, sizeof(b), name);
+	if (b[0] != '[')
+		return FDK_OTHER;
+	if (b[1] == 'e' && b[5] == 't' && b[6] == 'f')
+		return FDK_EVENTFD;
+	if (b[1] == 'e' && b[5] == 't' && b[6] == 'p')
+		return FDK_EPOLL;
+	if (b[1] == 't' && b[2] == 'i')
+		return FDK_TIMERFD;
+	return FDK_OTHER;
+}
+
+/* Kind of fd, and for sockets the struct sock address. */
+static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
+{
+	struct file *f;
+	struct socket *sock;
+	struct sock *sk;
+	__u16 mode, family, type;
+
+	if (fd < 0)
+		return FDK_NONE;	/* mmap(-1), AT_FDCWD-style arguments */
+	f = fd_file(fd);
+	if (!f)
+		return FDK_OTHER;
+	*nonblock = (BPF_CORE_READ(f, f_flags) & O_NONBLOCK) != 0;
+	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return FDK_FILE;
+	case S_IFIFO:
+		return FDK_PIPE;
+	case S_IFSOCK:
+		break;
+	default:
+		return anon_kind(f);
+	}
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	*sk_out = (__u64)sk;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	type = BPF_CORE_READ(sk, sk_type);
+	if (family == AF_UNIX)
+		return FDK_UNIX;
+	if (family == AF_INET || family == AF_INET6)
+		return type == SOCK_STREAM ? FDK_TCP : type == SOCK_DGRAM ? FDK_UDP : FDK_OTHER;
+	return FDK_OTHER;
+}
+
+static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 cnt)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < MAX_IOV; i++) {
+		struct iovec v;
+
+		if (i >= cnt)
+			break;
+		if (bpf_probe_read_user(&v, sizeof(v), &iov[i]))
+			break;
+		sum += v.iov_len;
+	}
+	return sum;
+}
+
+static __always_inline __u64 arg_of(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0: return BPF_CORE_READ(regs, di);
+	case 1: return BPF_CORE_READ(regs, si);
+	case 2: return BPF_CORE_READ(regs, dx);
+	case 3: return BPF_CORE_READ(regs, r10);
+	case 4: return BPF_CORE_READ(regs, r8);
+	case 5: return BPF_CORE_READ(regs, r9);
+	}
+	return 0;
+}
+
+static __always_inline void enter_size(struct dt_inflight *s, const struct dt_desc *d,
+				       struct pt_regs *regs)
+{
+	if (d->iov_arg >= 0 && d->iovcnt_arg >= 0) {
+		s->size = iov_bytes((const struct iovec *)arg_of(regs, d->iov_arg),
+				    arg_of(regs, d->iovcnt_arg));
+	} else if (d->size_arg < 0) {
+		return;
+	} else if (d->bits & SD_MSGHDR) {
+		struct user_msghdr m = {};
+
+		bpf_probe_read_user(&m, sizeof(m), (void *)arg_of(regs, d->size_arg));
+		s->size = iov_bytes((const struct iovec *)m.msg_iov, m.msg_iovlen);
+	} else if (d->bits & SD_TIMESPEC) {
+		struct __kernel_timespec t = {};
+
+		bpf_probe_read_user(&t, sizeof(t), (void *)arg_of(regs, d->size_arg));
+		s->size = t.tv_sec * 1000000000ull + t.tv_nsec;
+	} else {
+		s->size = arg_of(regs, d->size_arg);
+	}
+	s->has_size = 1;
+}
+
+static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc *d,
+				     struct pt_regs *regs)
+{
+	if (d->fd_arg < 0) {
+		s->fd = -1;
+		s->fd_kind = FDK_NONE;
+		return;
+	}
+	s->fd = (int)arg_of(regs, d->fd_arg);
+	s->fd_kind = fd_kind(s->fd, &s->sk, &s->nonblock);
+	if (s->sk && bpf_map_lookup_elem(&conns, &s->sk))
+		s->accepted = 1;
+	if (d->offset_arg >= 0) {
+		s->offset = arg_of(regs, d->offset_arg);
+		s->has_offset = 1;
+	} else if ((d->bits & SD_FILE_POS) && s->fd_kind == FDK_FILE) {
+		struct file *f = fd_file(s->fd);
+
+		/* A plain variable: CO-RE must not relocate our own struct. */
+		s->offset = BPF_CORE_READ(f, f_pos);
+		s->has_offset = 1;
+	}
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dt_inflight *s;
+	struct dt_desc *d;
+	__u32 nr = id;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s)
+		return 0;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->nr = nr;
+	s->active = 1;
+	d = bpf_map_lookup_elem(&descs, &nr);
+	if (d && (d->bits & SD_KNOWN)) {
+		enter_fd(s, d, regs);
+		enter_size(s, d, regs);
+		if (d->flags_arg >= 0) {
+			s->flags = arg_of(regs, d->flags_arg);
+			s->has_flags = 1;
+		}
+		/* Plain buffers only: the first request's bytes tell the framing. */
+		if ((d->bits & SD_RECV) && d->iov_arg < 0 && !(d->bits & (SD_MSGHDR | SD_MMSG)))
+			s->buf = arg_of(regs, 1);
+		if (d->bits & SD_MMSG)
+			s->arg_ptr = arg_of(regs, 1);
+	}
+	s->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline struct dt_stat_val *stat_of(struct dt_stat_key *k)
+{
+	__u32 z = 0;
+	struct dt_stat_val *v = bpf_map_lookup_elem(&stats, k), *tmpl;
+
+	if (v)
+		return v;
+	tmpl = bpf_map_lookup_elem(&zero, &z);
+	if (!tmpl)
+		return NULL;
+	bpf_map_update_elem(&stats, k, tmpl, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&stats, k);
+}
+
+static __always_inline void add_flags(struct dt_stat_val *v, __u64 flags)
+{
+	for (int i = 0; i < MAX_FLAGS; i++) {
+		if (v->flag_cnt[i] && v->flag_val[i] == flags) {
+			__sync_fetch_and_add(&v->flag_cnt[i], 1);
+			return;
+		}
+		if (!v->flag_cnt[i]) {
+			/* Racing threads of one key cannot happen: keys are per thread. */
+			v->flag_val[i] = flags;
+			__sync_fetch_and_add(&v->flag_cnt[i], 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->flag_other, 1);
+}
+
+static __always_inline void file_offset(struct dt_stat_val *v, struct dt_inflight *s, __u32 tgid,
+					long ret)
+{
+	struct dt_fpos_key k = { tgid, s->fd };
+	__u64 *next = bpf_map_lookup_elem(&fpos, &k), end;
+
+	__sync_fetch_and_add(&v->offsets, 1);
+	HIST_ADD(v->offset, log2_bucket(s->offset), 1);
+	if (next && *next == s->offset)
+		__sync_fetch_and_add(&v->sequential, 1);
+	end = s->offset + (ret > 0 ? ret : 0);
+	bpf_map_update_elem(&fpos, &k, &end, BPF_ANY);
+}
+
+static __always_inline __u64 mmsg_bytes(__u64 ptr, long n)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < MAX_IOV; i++) {
+		unsigned int len = 0;
+
+		if (i >= n)
+			break;
+		bpf_probe_read_user(&len, sizeof(len),
+				    (void *)(ptr + i * sizeof(struct mmsghdr) +
+					     __builtin_offsetof(struct mmsghdr, msg_len)));
+		sum += len;
+	}
+	return sum;
+}
+
+static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, long n)
+{
+	unsigned long long bytes[2] = {};
+
+	if (r->first_len || !buf)
+		return;
+	if (__sync_val_compare_and_swap(&r->first_len, 0, n > 16 ? 16 : (__u32)n) != 0)
+		return;
+	bpf_probe_read_user(bytes, n >= 16 ? 16 : (n >= 8 ? 8 : 0), (void *)buf);
+	r->first_bytes[0] = bytes[0];
+	r->first_bytes[1] = bytes[1];
+}
+
+static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 now)
+{
+	__u32 z = 0;
+	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
+	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+
+	if (!c || !r)
+		return;
+	if (c->state == CONN_READING) {
+		c->req_bytes += bytes;
+		return;
+	}
+	if (c->state == CONN_WRITING)
+		HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
+	if (r->requests == 0)
+		first_request(r, s->buf, bytes);
+	c->state = CONN_READING;
+	c->requests++;
+	c->req_bytes = bytes;
+	c->req_start_ns = s->ts;
+	__sync_fetch_and_add(&r->requests, 1);
+}
+
+static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 now)
+{
+	__u32 z = 0;
+	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
+	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+
+	if (!c || !r)
+		return;
+	if (c->state == CONN_READING) {
+		HIST_ADD(r->req_bytes, log2_bucket(c->req_bytes), 1);
+		HIST_ADD(r->service_ns, lat_bucket(now - c->req_start_ns), 1);
+		c->state = CONN_WRITING;
+		c->resp_bytes = 0;
+	}
+	c->resp_bytes += bytes;
+}
+
+static __always_inline void conn_close(struct dt_inflight *s)
+{
+	__u32 z = 0;
+	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
+	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+
+	if (!c || !r)
+		return;
+	if (c->state == CONN_WRITING)
+		HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
+	HIST_ADD(r->per_conn, log2_bucket(c->requests), 1);
+	__sync_fetch_and_add(&r->closed, 1);
+	bpf_map_delete_elem(&conns, &s->sk);
+}
+
+static __always_inline void on_accept(__u32 tid, __u32 tgid, long ret)
+{
+	struct dt_conn fresh = {};
+	__u8 nb = 0;
+	__u64 sk = 0;
+	__u32 z = 0;
+	struct dt_req_stats *r;
+
+	if (ret < 0)
+		return;
+	fd_kind(ret, &sk, &nb);
+	if (!sk)
+		return;
+	bpf_map_update_elem(&conns, &sk, &fresh, BPF_ANY);
+	r = bpf_map_lookup_elem(&reqs, &z);
+	if (r)
+		__sync_fetch_and_add(&r->connections, 1);
+	thread_bits(tid, tgid, TB_ACCEPTS);
+}
+
+static __always_inline void thread_io_bits(__u32 tid, __u32 tgid, struct dt_inflight *s,
+					   const struct dt_desc *d, long ret)
+{
+	__u32 bits = 0;
+
+	if (s->accepted && (d->bits & (SD_RECV | SD_SEND))) {
+		bits |= TB_CONN_IO;
+		if (s->nonblock)
+			bits |= TB_NONBLOCK_IO;
+		if (ret == -EAGAIN)
+			bits |= TB_EAGAIN;
+	} else if (!s->accepted && s->fd_kind == FDK_TCP && (d->bits & (SD_RECV | SD_SEND))) {
+		bits |= TB_CLIENT_IO;
+	}
+	if ((d->bits & SD_CONNECT) && (ret == 0 || ret == -EINPROGRESS))
+		bits |= TB_CONNECTS | (ret == -EINPROGRESS ? TB_ASYNC_CONN : 0);
+	if (bits)
+		thread_bits(tid, tgid, bits);
+}
+
+static __always_inline void mux_bits(__u32 tid, __u32 tgid, __u32 nr)
+{
+	/* epoll_wait, epoll_pwait, epoll_pwait2; poll, ppoll; select, pselect6 */
+	if (nr == 232 || nr == 281 || nr == 441)
+		thread_bits(tid, tgid, TB_EPOLL);
+	else if (nr == 7 || nr == 271)
+		thread_bits(tid, tgid, TB_POLL);
+	else if (nr == 23 || nr == 270)
+		thread_bits(tid, tgid, TB_SELECT);
+}
+
+static __always_inline void record(struct dt_inflight *s, const struct dt_desc *d, __u32 tid,
+				   __u32 tgid, long ret, __u64 now)
+{
+	struct dt_stat_key k = { .tid = tid, .nr = s->nr, .fd_kind = s->fd_kind,
+			      .accepted = s->accepted };
+	struct dt_stat_val *v = stat_of(&k);
+	__u64 count = ret > 0 ? ret : 0;
+
+	if (!v)
+		return;
+	__sync_fetch_and_add(&v->calls, 1);
+	if (ret < 0)
+		__sync_fetch_and_add(&v->errors, 1);
+	HIST_ADD(v->lat, lat_bucket(now - s->ts), 1);
+	if (!d)
+		return;
+	if (s->has_size)
+		HIST_ADD(v->size, log2_bucket(s->size), 1);
+	if ((d->bits & SD_MMSG) && ret > 0)
+		count = mmsg_bytes(s->arg_ptr, ret);
+	if ((d->bits & SD_RET_COUNT) && ret >= 0)
+		HIST_ADD(v->ret, log2_bucket(count), 1);
+	if (s->has_flags)
+		add_flags(v, s->flags);
+	if (s->has_offset)
+		file_offset(v, s, tgid, ret);
+	if (s->accepted && ret > 0 && (d->bits & SD_RECV))
+		conn_recv(s, count, now);
+	else if (s->accepted && ret > 0 && (d->bits & SD_SEND))
+		conn_send(s, count, now);
+	else if (s->accepted && (d->bits & SD_CLOSE) && ret == 0)
+		conn_close(s);
+	if (d->bits & SD_ACCEPT)
+		on_accept(tid, tgid, ret);
+	thread_io_bits(tid, tgid, s, d, ret);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
+	__u32 tid = pid_tgid, tgid = pid_tgid >> 32, z = 0;
+	struct dt_inflight *s;
+	struct dt_req_stats *r;
+	struct dt_desc *d;
+
+	if (!is_traced(tgid))
+		return 0;
+	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !s->active)
+		return 0;
+	s->active = 0;
+	now = bpf_ktime_get_ns();
+	d = bpf_map_lookup_elem(&descs, &s->nr);
+	r = bpf_map_lookup_elem(&reqs, &z);
+	if (r)
+		__sync_fetch_and_add(&r->syscalls, 1);
+	thread_of(tid, tgid);
+	mux_bits(tid, tgid, s->nr);
+	record(s, d && (d->bits & SD_KNOWN) ? d : NULL, tid, tgid, ret, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 ptid = prev->pid, ptgid = prev->tgid, ntid = next->pid, ntgid = next->tgid;
+	struct dt_thread *t;
+
+	if (is_traced(ptgid) && (t = thread_of(ptid, ptgid))) {
+		__sync_fetch_and_add(&t->ctx_switches, 1);
+		if (t->last_in)
+			__sync_fetch_and_add(&t->cpu_ns, now - t->last_in);
+		t->last_in = 0;
+	}
+	if (is_traced(ntgid) && (t = thread_of(ntid, ntgid)))
+		t->last_in = now;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	__u32 tid = p->pid, tgid = p->tgid;
+	__u64 cur = bpf_get_current_pid_tgid(), one = 1, *n;
+	struct dt_wake_key k;
+	struct dt_thread *t;
+
+	if (!is_traced(tgid) || !(t = thread_of(tid, tgid)))
+		return 0;
+	__sync_fetch_and_add(&t->wakeups, 1);
+	if (!is_traced(cur >> 32))
+		return 0;
+	k.waker = (__u32)cur;
+	k.wakee = tid;
+	n = bpf_map_lookup_elem(&wakes, &k);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&wakes, &k, &one, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
+	__u8 one = 1;
+	struct dt_thread *t;
+
+	if (!is_traced(ptgid))
+		return 0;
+	t = thread_of(parent->pid, ptgid);
+	if (ctgid != ptgid) {
+		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+		if (t)
+			__sync_fetch_and_add(&t->processes_created, 1);
+	} else if (t) {
+		__sync_fetch_and_add(&t->threads_created, 1);
+	}
+	t = thread_of(ctid, ctgid);
+	if (t) {
+		bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), child->comm);
+		__sync_fetch_and_or(&t->bits, TB_CREATED);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct dt_thread *t;
+
+	if (!is_traced(p->tgid))
+		return 0;
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t)
+		t->exited_ns = bpf_ktime_get_ns();
+	return 0;
+}

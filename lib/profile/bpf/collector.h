@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Layout shared by the BPF collector (collector.bpf.c) and its loader:
+ * map keys and values, histogram geometry and the per-syscall argument
+ * descriptions that user space copies in from the syscall table.
+ */
+#ifndef DITTO_BPF_COLLECTOR_H
+#define DITTO_BPF_COLLECTOR_H
+
+#define NR_SYSCALLS 512
+#define LOG2_BUCKETS 65		/* value 0, then [2^(k-1), 2^k) for k = 1..64 */
+#define LAT_PRECISION 2		/* loglin sub-bucket bits of latencies */
+#define LAT_BUCKETS 160		/* covers up to 2^40 ns */
+#define MAX_FLAGS 8		/* distinct flag values kept per syscall */
+#define MAX_IOV 8		/* iovec entries summed for readv & co */
+
+/* Syscall description bits (dt_desc.bits). */
+#define SD_RET_COUNT	0x01	/* non-negative return is a byte/element count */
+#define SD_FILE_POS	0x02	/* uses the file position when fd is a regular file */
+#define SD_ACCEPT	0x04	/* returns a new connection */
+#define SD_CONNECT	0x08	/* opens an outgoing connection */
+#define SD_RECV		0x10	/* moves data in */
+#define SD_SEND		0x20	/* moves data out */
+#define SD_MSGHDR	0x40	/* size = iovecs of the msghdr at size_arg */
+#define SD_TIMESPEC	0x80	/* size = ns of the timespec at size_arg */
+#define SD_MMSG		0x100	/* size = messages; bytes from mmsghdr at exit */
+#define SD_CLOSE	0x200	/* closes fd */
+#define SD_KNOWN	0x400	/* the entry describes the syscall (others are zero) */
+
+/* Kinds of fd, as enum ditto_fd_kind. */
+enum fdk { FDK_NONE, FDK_TCP, FDK_UDP, FDK_UNIX, FDK_FILE, FDK_PIPE, FDK_EVENTFD,
+	   FDK_TIMERFD, FDK_EPOLL, FDK_OTHER };
+
+/* Thread behaviour bits (dt_thread.bits). */
+#define TB_ACCEPTS	0x01	/* accepted connections */
+#define TB_CONN_IO	0x02	/* read or wrote accepted connections */
+#define TB_EPOLL	0x04
+#define TB_POLL		0x08
+#define TB_SELECT	0x10
+#define TB_CONNECTS	0x20	/* opened outgoing connections */
+#define TB_NONBLOCK_IO	0x40	/* connection I/O on O_NONBLOCK sockets */
+#define TB_EAGAIN	0x80	/* connection reads that returned EAGAIN */
+#define TB_CLIENT_IO	0x100	/* I/O on connections it opened */
+#define TB_ASYNC_CONN	0x200	/* connect returned EINPROGRESS */
+#define TB_CREATED	0x400	/* created during the window */
+
+struct dt_desc {
+	signed char fd_arg, size_arg, iov_arg, iovcnt_arg, flags_arg, offset_arg;
+	unsigned short bits;
+};
+
+struct dt_stat_key {
+	unsigned int tid;
+	unsigned short nr;
+	unsigned char fd_kind;
+	unsigned char accepted;	/* fd is a connection the service accepted */
+};
+
+struct dt_stat_val {
+	unsigned long long calls, errors, sequential, offsets;
+	unsigned long long size[LOG2_BUCKETS];
+	unsigned long long ret[LOG2_BUCKETS];
+	unsigned long long offset[LOG2_BUCKETS];
+	unsigned long long lat[LAT_BUCKETS];
+	unsigned long long flag_val[MAX_FLAGS];
+	unsigned long long flag_cnt[MAX_FLAGS];
+	unsigned long long flag_other;
+};
+
+struct dt_thread {
+	unsigned int tgid;
+	unsigned int bits;
+	unsigned long long cpu_ns, ctx_switches, wakeups, last_in;
+	unsigned long long threads_created, processes_created;
+	unsigned long long first_seen_ns, exited_ns;
+	char comm[16];
+};
+
+struct dt_wake_key {
+	unsigned int waker, wakee;
+};
+
+/* Per accepted connection, keyed by the socket's struct sock address. */
+struct dt_conn {
+	unsigned long long requests, req_bytes, resp_bytes, req_start_ns;
+	unsigned char state;	/* CONN_IDLE, CONN_READING, CONN_WRITING */
+};
+#define CONN_IDLE 0
+#define CONN_READING 1
+#define CONN_WRITING 2
+
+/* Whole-service request statistics (one array entry, atomically added). */
+struct dt_req_stats {
+	unsigned long long requests, connections, closed, pipelined;
+	unsigned long long req_bytes[LOG2_BUCKETS];
+	unsigned long long resp_bytes[LOG2_BUCKETS];
+	unsigned long long per_conn[LOG2_BUCKETS];
+	unsigned long long service_ns[LAT_BUCKETS];
+	unsigned long long syscalls, dropped;
+	unsigned long long first_bytes[2];	/* first 8 bytes of the first request: framing */
+	unsigned int first_len;
+};
+
+#endif /* DITTO_BPF_COLLECTOR_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turn what the collector saw (per-thread records) and the thread classes
+ * into a model: one service, its thread classes, network model, syscalls
+ * per class and requests.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile_int.h"
+#include "syscall_table.h"
+
+/* Smallest value of each kernel bucket, in the model's value space. */
+static uint64_t log2_lo(size_t k)
+{
+	return k ? 1ull << (k - 1) : 0;
+}
+
+static uint64_t lat_lo(size_t idx)
+{
+	const unsigned p = LAT_PRECISION;
+	uint64_t e, sub;
+
+	if (idx < (1u << p))
+		return idx;
+	e = (idx >> p) - 1 + p;
+	sub = idx & ((1u << p) - 1);
+	return ((1ull << p) + sub) << (e - p);
+}
+
+static int add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < n && !err; k++)
+		if (b[k])
+			err = ditto_hist_add(h, log2_lo(k), b[k]);
+	return err;
+}
+
+static int add_lat(struct ditto_hist *h, const unsigned long long *b, size_t n)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < n && !err; k++)
+		if (b[k])
+			err = ditto_hist_add(h, lat_lo(k), b[k]);
+	return err;
+}
+
+static const char *syscall_name(unsigned nr, char *buf, size_t len)
+{
+	const char *name = syscall_name_of(nr);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "syscall_%u", nr);
+	return buf;
+}
+
+static int add_stat(struct ditto_service *svc, const struct classes *c, const struct stat_rec *r,
+		    const struct thread_rec *t)
+{
+	char buf[32];
+	const char *name = syscall_name(r->key.nr, buf, sizeof(buf));
+	const char *cls = c->cls[t->cls].name;
+	enum ditto_fd_kind fd = (enum ditto_fd_kind)r->key.fd_kind;
+	struct ditto_syscall *sc = ditto_service_find_syscall(svc, cls, name, fd);
+	const struct dt_stat_val *v = &r->val;
+	int err;
+
+	if (!sc && !(sc = ditto_service_add_syscall(svc, cls, name, fd)))
+		return -ENOMEM;
+	ditto_syscall_set_nr(sc, r->key.nr);
+	ditto_syscall_set_calls(sc, ditto_syscall_calls(sc) + v->calls);
+	ditto_syscall_set_errors(sc, ditto_syscall_errors(sc) + v->errors);
+	ditto_syscall_set_sequential(sc, ditto_syscall_sequential(sc) + v->sequential);
+	if ((err = add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
+	    (err = add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
+	    (err = add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
+		return err;
+	if (v->offsets && (err = add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
+		return err;
+	for (size_t i = 0; i < MAX_FLAGS && !err; i++)
+		if (v->flag_cnt[i])
+			err = ditto_hist_add(ditto_syscall_flags(sc), v->flag_val[i], v->flag_cnt[i]);
+	return err;
+}
+
+static int add_syscalls(struct ditto_service *svc, const struct snapshot *s,
+			const struct classes *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->nstats && !err; i++) {
+		const struct thread_rec *t = snapshot_thread(s, s->stats[i].key.tid);
+
+		if (t && t->cls >= 0)
+			err = add_stat(svc, c, &s->stats[i], t);
+	}
+	return err;
+}
+
+static void add_woken_by(struct ditto_service *svc, const struct snapshot *s,
+			 const struct classes *c)
+{
+	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct thread_rec *a = snapshot_thread(s, s->wakes[i].key.waker);
+		const struct thread_rec *b = snapshot_thread(s, s->wakes[i].key.wakee);
+
+		if (a && b && a->cls >= 0 && b->cls >= 0 && a->cls != b->cls)
+			ditto_thread_class_add_woken_by(
+				ditto_service_find_thread(svc, c->cls[b->cls].name),
+				c->cls[a->cls].name);
+	}
+}
+
+static int add_threads(struct ditto_service *svc, const struct snapshot *s,
+		       const struct classes *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct thread_class_rec *r = &c->cls[i];
+		struct ditto_thread_class *t = ditto_service_add_thread(svc, r->name);
+
+		if (!t)
+			return -ENOMEM;
+		ditto_thread_class_set_count(t, r->count);
+		ditto_thread_class_set_role(t, r->role);
+		ditto_thread_class_set_io_model(t, r->io);
+		ditto_thread_class_set_cpu_ns(t, r->cpu_ns);
+		ditto_thread_class_set_ctx_switches(t, r->ctx_switches);
+		ditto_thread_class_set_wakeups(t, r->wakeups);
+	}
+	add_woken_by(svc, s, c);
+	return 0;
+}
+
+static int add_requests(struct ditto_service *svc, const struct snapshot *s,
+			const struct build_args *a)
+{
+	const struct dt_req_stats *q = &s->reqs;
+	struct ditto_requests *r = ditto_service_requests(svc);
+	int err;
+
+	ditto_requests_set_count(r, a->requests_override ? a->requests_override : q->requests);
+	ditto_requests_set_connections(r, q->connections);
+	if ((err = add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
+	    (err = add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
+	    (err = add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
+	    (err = add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)))
+		return err;
+	return 0;
+}
+
+static void add_service_info(struct ditto_service *svc, const struct snapshot *s,
+			     const struct network_rec *n)
+{
+	unsigned char first[16];
+
+	memcpy(first, s->reqs.first_bytes, sizeof(first));
+	ditto_service_set_framing(svc, framing_detect(first, s->reqs.first_len));
+	ditto_service_set_processes(svc, n->processes ? n->processes : 1);
+	for (size_t i = 0; i < s->nports; i++)
+		ditto_service_add_port(svc, s->ports[i]);
+}
+
+static void add_network(struct ditto_service *svc, const struct network_rec *n)
+{
+	struct ditto_network *net = ditto_service_network(svc);
+
+	ditto_network_set_io_model(net, n->io);
+	ditto_network_set_accept_dispatch(net, n->accept_dispatch);
+	ditto_network_set_network_dispatch(net, n->network_dispatch);
+	ditto_network_set_network_threads(net, n->network_threads);
+	ditto_network_set_processes(net, n->processes);
+	ditto_network_set_client_connections(net, n->client_connections);
+	ditto_network_set_client_mode(net, n->client_mode);
+}
+
+static int fill(struct ditto_model *m, const struct snapshot *s, const struct classes *c,
+		const struct build_args *a)
+{
+	struct ditto_meta *meta = ditto_model_meta(m);
+	struct ditto_service *svc;
+	struct network_rec n;
+	int err;
+
+	ditto_meta_set_window_s(meta, a->window_s);
+	host_info_fill(meta);
+	svc = ditto_model_add_service(m, a->service_name);
+	if (!svc)
+		return -ENOMEM;
+	network_model(s, c, &n);
+	add_service_info(svc, s, &n);
+	if ((err = add_threads(svc, s, c)))
+		return err;
+	add_network(svc, &n);
+	if ((err = add_syscalls(svc, s, c)) || (err = add_requests(svc, s, a)))
+		return err;
+	ditto_observed_set_counters_available(ditto_service_observed(svc), false);
+	return 0;
+}
+
+int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,
+		struct ditto_model **out)
+{
+	struct ditto_model *m = ditto_model_new();
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return -ENOMEM;
+	if ((err = fill(m, s, c, a)) || (err = ditto_model_validate(m, NULL))) {
+		ditto_err_prefix("building the model");
+		ditto_model_free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loader of the BPF collector: opens and loads the skeleton, fills the
+ * syscall descriptions from the shared table, attaches, marks processes
+ * as traced, and reads the maps back when the window ends.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "profile_int.h"
+#include "syscall_table.h"
+#include "collector.skel.h"
+
+struct collector {
+	struct collector_bpf *skel;
+	bool attached;
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum ditto_log_level l = level == LIBBPF_WARN ? DITTO_LOG_WARN
+				 : level == LIBBPF_INFO ? DITTO_LOG_INFO : DITTO_LOG_DEBUG;
+	char *msg, *save = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	/* Verifier logs come as one message of many lines: keep the lines. */
+	for (char *line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ditto_log(l, "%s", line);
+	free(msg);
+	return 0;
+}
+
+static int fill_descs(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.descs);
+
+	for (size_t i = 0; i < syscall_table_len; i++) {
+		const struct syscall_desc *sd = &syscall_table[i];
+		struct dt_desc d = { sd->fd, sd->size, sd->iov, sd->iovcnt, sd->flags, sd->offset,
+				     sd->bits };
+		__u32 nr = sd->nr;
+
+		if (bpf_map_update_elem(fd, &nr, &d, BPF_ANY))
+			return ditto_err(-errno, "BPF map descs: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int collector_open(struct collector **out)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	int err;
+
+	*out = NULL;
+	if (!c)
+		return ditto_err(-ENOMEM, "out of memory");
+	libbpf_set_print(libbpf_log);
+	c->skel = collector_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		free(c);
+		return ditto_err(err, "cannot open the BPF collector: %s", strerror(-err));
+	}
+	err = collector_bpf__load(c->skel);
+	if (err) {
+		collector_free(c);
+		return ditto_err(err, "cannot load the BPF collector into this kernel: %s "
+				 "(needs BTF, tp_btf and task storage, Linux 5.11 or newer)",
+				 strerror(-err));
+	}
+	if ((err = fill_descs(c))) {
+		collector_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+int collector_trace(struct collector *c, pid_t tgid)
+{
+	__u32 k = (__u32)tgid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &k, &one, BPF_ANY))
+		return ditto_err(-errno, "cannot trace process %d: %s", tgid, strerror(errno));
+	return 0;
+}
+
+bool collector_is_traced(const struct collector *c, pid_t tgid)
+{
+	__u32 k = (__u32)tgid;
+	__u8 v;
+
+	return bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.traced), &k, &v) == 0;
+}
+
+int collector_attach(struct collector *c)
+{
+	int err = collector_bpf__attach(c->skel);
+
+	if (err)
+		return ditto_err(err, "cannot attach the BPF collector: %s", strerror(-err));
+	c->attached = true;
+	return 0;
+}
+
+void collector_detach(struct collector *c)
+{
+	if (c && c->attached) {
+		collector_bpf__detach(c->skel);
+		c->attached = false;
+	}
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	collector_detach(c);
+	collector_bpf__destroy(c->skel);
+	free(c);
+}
+
+static int read_reqs(struct collector *c, struct dt_req_stats *out)
+{
+	__u32 z = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.reqs), &z, out))
+		return ditto_err(-errno, "BPF map reqs: %s", strerror(errno));
+	return 0;
+}
+
+uint64_t collector_syscalls(const struct collector *c)
+{
+	struct dt_req_stats r;
+
+	return read_reqs((struct collector *)c, &r) ? 0 : r.syscalls;
+}
+
+uint64_t collector_requests(const struct collector *c)
+{
+	struct dt_req_stats r;
+
+	return read_reqs((struct collector *)c, &r) ? 0 : r.requests;
+}
+
+/* Read every entry of a hash map into a growing array of records made of
+ * key then value, each ksz + vsz bytes. */
+static int dump_map(int fd, size_t ksz, size_t vsz, void **out, size_t *n)
+{
+	size_t cap = 0, rec = ksz + vsz;
+	char key[64], next[64];
+	void *prev = NULL;
+	char *arr = NULL;
+
+	*n = 0;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		if (*n == cap) {
+			char *p;
+
+			cap = cap ? cap * 2 : 64;
+			p = realloc(arr, cap * rec);
+			if (!p) {
+				free(arr);
+				return ditto_err(-ENOMEM, "out of memory");
+			}
+			arr = p;
+		}
+		memcpy(arr + *n * rec, next, ksz);
+		if (bpf_map_lookup_elem(fd, next, arr + *n * rec + ksz) == 0)
+			(*n)++;
+		memcpy(key, next, ksz);
+		prev = key;
+	}
+	*out = arr;
+	return 0;
+}
+
+static int dump_threads(int fd, struct snapshot *out)
+{
+	const size_t ksz = sizeof(__u32), vsz = sizeof(struct dt_thread);
+	char *raw;
+	size_t n;
+	int err = dump_map(fd, ksz, vsz, (void **)&raw, &n);
+
+	if (err)
+		return err;
+	out->threads = calloc(n ? n : 1, sizeof(*out->threads));
+	if (!out->threads) {
+		free(raw);
+		return ditto_err(-ENOMEM, "out of memory");
+	}
+	/* The raw records are packed (4-byte key): copy, do not cast. */
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&out->threads[i].tid, raw + i * (ksz + vsz), ksz);
+		memcpy(&out->threads[i].info, raw + i * (ksz + vsz) + ksz, vsz);
+		out->threads[i].cls = -1;
+	}
+	out->nthreads = n;
+	free(raw);
+	return 0;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	free(s->threads);
+	free(s->stats);
+	free(s->wakes);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}
+
+int collector_snapshot(struct collector *c, struct snapshot *out)
+{
+	struct collector_bpf *s = c->skel;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	/* Records are laid out as key then value, matching the structs. */
+	_Static_assert(sizeof(struct stat_rec) ==
+		       sizeof(struct dt_stat_key) + sizeof(struct dt_stat_val), "stat_rec");
+	_Static_assert(sizeof(struct wake_rec) == sizeof(struct dt_wake_key) + 8, "wake_rec");
+	if ((err = dump_map(bpf_map__fd(s->maps.stats), sizeof(struct dt_stat_key),
+			    sizeof(struct dt_stat_val), (void **)&out->stats, &out->nstats)) ||
+	    (err = dump_map(bpf_map__fd(s->maps.wakes), sizeof(struct dt_wake_key), 8,
+			    (void **)&out->wakes, &out->nwakes)) ||
+	    (err = read_reqs(c, &out->reqs)))
+		goto fail;
+	if ((err = dump_threads(bpf_map__fd(s->maps.threads), out)))
+		goto fail;
+	return 0;
+fail:
+	snapshot_free(out);
+	return err;
+}
+
+bool collector_any_alive(const struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.traced);
+	__u32 key, next, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (proc_alive((pid_t)next))
+			return true;
+		key = next;
+		prev = &key;
+	}
+	return false;
+}
+
+int collector_add_thread(struct collector *c, pid_t tid, pid_t tgid, const char *comm)
+{
+	struct dt_thread t = { .tgid = (__u32)tgid };
+	__u32 k = (__u32)tid;
+
+	snprintf(t.comm, sizeof(t.comm), "%s", comm);
+	/* BPF_NOEXIST: the kernel side may have seen the thread first. */
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.threads), &k, &t, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return ditto_err(-errno, "cannot record thread %d: %s", tid, strerror(errno));
+	return 0;
+}

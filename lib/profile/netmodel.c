@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The network model, in the artifact's terms: which class accepts, which
+ * serves connections, whether connections are handed from one to the
+ * other (network_dispatch), whether accepting is done away from the main
+ * thread of the main process (accept_dispatch), the I/O model and pool
+ * size of the serving class, and the client side.
+ */
+#include <string.h>
+
+#include "profile_int.h"
+
+#define NR_ACCEPT 43
+#define NR_ACCEPT4 288
+#define NR_CONNECT 42
+
+/* Per class: accept calls, calls on accepted connections, connect calls. */
+struct class_calls {
+	uint64_t accepts, conn_io, connects;
+};
+
+static void count_calls(const struct snapshot *s, struct class_calls *cc)
+{
+	for (size_t i = 0; i < s->nstats; i++) {
+		const struct stat_rec *r = &s->stats[i];
+		const struct thread_rec *t = snapshot_thread(s, r->key.tid);
+
+		if (!t || t->cls < 0)
+			continue;
+		if (r->key.nr == NR_ACCEPT || r->key.nr == NR_ACCEPT4)
+			cc[t->cls].accepts += r->val.calls - r->val.errors;
+		else if (r->key.nr == NR_CONNECT)
+			cc[t->cls].connects += r->val.calls;
+		else if (r->key.accepted)
+			cc[t->cls].conn_io += r->val.calls;
+	}
+}
+
+static int busiest(const struct classes *c, const struct class_calls *cc, uint32_t bit,
+		   size_t field)
+{
+	uint64_t best = 0;
+	int idx = -1;
+
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t v = field == 0 ? cc[i].accepts : cc[i].conn_io;
+
+		if ((c->cls[i].bits & bit) && (idx < 0 || v > best)) {
+			best = v;
+			idx = (int)i;
+		}
+	}
+	return idx;
+}
+
+static uint64_t serving_processes(const struct snapshot *s, int cls)
+{
+	uint32_t seen[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nthreads && n < ARRAY_SIZE(seen); i++) {
+		bool dup = false;
+
+		if (s->threads[i].cls != cls)
+			continue;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = seen[j] == s->threads[i].info.tgid;
+		if (!dup)
+			seen[n++] = s->threads[i].info.tgid;
+	}
+	return n;
+}
+
+static bool accepts_in_main(const struct snapshot *s, int cls)
+{
+	const struct thread_rec *t = snapshot_thread(s, (uint32_t)s->target);
+
+	return t && t->cls == cls && (t->info.bits & TB_ACCEPTS);
+}
+
+static void client_side(const struct classes *c, const struct class_calls *cc,
+			struct network_rec *n)
+{
+	bool async = false;
+
+	for (size_t i = 0; i < c->n; i++) {
+		n->client_connections += cc[i].connects;
+		async |= (c->cls[i].bits & TB_ASYNC_CONN) != 0;
+	}
+	n->client_mode = !n->client_connections ? DITTO_CALL_UNKNOWN
+			 : async ? DITTO_CALL_ASYNC : DITTO_CALL_SYNC;
+}
+
+/*
+ * Thread per connection: blocking serving threads made during the window,
+ * in one process, about as many as the connections accepted. A fixed pool
+ * made at start-up (launch mode) has far fewer threads than connections,
+ * unless the load used very few connections.
+ */
+static bool per_connection(const struct snapshot *s, const struct thread_class_rec *net,
+			   uint64_t processes)
+{
+	uint64_t conns = s->reqs.connections;
+
+	if (!net->created || net->io != DITTO_IO_BLOCKING || processes > 1)
+		return false;
+	return conns && net->count * 2 >= conns;
+}
+
+void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *n)
+{
+	struct class_calls cc[64];
+	const struct thread_class_rec *net;
+
+	memset(n, 0, sizeof(*n));
+	memset(cc, 0, sizeof(cc));
+	n->acceptor = n->network = -1;
+	if (c->n > ARRAY_SIZE(cc))
+		return;
+	count_calls(s, cc);
+	client_side(c, cc, n);
+	n->acceptor = busiest(c, cc, TB_ACCEPTS, 0);
+	n->network = busiest(c, cc, TB_CONN_IO, 1);
+	if (n->network < 0)
+		return;
+	net = &c->cls[n->network];
+	n->io = net->io;
+	n->network_dispatch = n->acceptor >= 0 && n->acceptor != n->network;
+	n->accept_dispatch = n->acceptor >= 0 && !accepts_in_main(s, n->acceptor);
+	n->processes = serving_processes(s, n->network);
+	n->network_threads = per_connection(s, net, n->processes) ? 0 : net->count;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* What /proc says about processes: existence, names, descendants. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile_int.h"
+
+bool proc_exists(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+int proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Parent of pid from /proc/PID/stat (the field after the last ')'). */
+static pid_t proc_ppid(pid_t pid)
+{
+	char path[64], line[512], *p;
+	FILE *f;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+struct pidpair {
+	pid_t pid, ppid;
+};
+
+static int list_processes(struct pidpair **out, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return ditto_err(-errno, "/proc: %s", strerror(errno));
+	while ((e = readdir(d))) {
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (pid <= 0)
+			continue;
+		if (*n == cap) {
+			struct pidpair *p = realloc(*out, (cap = cap ? cap * 2 : 256) * sizeof(*p));
+
+			if (!p) {
+				closedir(d);
+				free(*out);
+				return ditto_err(-ENOMEM, "out of memory");
+			}
+			*out = p;
+		}
+		(*out)[*n].pid = pid;
+		(*out)[(*n)++].ppid = proc_ppid(pid);
+	}
+	closedir(d);
+	return 0;
+}
+
+int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user)
+{
+	struct pidpair *all;
+	size_t n, found = 0;
+	pid_t *queue;
+	int err;
+
+	if ((err = list_processes(&all, &n)))
+		return err;
+	queue = malloc((n + 1) * sizeof(*queue));
+	if (!queue) {
+		free(all);
+		return ditto_err(-ENOMEM, "out of memory");
+	}
+	/* Breadth-first from pid: children, grandchildren, ... */
+	queue[found++] = pid;
+	for (size_t head = 0; head < found && !err; head++)
+		for (size_t i = 0; i < n && !err; i++)
+			if (all[i].ppid == queue[head] && all[i].pid != pid) {
+				queue[found++] = all[i].pid;
+				err = fn(all[i].pid, user);
+			}
+	free(queue);
+	free(all);
+	return err;
+}
+
+/* Inodes of the sockets pid holds open. */
+static size_t socket_inodes(pid_t pid, unsigned long *inodes, size_t max)
+{
+	char path[64], link[64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		char fdpath[320];
+		ssize_t len;
+
+		snprintf(fdpath, sizeof(fdpath), "%s/%s", path, e->d_name);
+		len = readlink(fdpath, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &inodes[n]) == 1)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static size_t listen_ports_in(const char *table, const unsigned long *inodes, size_t ninodes,
+			      uint16_t *ports, size_t n, size_t max)
+{
+	char line[512];
+	FILE *f = fopen(table, "re");
+
+	if (!f)
+		return n;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		unsigned port, state;
+		unsigned long inode;
+		char local[128];
+
+		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+		if (sscanf(line, " %*d: %127s %*s %x %*s %*s %*s %*u %*u %lu", local, &state,
+			   &inode) != 3 || state != 0x0a)
+			continue;
+		if (!strchr(local, ':') || sscanf(strchr(local, ':') + 1, "%x", &port) != 1)
+			continue;
+		for (size_t i = 0; i < ninodes; i++)
+			if (inodes[i] == inode) {
+				bool dup = false;
+
+				for (size_t j = 0; j < n; j++)
+					dup |= ports[j] == port;
+				if (!dup)
+					ports[n++] = (uint16_t)port;
+				break;
+			}
+	}
+	fclose(f);
+	return n;
+}
+
+size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max)
+{
+	unsigned long inodes[1024];
+	char path[64];
+	size_t ni = socket_inodes(pid, inodes, ARRAY_SIZE(inodes)), n;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)pid);
+	n = listen_ports_in(path, inodes, ni, ports, 0, max);
+	snprintf(path, sizeof(path), "/proc/%d/net/tcp6", (int)pid);
+	return listen_ports_in(path, inodes, ni, ports, n, max);
+}
+
+bool proc_alive(pid_t pid)
+{
+	char path[64], line[256], *p, state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		sscanf(p + 1, " %c", &state);
+	fclose(f);
+	return state && state != 'Z' && state != 'X';
+}
+
+int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), void *user)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0; /* gone meanwhile: nothing to add */
+	while (!err && (e = readdir(d))) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (tid <= 0 || proc_comm(tid, comm, sizeof(comm)))
+			continue;
+		err = fn(tid, comm, user);
+	}
+	closedir(d);
+	return err;
+}

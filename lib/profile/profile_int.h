@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interface of the profile stage. */
+#ifndef DITTO_PROFILE_INT_H
+#define DITTO_PROFILE_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ditto/ditto.h>
+#include <ditto/profile.h>
+
+#include "core_int.h"
+#include "bpf/collector.h"
+
+/* ---- collector.c: the BPF programs and their maps ---- */
+struct collector;
+int collector_open(struct collector **out);
+int collector_trace(struct collector *c, pid_t tgid);
+int collector_attach(struct collector *c);
+void collector_detach(struct collector *c);
+void collector_free(struct collector *c);
+bool collector_is_traced(const struct collector *c, pid_t tgid);
+uint64_t collector_syscalls(const struct collector *c);
+uint64_t collector_requests(const struct collector *c);
+/* Whether any traced process still runs (zombies do not count). */
+bool collector_any_alive(const struct collector *c);
+/* Record a thread that exists already (it may stay idle all window). */
+int collector_add_thread(struct collector *c, pid_t tid, pid_t tgid, const char *comm);
+
+/* What the maps held when the window ended. */
+struct thread_rec {
+	uint32_t tid;
+	struct dt_thread info;
+	int cls;		/* thread class index, set by classify */
+};
+
+struct stat_rec {
+	struct dt_stat_key key;
+	struct dt_stat_val val;
+};
+
+struct wake_rec {
+	struct dt_wake_key key;
+	uint64_t count;
+};
+
+struct snapshot {
+	struct thread_rec *threads;
+	size_t nthreads;
+	struct stat_rec *stats;
+	size_t nstats;
+	struct wake_rec *wakes;
+	size_t nwakes;
+	struct dt_req_stats reqs;
+	pid_t target;		/* the process profiled */
+	uint16_t ports[32];	/* its listening ports */
+	size_t nports;
+};
+
+int collector_snapshot(struct collector *c, struct snapshot *out);
+void snapshot_free(struct snapshot *s);
+const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid);
+
+/* ---- env_check.c ---- */
+/* Root or CAP_BPF+CAP_PERFMON, BTF, tracepoints: clear errors otherwise. */
+int profile_env_check(void);
+
+/* ---- proc.c ---- */
+bool proc_exists(pid_t pid);
+/* Exists and is not a zombie. */
+bool proc_alive(pid_t pid);
+/* Calls fn for pid's descendants (not pid itself), found through /proc. */
+int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user);
+int proc_comm(pid_t pid, char *buf, size_t len);
+/* TCP ports pid listens on (IPv4 and IPv6), at most max. */
+size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max);
+/* Calls fn for every thread of process pid with its name. */
+int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), void *user);
+
+/* ---- classify.c: thread classes, roles, network model ---- */
+struct thread_class_rec {
+	char name[32];
+	uint64_t count;
+	enum ditto_role role;
+	enum ditto_io_model io;
+	uint32_t bits;		/* union of the members' TB_* bits */
+	uint64_t cpu_ns, ctx_switches, wakeups;
+	bool has_main;		/* holds the target's main thread */
+	bool created;		/* members were created during the window */
+};
+
+struct classes {
+	struct thread_class_rec *cls;
+	size_t n;
+};
+
+int classify_threads(struct snapshot *s, struct classes *out);
+void classes_free(struct classes *c);
+
+/* ---- netmodel.c ---- */
+struct network_rec {
+	enum ditto_io_model io;
+	bool accept_dispatch, network_dispatch;
+	uint64_t network_threads, processes, client_connections;
+	enum ditto_call_mode client_mode;
+	int acceptor, network;	/* class indexes, -1 when none */
+};
+void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *out);
+
+/* ---- build_model.c ---- */
+struct build_args {
+	const char *service_name;
+	uint64_t requests_override;
+	double window_s;
+	bool target_exited;
+};
+int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,
+		struct ditto_model **out);
+
+/* ---- host_info.c ---- */
+void host_info_fill(struct ditto_meta *meta);
+
+/* ---- framing.c ---- */
+enum ditto_framing framing_detect(const unsigned char *bytes, size_t len);
+
+#endif /* DITTO_PROFILE_INT_H */

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A profile session: the public ditto_profile_* API. It owns the BPF
+ * collector, a timer for progress and liveness checks, an eventfd for
+ * cancellation, and one epoll fd that event loops can watch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile_int.h"
+
+enum state { ST_IDLE, ST_RUNNING, ST_ENDED, ST_FINISHED };
+
+struct ditto_profile {
+	double duration_s;
+	char *service_name;
+	uint64_t requests;
+	ditto_progress_fn progress;
+	void *user;
+	struct collector *col;
+	int epfd, evfd, tfd, lockfd;
+	pid_t target, child;
+	enum state state;
+	struct timespec start;
+	double elapsed_s;
+	bool target_exited;
+	uint16_t ports[32];
+	size_t nports;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double elapsed(const struct ditto_profile *p)
+{
+	return now_s() - ((double)p->start.tv_sec + (double)p->start.tv_nsec / 1e9);
+}
+
+static int watch(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int open_fds(struct ditto_profile *p)
+{
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (p->epfd < 0 || p->evfd < 0 || p->tfd < 0 || watch(p->epfd, p->evfd) ||
+	    watch(p->epfd, p->tfd))
+		return ditto_err(-errno, "profile: cannot create event fds: %s", strerror(errno));
+	return 0;
+}
+
+static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o)
+{
+	const char *name = OPTS_GET(o, service_name, NULL);
+	double d = OPTS_GET(o, duration_s, 0.0);
+
+	if (d < 0 || d != d)
+		return ditto_err(-EINVAL, "profile: duration %g is not valid", d);
+	p->duration_s = d;
+	p->requests = OPTS_GET(o, requests, 0);
+	p->progress = OPTS_GET(o, progress, NULL);
+	p->user = OPTS_GET(o, user, NULL);
+	if (name && !(p->service_name = strdup(name)))
+		return ditto_err(-ENOMEM, "out of memory");
+	return 0;
+}
+
+DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct ditto_profile **out)
+{
+	struct ditto_profile *p;
+	int err;
+
+	*out = NULL;
+	if ((err = OPTS_CHECK(opts, ditto_profile_opts)) || (err = profile_env_check()))
+		return err;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return ditto_err(-ENOMEM, "out of memory");
+	p->epfd = p->evfd = p->tfd = p->lockfd = -1;
+	if ((err = copy_opts(p, opts)) || (err = open_fds(p)) || (err = collector_open(&p->col))) {
+		ditto_profile_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* One session per target: a second profiler would double-count. */
+static int lock_target(struct ditto_profile *p, pid_t pid)
+{
+	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp";
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/ditto-profile-%d.lock", dir, (int)pid);
+	p->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (p->lockfd < 0)
+		return ditto_err(-errno, "profile: cannot create %s: %s", path, strerror(errno));
+	if (flock(p->lockfd, LOCK_EX | LOCK_NB)) {
+		close(p->lockfd);
+		p->lockfd = -1;
+		return ditto_err(-EBUSY, "process %d is already being profiled by another libditto "
+				 "session (lock %s)", (int)pid, path);
+	}
+	return 0;
+}
+
+struct thread_ctx {
+	struct ditto_profile *p;
+	pid_t tgid;
+};
+
+static int add_thread(pid_t tid, const char *comm, void *user)
+{
+	struct thread_ctx *t = user;
+
+	return collector_add_thread(t->p->col, tid, t->tgid, comm);
+}
+
+/* Trace a process and record its threads, idle ones included. */
+static int trace_process(struct ditto_profile *p, pid_t pid)
+{
+	struct thread_ctx t = { p, pid };
+	int err = collector_trace(p->col, pid);
+
+	if (p->nports < ARRAY_SIZE(p->ports))
+		p->nports += proc_listen_ports(pid, p->ports + p->nports,
+					       ARRAY_SIZE(p->ports) - p->nports);
+	return err ? err : proc_threads(pid, add_thread, &t);
+}
+
+static int trace_child(pid_t child, void *user)
+{
+	return trace_process(user, child);
+}
+
+static int start_window(struct ditto_profile *p, pid_t pid)
+{
+	struct itimerspec tick = { { 1, 0 }, { 1, 0 } };
+	int err;
+
+	if ((err = collector_trace(p->col, pid)) || (err = collector_attach(p->col)))
+		return err;
+	/* Attached first, then scanned: forks in between are seen by the kernel side. */
+	if ((err = trace_process(p, pid)) || (err = proc_descendants(pid, trace_child, p))) {
+		collector_detach(p->col);
+		return err;
+	}
+	timerfd_settime(p->tfd, 0, &tick, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	p->target = pid;
+	p->state = ST_RUNNING;
+	if (!p->service_name) {
+		char comm[32];
+
+		p->service_name = strdup(proc_comm(pid, comm, sizeof(comm)) ? "service" : comm);
+		if (!p->service_name)
+			return ditto_err(-ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid)
+{
+	int err;
+
+	if (!p || p->state != ST_IDLE)
+		return ditto_err(-EINVAL, "profile: session is not idle");
+	if (!proc_exists(pid))
+		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
+	if ((err = lock_target(p, pid)))
+		return err;
+	return start_window(p, pid);
+}
+
+/* The child waits on a pipe until it is traced, so nothing is missed. */
+static void launched_child(int rd, char *const argv[])
+{
+	char go;
+
+	if (read(rd, &go, 1) != 1)
+		_exit(127);
+	close(rd);
+	execvp(argv[0], argv);
+	fprintf(stderr, "ditto: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[])
+{
+	int pipefd[2], err;
+	pid_t pid;
+
+	if (!p || p->state != ST_IDLE || !argv || !argv[0])
+		return ditto_err(-EINVAL, "profile: session is not idle or no command given");
+	if (pipe2(pipefd, O_CLOEXEC))
+		return ditto_err(-errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ditto_err(err, "fork: %s", strerror(-err));
+	}
+	if (pid == 0) {
+		close(pipefd[1]);
+		launched_child(pipefd[0], argv);
+	}
+	close(pipefd[0]);
+	p->child = pid;
+	if ((err = lock_target(p, pid)) || (err = start_window(p, pid))) {
+		close(pipefd[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		p->child = 0;
+		return err;
+	}
+	if (write(pipefd[1], "g", 1) != 1)
+		err = ditto_err(-errno, "cannot start %s: %s", argv[0], strerror(errno));
+	close(pipefd[1]);
+	return err;
+}
+
+DITTO_API int ditto_profile_fd(const struct ditto_profile *p)
+{
+	return p ? p->epfd : -1;
+}
+
+static void end_window(struct ditto_profile *p)
+{
+	struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+
+	if (p->state != ST_RUNNING)
+		return;
+	collector_detach(p->col);
+	timerfd_settime(p->tfd, 0, &off, NULL);
+	p->elapsed_s = elapsed(p);
+	p->state = ST_ENDED;
+}
+
+static void reap_child(struct ditto_profile *p)
+{
+	if (p->child > 0 && waitpid(p->child, NULL, WNOHANG) == p->child)
+		p->child = 0;
+}
+
+static void on_tick(struct ditto_profile *p)
+{
+	uint64_t n;
+
+	if (read(p->tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	reap_child(p);
+	if (!collector_any_alive(p->col)) {
+		p->target_exited = true;
+		end_window(p);
+	}
+	if (p->progress)
+		p->progress(elapsed(p), p->duration_s, collector_syscalls(p->col),
+			    collector_requests(p->col), p->user);
+}
+
+static int wait_ms(const struct ditto_profile *p, int timeout_ms)
+{
+	double left;
+	int ms;
+
+	if (p->duration_s <= 0)
+		return timeout_ms;
+	left = p->duration_s - elapsed(p);
+	ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
+}
+
+DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
+{
+	struct epoll_event ev[4];
+	int n;
+
+	if (!p)
+		return ditto_err(-EINVAL, "profile: NULL session");
+	if (p->state != ST_RUNNING)
+		return 0;
+	n = epoll_wait(p->epfd, ev, ARRAY_SIZE(ev), wait_ms(p, timeout_ms));
+	if (n < 0 && errno != EINTR)
+		return ditto_err(-errno, "profile: epoll_wait: %s", strerror(errno));
+	for (int i = 0; i < n && p->state == ST_RUNNING; i++) {
+		if (ev[i].data.fd == p->tfd)
+			on_tick(p);
+		else if (ev[i].data.fd == p->evfd)
+			end_window(p);
+	}
+	if (p->state == ST_RUNNING && p->duration_s > 0 && elapsed(p) >= p->duration_s)
+		end_window(p);
+	return p->state == ST_RUNNING;
+}
+
+DITTO_API int ditto_profile_run(struct ditto_profile *p)
+{
+	int r;
+
+	while ((r = ditto_profile_step(p, 1000)) > 0)
+		;
+	return r;
+}
+
+DITTO_API void ditto_profile_cancel(struct ditto_profile *p)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	/* Only an eventfd write: async-signal-safe. */
+	if (p && p->evfd >= 0)
+		n = write(p->evfd, &one, sizeof(one));
+	(void)n;
+}
+
+static int collect(struct ditto_profile *p, struct ditto_model **out)
+{
+	struct build_args a = { p->service_name, p->requests, p->elapsed_s, p->target_exited };
+	struct snapshot s;
+	struct classes c;
+	int err;
+
+	if ((err = collector_snapshot(p->col, &s)))
+		return err;
+	s.target = p->target;
+	memcpy(s.ports, p->ports, sizeof(s.ports));
+	s.nports = p->nports;
+	if (!(err = classify_threads(&s, &c))) {
+		err = build_model(&s, &c, &a, out);
+		classes_free(&c);
+	}
+	snapshot_free(&s);
+	return err;
+}
+
+DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out)
+{
+	int err;
+
+	if (!p || !out)
+		return ditto_err(-EINVAL, "profile: NULL argument");
+	*out = NULL;
+	if (p->state == ST_IDLE || p->state == ST_FINISHED)
+		return ditto_err(-EINVAL, "profile: nothing was profiled");
+	end_window(p);
+	p->state = ST_FINISHED;
+	if ((err = collect(p, out)))
+		return err;
+	if (p->target_exited)
+		ditto_warn("process %d exited after %.1f s: the model holds what was collected "
+			   "until then", (int)p->target, p->elapsed_s);
+	return 0;
+}
+
+DITTO_API void ditto_profile_free(struct ditto_profile *p)
+{
+	if (!p)
+		return;
+	end_window(p);
+	collector_free(p->col);
+	if (p->child > 0)
+		reap_child(p);
+	for (int *fd = &p->epfd; fd <= &p->lockfd; fd++)
+		if (*fd >= 0)
+			close(*fd);
+	free(p->service_name);
+	free(p);
+}
