@@ -132,9 +132,21 @@ static void name_classes(struct classes *c)
 	}
 }
 
-/* Background classes woken by the network or acceptor class are workers. */
+/*
+ * Background classes that the network or acceptor class wakes for most of
+ * their wake-ups, and that do real work (a tenth of the network class's
+ * CPU time or more), are workers: requests are handed to them. Periodic
+ * housekeeping threads woken now and then stay background.
+ */
 static void find_workers(const struct snapshot *s, struct classes *c)
 {
+	uint64_t *from_net = calloc(c->n + 1, sizeof(*from_net)), net_cpu = 0;
+
+	if (!from_net)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->cls[i].role == DITTO_ROLE_NETWORK)
+			net_cpu += c->cls[i].cpu_ns;
 	for (size_t i = 0; i < s->nwakes; i++) {
 		const struct thread_rec *a = snapshot_thread(s, s->wakes[i].key.waker);
 		const struct thread_rec *b = snapshot_thread(s, s->wakes[i].key.wakee);
@@ -143,11 +155,17 @@ static void find_workers(const struct snapshot *s, struct classes *c)
 		if (!a || !b || a->cls < 0 || b->cls < 0 || a->cls == b->cls)
 			continue;
 		ra = c->cls[a->cls].role;
-		if ((ra == DITTO_ROLE_NETWORK || ra == DITTO_ROLE_ACCEPTOR) &&
-		    c->cls[b->cls].role == DITTO_ROLE_BACKGROUND && c->cls[b->cls].cpu_ns > 0 &&
-		    s->wakes[i].count >= 100)
-			c->cls[b->cls].role = DITTO_ROLE_WORKER;
+		if (ra == DITTO_ROLE_NETWORK || ra == DITTO_ROLE_ACCEPTOR)
+			from_net[b->cls] += s->wakes[i].count;
 	}
+	for (size_t i = 0; i < c->n; i++) {
+		struct thread_class_rec *k = &c->cls[i];
+
+		if (k->role == DITTO_ROLE_BACKGROUND && from_net[i] && from_net[i] * 2 >= k->wakeups &&
+		    k->cpu_ns * 10 >= net_cpu)
+			k->role = DITTO_ROLE_WORKER;
+	}
+	free(from_net);
 }
 
 int classify_threads(struct snapshot *s, struct classes *out)

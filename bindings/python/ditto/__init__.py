@@ -13,13 +13,15 @@ from .errors import (CorruptError, DittoError, DittoTypeError, InvalidError, Lim
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
+from .profile import Profile, profile
 from .model import (Comparison, Meta, Metric, Model, Requests, Service, Syscall,
                     ThreadClass)
 
 __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
-           'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA']
+           'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
+           'Profile', 'profile']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

@@ -74,6 +74,17 @@ class CompareOpts(Structure):
     _fields_ = [('sz', c_size_t), ('min_error', c_double)]
 
 
+# typedef void (*ditto_progress_fn)(double elapsed_s, double duration_s,
+#                                   uint64_t syscalls, uint64_t requests, void *user);
+PROGRESS_FN = CFUNCTYPE(None, c_double, c_double, c_uint64, c_uint64, c_void_p)
+
+
+class ProfileOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('duration_s', c_double), ('service_name', c_char_p),
+                ('requests', c_uint64), ('sample_hz', c_int), ('progress', PROGRESS_FN),
+                ('user', c_void_p)]
+
+
 def make_opts(cls, **fields):
     """An options struct with sz set and every other field zero unless given."""
     o = cls(**fields)
@@ -88,6 +99,17 @@ _E = c_int               # an enum
 _U64P = POINTER(c_uint64)
 
 _SIGS = {
+    # profile.h
+    'ditto_profile_new': (c_int, [POINTER(ProfileOpts), _PP]),
+    'ditto_profile_free': (None, [_P]),
+    'ditto_profile_attach': (c_int, [_P, c_int]),
+    'ditto_profile_launch': (c_int, [_P, POINTER(c_char_p)]),
+    'ditto_profile_fd': (c_int, [_P]),
+    'ditto_profile_step': (c_int, [_P, c_int]),
+    'ditto_profile_run': (c_int, [_P]),
+    'ditto_profile_cancel': (None, [_P]),
+    'ditto_profile_finish': (c_int, [_P, _PP]),
+
     # ditto.h: version, errors, memory
     'ditto_version': (_S, []),
     'ditto_version_number': (c_uint, []),

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""Profiling a live service into a Model (profile.h).
+
+    with ditto.Profile(duration=10) as p:
+        p.attach(pid)
+        p.run()
+        model = p.finish()
+
+or, for an event loop, watch p.fileno() and call p.step(0) when readable.
+Needs root (or CAP_BPF and CAP_PERFMON).
+"""
+
+import ctypes
+from ctypes import c_char_p, c_void_p
+
+from . import _lib
+from ._lib import lib
+from .errors import check
+from .model import Model
+
+
+class Profile:
+    """A profile session (ditto_profile_*). The target keeps running; every
+    probe is detached when the session finishes or is closed."""
+
+    def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
+                 progress=None):
+        self._progress = None
+        if progress is not None:
+            # Keep the ctypes callback alive as long as the session.
+            self._progress = _lib.PROGRESS_FN(
+                lambda e, d, s, r, u: progress(e, d, s, r))
+        opts = _lib.make_opts(_lib.ProfileOpts, duration_s=float(duration),
+                              requests=int(requests), sample_hz=int(sample_hz))
+        self._name = service_name.encode() if service_name else None
+        opts.service_name = self._name
+        if self._progress is not None:
+            opts.progress = self._progress
+        ptr = c_void_p()
+        check(lib.ditto_profile_new(ctypes.byref(opts), ctypes.byref(ptr)))
+        self._ptr = ptr
+
+    def attach(self, pid):
+        """Start profiling process pid and its descendants."""
+        check(lib.ditto_profile_attach(self._ptr, int(pid)))
+
+    def launch(self, argv):
+        """Start argv and profile it from its first instruction."""
+        args = (c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
+        check(lib.ditto_profile_launch(self._ptr, args))
+
+    def fileno(self):
+        """Readable when step() has work."""
+        return lib.ditto_profile_fd(self._ptr)
+
+    def step(self, timeout_ms=0):
+        """Do pending work; True while the window runs."""
+        return check(lib.ditto_profile_step(self._ptr, int(timeout_ms))) > 0
+
+    def run(self):
+        """Block until the window ends (duration, cancel, or the target exits)."""
+        check(lib.ditto_profile_run(self._ptr))
+
+    def cancel(self):
+        """End the window early; safe from another thread."""
+        lib.ditto_profile_cancel(self._ptr)
+
+    def finish(self):
+        """Detach and return the Model of what was collected."""
+        out = c_void_p()
+        check(lib.ditto_profile_finish(self._ptr, ctypes.byref(out)))
+        return Model._wrap(out.value)
+
+    def close(self):
+        if getattr(self, '_ptr', None):
+            lib.ditto_profile_free(self._ptr)
+            self._ptr = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def profile(pid, duration, **kw):
+    """Profile process pid for duration seconds and return its Model."""
+    with Profile(duration=duration, **kw) as p:
+        p.attach(pid)
+        p.run()
+        return p.finish()

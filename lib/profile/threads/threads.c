@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The thread sampler: perf samples in, one call tree per thread out, and
+ * the distances and classes computed from those trees.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "threads_int.h"
+
+struct tthread {
+	struct tsamp_thread_info info;
+	struct calltree tree;
+};
+
+struct thread_sampler {
+	struct perf_sampler perf;
+	struct unwinder uw;
+	struct labels labels;
+	bool (*traced)(int tgid, void *user);
+	void *user;
+	struct tthread *threads;
+	size_t nthreads, cap;
+	struct idmap by_tid;
+	uint32_t root, partial, kernel;	/* pseudo-frame labels */
+	uint64_t unwind_ns, named_end;
+	bool stopped;
+};
+
+static bool not_self(int tgid, void *user)
+{
+	(void)user;
+	return tgid != getpid();
+}
+
+static int pseudo_labels(struct thread_sampler *s)
+{
+	int err;
+
+	/* Brackets keep them apart from any symbol name. */
+	if ((err = labels_intern(&s->labels, "[thread]", &s->root)) ||
+	    (err = labels_intern(&s->labels, "[partial]", &s->partial)))
+		return err;
+	return labels_intern(&s->labels, "[kernel]", &s->kernel);
+}
+
+int tsamp_new(int hz, bool (*traced)(int tgid, void *user), void *user,
+	      struct thread_sampler **out)
+{
+	struct thread_sampler *s;
+	int err;
+
+	*out = NULL;
+	if (hz < 1)
+		return ditto_err(-EINVAL, "threads: sampling rate %d Hz", hz);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ditto_err(-ENOMEM, "threads: out of memory");
+	s->traced = traced ? traced : not_self;
+	s->user = user;
+	s->perf.epfd = -1;
+	unwinder_init(&s->uw, &s->labels);
+	if ((err = pseudo_labels(s)) || (err = perf_sampler_open(&s->perf, hz))) {
+		tsamp_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+int tsamp_fd(const struct thread_sampler *s)
+{
+	return s->stopped ? -1 : s->perf.epfd;
+}
+
+static int get_thread(struct thread_sampler *s, const struct sample *smp, struct tthread **out)
+{
+	uint32_t idx;
+	int err;
+
+	if (idmap_get(&s->by_tid, (uint32_t)smp->tid, &idx)) {
+		*out = &s->threads[idx];
+		return 0;
+	}
+	if (s->nthreads == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		struct tthread *v = realloc(s->threads, cap * sizeof(*v));
+
+		if (!v)
+			return ditto_err(-ENOMEM, "threads: out of memory");
+		s->threads = v;
+		s->cap = cap;
+	}
+	*out = &s->threads[s->nthreads];
+	(*out)->info = (struct tsamp_thread_info){ .tid = smp->tid, .tgid = smp->tgid };
+	if ((err = calltree_init(&(*out)->tree, s->root)))
+		return err;
+	if ((err = idmap_put(&s->by_tid, (uint32_t)smp->tid, (uint32_t)s->nthreads))) {
+		calltree_free(&(*out)->tree);
+		return err;
+	}
+	s->nthreads++;
+	return 0;
+}
+
+/*
+ * Outermost frame first. A stack that did not unwind to its end hangs under
+ * "[partial]": its outer frames are unknown, and placing it at the root
+ * would fake a path. Kernel-mode samples end in a "[kernel]" leaf.
+ */
+static size_t tree_path(const struct thread_sampler *s, const struct sample *smp,
+			const struct unwound *uw, uint32_t *path)
+{
+	size_t len = 0;
+
+	if (!uw->complete)
+		path[len++] = s->partial;
+	for (size_t i = uw->n; i-- > 0;)
+		path[len++] = uw->label[i];
+	if (smp->kernel)
+		path[len++] = s->kernel;
+	return len;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int on_sample(void *arg, const struct sample *smp)
+{
+	struct thread_sampler *s = arg;
+	uint32_t path[TSAMP_MAX_FRAMES + 2];
+	struct unwound uw;
+	struct tthread *t = NULL;
+	uint64_t t0;
+	int err;
+
+	if (!s->traced(smp->tgid, s->user))
+		return 0;
+	if ((err = get_thread(s, smp, &t)))
+		return err;
+	t0 = now_ns();
+	err = unwind_sample(&s->uw, smp, &uw);
+	s->unwind_ns += now_ns() - t0;
+	if (err)
+		return err;
+	t->info.samples++;
+	t->info.unwound += uw.complete;
+	t->info.kernel += smp->kernel;
+	s->named_end += uw.named_end;
+	return calltree_add(&t->tree, path, tree_path(s, smp, &uw, path), 1);
+}
+
+static uint64_t total_samples(const struct thread_sampler *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++)
+		n += s->threads[i].info.samples;
+	return n;
+}
+
+int tsamp_drain(struct thread_sampler *s)
+{
+	uint64_t before = total_samples(s);
+	int err;
+
+	if (s->stopped)
+		return 0;
+	unwinder_new_pass(&s->uw);
+	if ((err = perf_sampler_read(&s->perf, on_sample, s)))
+		return err;
+	uint64_t kept = total_samples(s) - before;
+
+	return kept > INT32_MAX ? INT32_MAX : (int)kept;
+}
+
+void tsamp_stop(struct thread_sampler *s)
+{
+	if (!s || s->stopped)
+		return;
+	perf_sampler_disable(&s->perf);
+	/* Keep what is already in the rings; an error here only loses those samples. */
+	unwinder_new_pass(&s->uw);
+	perf_sampler_read(&s->perf, on_sample, s);
+	perf_sampler_close(&s->perf);
+	unwinder_fini(&s->uw);
+	s->stopped = true;
+}
+
+size_t tsamp_thread_count(const struct thread_sampler *s)
+{
+	return s->nthreads;
+}
+
+int tsamp_thread(const struct thread_sampler *s, size_t i, struct tsamp_thread_info *out)
+{
+	if (i >= s->nthreads)
+		return ditto_err(-DITTO_ENOTFOUND, "threads: no thread %zu (%zu seen)", i,
+				 s->nthreads);
+	*out = s->threads[i].info;
+	return 0;
+}
+
+static uint64_t total_unwound(const struct thread_sampler *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++)
+		n += s->threads[i].info.unwound;
+	return n;
+}
+
+double tsamp_unwind_success(const struct thread_sampler *s)
+{
+	uint64_t n = total_samples(s);
+
+	return n ? (double)total_unwound(s) / (double)n : 0;
+}
+
+uint64_t tsamp_lost(const struct thread_sampler *s)
+{
+	return s->perf.lost;
+}
+
+void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out)
+{
+	*out = (struct tsamp_stats){
+		.read = s->perf.read,
+		.kept = total_samples(s),
+		.unwound = total_unwound(s),
+		.named_outermost = s->named_end,
+		.lost = s->perf.lost,
+		.maps_reads = s->uw.maps_reads,
+		.cpus = s->perf.nrings,
+		.kernel_excluded = s->perf.exclude_kernel,
+	};
+	for (size_t i = 0; i < s->nthreads; i++)
+		out->kernel += s->threads[i].info.kernel;
+	out->modules = s->uw.mods.n;
+	out->unwind_us = out->kept ? (double)s->unwind_ns / 1e3 / (double)out->kept : 0;
+}
+
+static const struct calltree *tree_of(const struct thread_sampler *s, int tid)
+{
+	uint32_t idx;
+
+	return idmap_get(&s->by_tid, (uint32_t)tid, &idx) ? &s->threads[idx].tree : NULL;
+}
+
+/* Pruned, canonically ordered trees for tids[0..n); missing threads are empty. */
+static int build_trees(const struct thread_sampler *s, const int *tids, size_t n,
+		       struct ted_tree *trees)
+{
+	uint32_t *rank = NULL;
+	int err = labels_rank(&s->labels, &rank);
+
+	for (size_t i = 0; !err && i < n; i++)
+		err = ted_tree_build(tree_of(s, tids[i]), rank, TED_MIN_SHARE, TED_MAX_NODES,
+				     &trees[i]);
+	free(rank);
+	return err;
+}
+
+static void free_trees(struct ted_tree *trees, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ted_tree_free(&trees[i]);
+	free(trees);
+}
+
+int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out)
+{
+	int tids[2] = { tid_a, tid_b };
+	struct ted_tree *t = calloc(2, sizeof(*t));
+	int err;
+
+	if (!t)
+		return ditto_err(-ENOMEM, "threads: out of memory");
+	err = build_trees(s, tids, 2, t);
+	if (!err)
+		err = ted_distance(&t[0], &t[1], NULL, out);
+	free_trees(t, 2);
+	return err;
+}
+
+static int distance_matrix(const struct ted_tree *t, size_t n, double *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		d[i * n + i] = 0;
+		for (size_t j = i + 1; j < n; j++) {
+			int err = ted_distance(&t[i], &t[j], NULL, &d[i * n + j]);
+
+			if (err)
+				return err;
+			d[j * n + i] = d[i * n + j];
+		}
+	}
+	return 0;
+}
+
+int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, double threshold,
+		  int *class_of, size_t *nclasses)
+{
+	struct ted_tree *t;
+	double *d;
+	int err;
+
+	*nclasses = 0;
+	if (!n)
+		return 0;
+	if (n > 65536)
+		return ditto_err(-DITTO_ELIMIT, "threads: %zu threads to cluster", n);
+	t = calloc(n, sizeof(*t));
+	d = malloc(n * n * sizeof(*d));
+	if (!t || !d) {
+		free(t);
+		free(d);
+		return ditto_err(-ENOMEM, "threads: out of memory");
+	}
+	err = build_trees(s, tids, n, t);
+	if (!err)
+		err = distance_matrix(t, n, d);
+	if (!err)
+		err = cluster_average(d, n, threshold, class_of, nclasses);
+	free_trees(t, n);
+	free(d);
+	return err;
+}
+
+static void dump_node(const struct thread_sampler *s, const struct calltree *t, uint32_t at,
+		      int depth, uint64_t min_w, FILE *f)
+{
+	for (uint32_t c = t->v[at].first_child; c != CT_NONE; c = t->v[c].next_sibling) {
+		if (t->v[c].weight < min_w)
+			continue;
+		fprintf(f, "%*s%s %llu\n", 2 * depth, "", labels_str(&s->labels, t->v[c].label),
+			(unsigned long long)t->v[c].weight);
+		dump_node(s, t, c, depth + 1, min_w, f);
+	}
+}
+
+int tsamp_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f)
+{
+	const struct calltree *t = tree_of(s, tid);
+	uint64_t min_w;
+
+	if (!t)
+		return ditto_err(-DITTO_ENOTFOUND, "threads: no samples of thread %d", tid);
+	min_w = (uint64_t)(min_share * (double)t->v[0].weight);
+	fprintf(f, "[thread %d] %llu\n", tid, (unsigned long long)t->v[0].weight);
+	dump_node(s, t, 0, 1, min_w ? min_w : 1, f);
+	return 0;
+}
+
+void tsamp_free(struct thread_sampler *s)
+{
+	if (!s)
+		return;
+	tsamp_stop(s);
+	perf_sampler_close(&s->perf);
+	unwinder_fini(&s->uw);
+	for (size_t i = 0; i < s->nthreads; i++)
+		calltree_free(&s->threads[i].tree);
+	free(s->threads);
+	idmap_free(&s->by_tid);
+	labels_free(&s->labels);
+	free(s);
+}

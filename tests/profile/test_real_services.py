@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+"""The profiler on real services from Debian under their own load
+generators: redis-server (one epoll event loop plus background threads)
+and memcached -t 4 (the main thread accepts and hands connections to four
+epoll worker threads)."""
+
+from conftest import free_port, need, per_request, profile_during, thread_classes
+
+
+def test_redis_is_one_epoll_loop_with_background_threads(server_factory):
+    port = free_port()
+    srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
+                          '--save', '', '--appendonly', 'no'], port)
+    n = 20000
+    model, load = profile_during(srv.pid, [need('redis-benchmark'), '-p', str(port), '-n',
+                                           str(n), '-c', '8', '-t', 'get,set', '-q'])
+    assert load.returncode == 0, load.stderr
+    net = model.get('services[0].network')
+    assert net['io_model'] == 'epoll'
+    assert net['accept_dispatch'] is False
+    assert net['network_dispatch'] is False
+    assert net['network_threads'] == 1
+    assert net['processes'] == 1
+    roles = thread_classes(model)
+    assert roles['network'] == [(1, 'epoll')]
+    assert 'acceptor' not in roles and 'worker' not in roles
+    assert sum(c for c, _ in roles['background']) >= 1
+    assert model.get('services[0].framing') == 'resp'
+    assert port in model.get('services[0].ports')
+    # redis-benchmark adds a CONFIG GET or two on its own connection.
+    requests = model.get('services[0].requests.count')
+    assert 2 * n <= requests <= 2 * n + 10
+    assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
+    assert 0.95 <= per_request(model, 'network', 'write', 'tcp') <= 1.05
+    # Sizes are returned bytes, not buffer capacities (redis reads into 16 KiB).
+    read = model.get('services[0].syscalls[network:read:tcp]')
+    assert read['ret']['buckets'][-1]['hi'] < read['size']['buckets'][0]['lo']
+
+
+def test_memcached_accepts_in_main_and_serves_in_four_epoll_workers(server_factory):
+    port = free_port()
+    srv = server_factory([need('memcached'), '-t', '4', '-l', '127.0.0.1', '-p', str(port),
+                          '-U', '0', '-u', 'root'], port)
+    n = 20000
+    model, load = profile_during(srv.pid, [need('memcaslap'), '-s', '127.0.0.1:%d' % port,
+                                           '-T', '2', '-c', '16', '-x', str(n)])
+    assert load.returncode == 0, load.stderr
+    net = model.get('services[0].network')
+    assert net['io_model'] == 'epoll'
+    assert net['accept_dispatch'] is False
+    assert net['network_dispatch'] is True
+    assert net['network_threads'] == 4
+    assert net['processes'] == 1
+    roles = thread_classes(model)
+    assert roles['acceptor'] == [(1, 'epoll')]
+    assert roles['network'] == [(4, 'epoll')]
+    assert model.get('services[0].framing') == 'memcache-text'
+    requests = model.get('services[0].requests.count')
+    assert n <= requests <= n + 10
+    assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
+    assert 0.95 <= per_request(model, 'network', 'sendmsg', 'tcp') <= 1.05
