@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: MIT
+"""Bad input and faults: a PID that does not exist or exits mid-window, a
+second profiler on one PID, Ctrl-C, a killed profiler, missing privileges.
+The target is never left stopped or traced, and nothing stays loaded."""
+
+import errno
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ditto
+from conftest import free_port, need, stop
+
+CLI = os.environ.get('DITTO_CLI')
+OUR_PROGRAMS = {'on_sys_enter', 'on_sys_exit', 'on_switch', 'on_wakeup', 'on_fork', 'on_exit'}
+
+
+def our_bpf_programs():
+    """How many of the collector's programs are loaded in the kernel now."""
+    out = subprocess.run([need('bpftool'), '-j', 'prog', 'show'], stdout=subprocess.PIPE,
+                         check=True).stdout
+    return sum(1 for p in json.loads(out or b'[]') if p.get('name') in OUR_PROGRAMS)
+
+
+def wait_unloaded(before, timeout=5):
+    """The kernel frees programs shortly after their last fd closes."""
+    deadline = time.monotonic() + timeout
+    while our_bpf_programs() != before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return our_bpf_programs()
+
+
+def proc_status(pid):
+    fields = {}
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            k, _, v = line.partition(':')
+            fields[k] = v.strip()
+    return fields
+
+
+def sleeper(seconds):
+    return subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(%g)' % seconds])
+
+
+def test_pid_that_does_not_exist_is_esrch():
+    with ditto.Profile(duration=1) as p:
+        with pytest.raises(ditto.DittoError) as e:
+            p.attach(4194000)
+    assert e.value.code == -errno.ESRCH
+    assert '4194000' in e.value.message
+
+
+def test_target_exiting_mid_window_keeps_what_was_collected():
+    proc = sleeper(1.0)
+    try:
+        t0 = time.monotonic()
+        with ditto.Profile(duration=30) as p:
+            p.attach(proc.pid)
+            p.run()
+            model = p.finish()
+        assert time.monotonic() - t0 < 10, 'the window should end when the target exits'
+        model.validate()
+        assert model.get('meta.window_s') < 10
+        assert model.get('services[0].threads')
+    finally:
+        stop(proc)
+
+
+def test_second_profiler_on_the_same_pid_is_ebusy():
+    proc = sleeper(30)
+    try:
+        with ditto.Profile(duration=5) as first, ditto.Profile(duration=5) as second:
+            first.attach(proc.pid)
+            with pytest.raises(ditto.DittoError) as e:
+                second.attach(proc.pid)
+            assert e.value.code == -errno.EBUSY
+            first.cancel()
+            first.run()
+            first.finish()
+    finally:
+        stop(proc)
+
+
+def test_event_loop_integration_with_fileno_and_step():
+    proc = sleeper(30)
+    try:
+        with ditto.Profile(duration=1.5) as p:
+            p.attach(proc.pid)
+            steps = 0
+            while True:
+                select.select([p.fileno()], [], [], 2.0)
+                steps += 1
+                if not p.step(0):
+                    break
+            assert 1 <= steps <= 10
+            p.finish().validate()
+    finally:
+        stop(proc)
+
+
+def test_sigint_writes_the_model_and_leaves_the_target_running(tmp_path):
+    before = wait_unloaded(0)
+    proc = sleeper(60)
+    out = tmp_path / 'model.msgpack'
+    try:
+        cli = subprocess.Popen([CLI, 'profile', '--pid', str(proc.pid), '-q', '-o', str(out)],
+                               stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        assert our_bpf_programs() == before + len(OUR_PROGRAMS)
+        cli.send_signal(signal.SIGINT)
+        _, err = cli.communicate(timeout=20)
+        assert cli.returncode == 0, err
+        assert out.exists()
+        ditto.Model.load(str(out)).validate()
+        status = proc_status(proc.pid)
+        assert status['TracerPid'] == '0'
+        assert status['State'][0] in 'SR'
+        assert wait_unloaded(before) == before
+    finally:
+        stop(proc)
+
+
+def test_killed_profiler_leaks_no_bpf_program(tmp_path):
+    before = wait_unloaded(0)
+    proc = sleeper(60)
+    try:
+        cli = subprocess.Popen([CLI, 'profile', '--pid', str(proc.pid), '-q', '-o',
+                                str(tmp_path / 'm')], stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        cli.kill()
+        cli.wait(10)
+        assert wait_unloaded(before) == before
+        assert proc.poll() is None and proc_status(proc.pid)['State'][0] in 'SR'
+    finally:
+        stop(proc)
+
+
+def test_without_privileges_the_missing_capability_is_named(tmp_path):
+    setpriv = shutil.which('setpriv')
+    if not setpriv:
+        pytest.skip('setpriv (util-linux) not found')
+    r = subprocess.run([setpriv, '--reuid=65534', '--regid=65534', '--clear-groups',
+                        '--inh-caps=-all', CLI, 'profile', '--pid', str(os.getpid()), '-d', '1',
+                        '-o', str(tmp_path / 'm')], stderr=subprocess.PIPE, timeout=30)
+    assert r.returncode == 1
+    assert b'CAP_BPF' in r.stderr
+
+
+def test_launch_profiles_a_command_from_its_start_and_leaves_it_running(tmp_path):
+    port = free_port()
+    out = tmp_path / 'model.msgpack'
+    # Not a pipe: the launched service inherits it and keeps it open.
+    log = open(tmp_path / 'cli.log', 'w+b')
+    cli = subprocess.Popen([CLI, 'profile', '-d', '3', '-q', '-o', str(out), '--',
+                            need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
+                            '--save', '', '--appendonly', 'no'], stdout=log, stderr=log)
+    try:
+        time.sleep(1)
+        subprocess.run([need('redis-benchmark'), '-p', str(port), '-n', '2000', '-c', '2', '-t',
+                        'ping', '-q'], stdout=subprocess.DEVNULL, timeout=30, check=True)
+        cli.wait(30)
+        log.seek(0)
+        assert cli.returncode == 0, log.read()
+        model = ditto.Model.load(str(out))
+        assert model.get('services[0].requests.count') >= 2000
+        assert model.get('services[0].network.io_model') == 'epoll'
+        still = subprocess.run(['pgrep', '-f', 'redis-server 127.0.0.1:%d' % port],
+                               stdout=subprocess.PIPE)
+        assert still.returncode == 0, 'the launched service should keep running'
+    finally:
+        subprocess.run(['pkill', '-f', 'redis-server 127.0.0.1:%d' % port])
+        if cli.poll() is None:
+            cli.kill()
