@@ -252,6 +252,8 @@ KEY_STR(meta, tool_version)
 U64_FIELD(meta, created)
 F64_FIELD(meta, window_s)
 
+U64_FIELD(meta, lost_events)
+
 DITTO_API uint64_t ditto_meta_sources(const struct ditto_meta *meta)
 {
 	uint64_t n = dn_get_u64(CNODE(meta), "sources");
@@ -403,6 +405,8 @@ ENUM_FIELD(thread_class, io_model, io_model, enum_io_model)
 U64_FIELD(thread_class, cpu_ns)
 U64_FIELD(thread_class, ctx_switches)
 U64_FIELD(thread_class, wakeups)
+U64_FIELD(thread_class, threads_created)
+U64_FIELD(thread_class, processes_created)
 
 DITTO_API size_t ditto_thread_class_woken_by_count(const struct ditto_thread_class *t)
 {

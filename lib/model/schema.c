@@ -161,6 +161,7 @@ static const struct field meta_fields[] = {
 	F("created", FT_U64, MG_FIRST, CP_NONE),
 	F("window_s", FT_F64, MG_SUM, CP_NONE),
 	F("sources", FT_U64, MG_FIRST, CP_NONE, .flags = F_POSITIVE), /* set by merge */
+	COUNT("lost_events", CP_NONE),
 	OBJ("host", schema_host, MG_REC, CP_NONE),
 	OBJ("load", schema_load, MG_REC, CP_NONE),
 };
@@ -175,6 +176,8 @@ static const struct field thread_fields[] = {
 	COUNT("cpu_ns", CP_PER_REQ),
 	COUNT("ctx_switches", CP_PER_REQ),
 	COUNT("wakeups", CP_PER_REQ),
+	COUNT("threads_created", CP_PER_REQ),
+	COUNT("processes_created", CP_PER_REQ),
 };
 const struct section schema_thread = { "threads", FIELDS(thread_fields), check_thread, NULL };
 

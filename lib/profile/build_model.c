@@ -132,6 +132,8 @@ static int add_threads(struct ditto_service *svc, const struct snapshot *s,
 		ditto_thread_class_set_cpu_ns(t, r->cpu_ns);
 		ditto_thread_class_set_ctx_switches(t, r->ctx_switches);
 		ditto_thread_class_set_wakeups(t, r->wakeups);
+		ditto_thread_class_set_threads_created(t, r->threads_created);
+		ditto_thread_class_set_processes_created(t, r->processes_created);
 	}
 	add_woken_by(svc, s, c);
 	return 0;
@@ -188,6 +190,7 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 	int err;
 
 	ditto_meta_set_window_s(meta, a->window_s);
+	ditto_meta_set_lost_events(meta, s->reqs.dropped);
 	host_info_fill(meta);
 	svc = ditto_model_add_service(m, a->service_name);
 	if (!svc)

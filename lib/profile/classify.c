@@ -12,6 +12,16 @@
 #include <string.h>
 
 #include "profile_int.h"
+#include "threads.h"
+
+/* Within one behaviour group, threads whose weighted call trees are
+ * further apart than this are different classes. Above the artifact's 0.2:
+ * with weights in the distance, a worker pool loaded 2:1 must stay one
+ * class ((r - 1) / (r + 1) = 0.33 at r = 2). */
+#define SPLIT_THRESHOLD 0.4
+/* Fewer samples than this give no usable tree: such threads follow the
+ * largest class of their group. */
+#define MIN_SAMPLES 30
 
 #define BEHAVIOUR (TB_ACCEPTS | TB_CONN_IO | TB_EPOLL | TB_POLL | TB_SELECT | TB_CONNECTS)
 
@@ -73,6 +83,8 @@ static void join(struct thread_class_rec *c, const struct thread_rec *t, bool ma
 	c->cpu_ns += t->info.cpu_ns;
 	c->ctx_switches += t->info.ctx_switches;
 	c->wakeups += t->info.wakeups;
+	c->threads_created += t->info.threads_created;
+	c->processes_created += t->info.processes_created;
 	c->has_main |= main;
 	c->created |= (t->info.bits & TB_CREATED) != 0;
 }
@@ -168,12 +180,101 @@ static void find_workers(const struct snapshot *s, struct classes *c)
 	free(from_net);
 }
 
-int classify_threads(struct snapshot *s, struct classes *out)
+static uint64_t samples_of(const struct thread_sampler *ts, uint32_t tid)
+{
+	struct tsamp_thread_info info;
+
+	for (size_t i = 0; i < tsamp_thread_count(ts); i++)
+		if (tsamp_thread(ts, i, &info) == 0 && (uint32_t)info.tid == tid)
+			return info.samples;
+	return 0;
+}
+
+/* Cluster the well-sampled members of group g; sub[i] gets the cluster of
+ * s->threads[i] (members only), unsampled members the largest cluster. */
+static int split_group(const struct snapshot *s, const struct thread_sampler *ts, int g, int *sub)
+{
+	int *tids = calloc(s->nthreads, sizeof(*tids)), *cls = calloc(s->nthreads, sizeof(*cls));
+	size_t *idx = calloc(s->nthreads, sizeof(*idx)), n = 0, ncls = 0, size[64] = { 0 };
+	int err = 0, largest = 0;
+
+	if (!tids || !cls || !idx) {
+		err = ditto_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].cls == g && samples_of(ts, s->threads[i].tid) >= MIN_SAMPLES) {
+			idx[n] = i;
+			tids[n++] = (int)s->threads[i].tid;
+		}
+	if (n >= 2 && (err = tsamp_cluster(ts, tids, n, SPLIT_THRESHOLD, cls, &ncls)))
+		goto out;
+	for (size_t j = 0; j < n; j++) {
+		sub[idx[j]] = n >= 2 && cls[j] < 64 ? cls[j] : 0;
+		size[sub[idx[j]]]++;
+	}
+	for (int k = 1; k < 64; k++)
+		if (size[k] > size[largest])
+			largest = k;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].cls == g && sub[i] < 0)
+			sub[i] = largest;
+out:
+	free(tids);
+	free(cls);
+	free(idx);
+	return err;
+}
+
+static int find_or_add(struct classes *c, size_t *cap, int group, int sub)
+{
+	int k;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->cls[i].group == group && c->cls[i].sub == sub)
+			return (int)i;
+	if ((k = add_class(c, cap)) >= 0) {
+		c->cls[k].group = group;
+		c->cls[k].sub = sub;
+	}
+	return k;
+}
+
+/* Split every behaviour group by call-tree distance, then rebuild the
+ * class records from the new assignment. */
+static int split_groups(struct snapshot *s, const struct thread_sampler *ts, struct classes *c)
+{
+	int *sub = malloc((s->nthreads + 1) * sizeof(*sub)), err = 0;
+	size_t ngroups = c->n, cap = c->n;
+
+	if (!sub)
+		return ditto_err(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->nthreads; i++)
+		sub[i] = -1;
+	for (size_t g = 0; g < ngroups && !err; g++)
+		err = split_group(s, ts, (int)g, sub);
+	c->n = 0;
+	for (size_t i = 0; i < s->nthreads && !err; i++) {
+		struct thread_rec *t = &s->threads[i];
+		int k = find_or_add(c, &cap, t->cls, sub[i] < 0 ? 0 : sub[i]);
+
+		if (k < 0) {
+			err = k;
+			break;
+		}
+		t->cls = k;
+		join(&c->cls[k], t, t->tid == (uint32_t)s->target);
+	}
+	free(sub);
+	return err;
+}
+
+int classify_threads(struct snapshot *s, const struct thread_sampler *ts, struct classes *out)
 {
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = group_threads(s, out))) {
+	if ((err = group_threads(s, out)) || (ts && (err = split_groups(s, ts, out)))) {
 		classes_free(out);
 		return err;
 	}

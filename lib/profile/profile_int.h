@@ -86,8 +86,9 @@ struct thread_class_rec {
 	enum ditto_role role;
 	enum ditto_io_model io;
 	uint32_t bits;		/* union of the members' TB_* bits */
-	uint64_t cpu_ns, ctx_switches, wakeups;
+	uint64_t cpu_ns, ctx_switches, wakeups, threads_created, processes_created;
 	bool has_main;		/* holds the target's main thread */
+	int group, sub;		/* behaviour group, call-tree cluster in it */
 	bool created;		/* members were created during the window */
 };
 
@@ -96,7 +97,9 @@ struct classes {
 	size_t n;
 };
 
-int classify_threads(struct snapshot *s, struct classes *out);
+struct thread_sampler;
+/* ts (may be NULL) splits behaviour groups by call-tree distance. */
+int classify_threads(struct snapshot *s, const struct thread_sampler *ts, struct classes *out);
 void classes_free(struct classes *c);
 
 /* ---- netmodel.c ---- */

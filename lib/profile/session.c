@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "profile_int.h"
+#include "threads.h"
 
 enum state { ST_IDLE, ST_RUNNING, ST_ENDED, ST_FINISHED };
 
@@ -29,6 +30,8 @@ struct ditto_profile {
 	ditto_progress_fn progress;
 	void *user;
 	struct collector *col;
+	struct thread_sampler *ts;	/* NULL when sampling is off or unavailable */
+	int sample_hz;
 	int epfd, evfd, tfd, lockfd;
 	pid_t target, child;
 	enum state state;
@@ -79,6 +82,9 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 		return ditto_err(-EINVAL, "profile: duration %g is not valid", d);
 	p->duration_s = d;
 	p->requests = OPTS_GET(o, requests, 0);
+	p->sample_hz = OPTS_GET(o, sample_hz, 0);
+	if (p->sample_hz == 0)
+		p->sample_hz = TSAMP_DEFAULT_HZ;
 	p->progress = OPTS_GET(o, progress, NULL);
 	p->user = OPTS_GET(o, user, NULL);
 	if (name && !(p->service_name = strdup(name)))
@@ -154,6 +160,25 @@ static int trace_child(pid_t child, void *user)
 	return trace_process(user, child);
 }
 
+static bool is_traced(int tgid, void *user)
+{
+	return collector_is_traced(((struct ditto_profile *)user)->col, tgid);
+}
+
+/* Stacks refine thread classes; without them classes come from behaviour
+ * alone, which is worth a warning but not a failure. */
+static void start_sampler(struct ditto_profile *p)
+{
+	if (p->sample_hz < 0)
+		return;
+	if (tsamp_new(p->sample_hz, is_traced, p, &p->ts) || watch(p->epfd, tsamp_fd(p->ts))) {
+		ditto_warn("stack sampling unavailable (%s): thread classes come from what the "
+			   "threads do only", ditto_last_error());
+		tsamp_free(p->ts);
+		p->ts = NULL;
+	}
+}
+
 static int start_window(struct ditto_profile *p, pid_t pid)
 {
 	struct itimerspec tick = { { 1, 0 }, { 1, 0 } };
@@ -166,6 +191,7 @@ static int start_window(struct ditto_profile *p, pid_t pid)
 		collector_detach(p->col);
 		return err;
 	}
+	start_sampler(p);
 	timerfd_settime(p->tfd, 0, &tick, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->target = pid;
@@ -253,6 +279,8 @@ static void end_window(struct ditto_profile *p)
 	if (p->state != ST_RUNNING)
 		return;
 	collector_detach(p->col);
+	if (p->ts)
+		tsamp_stop(p->ts);
 	timerfd_settime(p->tfd, 0, &off, NULL);
 	p->elapsed_s = elapsed(p);
 	p->state = ST_ENDED;
@@ -307,6 +335,8 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 	for (int i = 0; i < n && p->state == ST_RUNNING; i++) {
 		if (ev[i].data.fd == p->tfd)
 			on_tick(p);
+		else if (p->ts && ev[i].data.fd == tsamp_fd(p->ts))
+			tsamp_drain(p->ts);
 		else if (ev[i].data.fd == p->evfd)
 			end_window(p);
 	}
@@ -347,7 +377,9 @@ static int collect(struct ditto_profile *p, struct ditto_model **out)
 	s.target = p->target;
 	memcpy(s.ports, p->ports, sizeof(s.ports));
 	s.nports = p->nports;
-	if (!(err = classify_threads(&s, &c))) {
+	if (p->ts)
+		s.reqs.dropped += tsamp_lost(p->ts);
+	if (!(err = classify_threads(&s, p->ts, &c))) {
 		err = build_model(&s, &c, &a, out);
 		classes_free(&c);
 	}
@@ -379,6 +411,7 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 	if (!p)
 		return;
 	end_window(p);
+	tsamp_free(p->ts);
 	collector_free(p->col);
 	if (p->child > 0)
 		reap_child(p);

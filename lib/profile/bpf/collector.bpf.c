@@ -155,6 +155,16 @@ static __always_inline __u32 lat_bucket(__u64 ns)
 			__sync_fetch_and_add(&(arr)[_i], (n));               \
 	} while (0)
 
+/* A full map drops what it cannot hold: count it so the model says so. */
+static __always_inline void count_lost(void)
+{
+	__u32 z = 0;
+	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+
+	if (r)
+		__sync_fetch_and_add(&r->dropped, 1);
+}
+
 static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
 {
 	struct dt_thread *t = bpf_map_lookup_elem(&threads, &tid);
@@ -166,6 +176,8 @@ static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
 	fresh.first_seen_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
 	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t)
+		count_lost();
 	if (t && tid == (__u32)bpf_get_current_pid_tgid())
 		bpf_get_current_comm(t->comm, sizeof(t->comm));
 	return t;
@@ -369,7 +381,10 @@ static __always_inline struct dt_stat_val *stat_of(struct dt_stat_key *k)
 	if (!tmpl)
 		return NULL;
 	bpf_map_update_elem(&stats, k, tmpl, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&stats, k);
+	v = bpf_map_lookup_elem(&stats, k);
+	if (!v)
+		count_lost();
+	return v;
 }
 
 static __always_inline void add_flags(struct dt_stat_val *v, __u64 flags)

@@ -46,6 +46,8 @@ static void fill_attr(struct perf_event_attr *a, int hz, bool exclude_kernel, si
 	a->exclude_idle = 1;	/* idle CPUs would only sample the idle task */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;	/* comparable with the BPF collectors' timestamps */
+	a->comm = 1;		/* for the COMM records execve emits */
+	a->comm_exec = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring / 4);
 }
@@ -55,39 +57,54 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 	return (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* "0-3,5,8-9" from /sys/devices/system/cpu/online */
+static int push_cpu(int **v, size_t *n, size_t *cap, int cpu)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		int *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ditto_err(-ENOMEM, "threads: out of memory");
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = cpu;
+	return 0;
+}
+
+/* "0-3,5,8-9" from /sys/devices/system/cpu/online (offline CPUs refuse events). */
 static int online_cpus(int **out, size_t *n)
 {
+	char line[4096], *p = line, *end;
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int *v = NULL, lo, hi;
 	size_t cap = 0;
-	char sep = ',';
+	int err = 0;
 
+	*out = NULL;
 	*n = 0;
-	if (!f)
-		return ditto_err(-errno, "threads: cannot read /sys/devices/system/cpu/online");
-	while (sep == ',' && fscanf(f, "%d", &lo) == 1) {
-		hi = lo;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' && (fscanf(f, "%d", &hi) != 1 ||
-								 fscanf(f, "%c", &sep) != 1))
-			sep = '\n';
-		for (int c = lo; c <= hi; c++) {
-			if (*n == cap) {
-				int *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*nv));
-
-				if (!nv) {
-					free(v);
-					fclose(f);
-					return ditto_err(-ENOMEM, "threads: out of memory");
-				}
-				v = nv;
-			}
-			v[(*n)++] = c;
-		}
+	if (!f || !fgets(line, sizeof(line), f)) {
+		err = ditto_err(-ENODEV, "threads: cannot read /sys/devices/system/cpu/online");
+		goto done;
 	}
-	fclose(f);
-	*out = v;
-	return *n ? 0 : ditto_err(-ENODEV, "threads: no online CPU listed");
+	while (!err && *p >= '0' && *p <= '9') {
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; !err && c <= hi; c++)
+			err = push_cpu(out, n, &cap, (int)c);
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (!err && !*n)
+		err = ditto_err(-ENODEV, "threads: no online CPU listed");
+done:
+	if (f)
+		fclose(f);
+	if (err) {
+		free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 static size_t page_size(void)
@@ -248,8 +265,8 @@ static const struct perf_event_header *record_at(struct perf_sampler *ps,
 	return (const void *)ps->bounce;
 }
 
-static int handle(struct perf_sampler *ps, const struct perf_event_header *h, sample_fn fn,
-		  void *arg)
+static int handle(struct perf_sampler *ps, const struct perf_event_header *h,
+		  const struct perf_handlers *fn)
 {
 	struct sample s;
 	const uint64_t *u = (const uint64_t *)(h + 1);
@@ -257,7 +274,11 @@ static int handle(struct perf_sampler *ps, const struct perf_event_header *h, sa
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		ps->read++;
-		return parse_sample(h, &s) ? fn(arg, &s) : 0;
+		return parse_sample(h, &s) ? fn->sample(fn->arg, &s) : 0;
+	case PERF_RECORD_COMM:		/* pid, tid, comm */
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= sizeof(*h) + 8)
+			fn->exec(fn->arg, (int)*(const uint32_t *)(h + 1));
+		return 0;
 	case PERF_RECORD_LOST:		/* id, lost */
 		if (h->size >= sizeof(*h) + 16)
 			ps->lost += u[1];
@@ -271,7 +292,7 @@ static int handle(struct perf_sampler *ps, const struct perf_event_header *h, sa
 	}
 }
 
-static int read_ring(struct perf_sampler *ps, struct perf_ring *r, sample_fn fn, void *arg)
+static int read_ring(struct perf_sampler *ps, struct perf_ring *r, const struct perf_handlers *fn)
 {
 	struct perf_event_mmap_page *mp = (void *)r->base;
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
@@ -285,7 +306,7 @@ static int read_ring(struct perf_sampler *ps, struct perf_ring *r, sample_fn fn,
 			tail = head;	/* corrupt: drop the rest rather than loop */
 			break;
 		}
-		err = fn ? handle(ps, h, fn, arg) : 0;
+		err = handle(ps, h, fn);
 		tail += h->size;
 		/* Hand the space back record by record: unwinding takes a while. */
 		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
@@ -294,10 +315,10 @@ static int read_ring(struct perf_sampler *ps, struct perf_ring *r, sample_fn fn,
 	return err;
 }
 
-int perf_sampler_read(struct perf_sampler *ps, sample_fn fn, void *arg)
+int perf_sampler_read(struct perf_sampler *ps, const struct perf_handlers *fn)
 {
 	for (size_t i = 0; i < ps->nrings; i++) {
-		int err = ps->rings[i].base ? read_ring(ps, &ps->rings[i], fn, arg) : 0;
+		int err = ps->rings[i].base ? read_ring(ps, &ps->rings[i], fn) : 0;
 
 		if (err)
 			return err;

@@ -27,6 +27,8 @@ struct thread_sampler {
 	struct idmap by_tid;
 	uint32_t root, partial, kernel;	/* pseudo-frame labels */
 	uint64_t unwind_ns, named_end;
+	struct ditto_hist *unwind_cost;	/* ns per sample: the mean hides one-off ELF loads */
+	size_t cpus, modules;	/* kept past tsamp_stop, which closes both */
 	bool stopped;
 };
 
@@ -63,6 +65,11 @@ int tsamp_new(int hz, bool (*traced)(int tgid, void *user), void *user,
 	s->user = user;
 	s->perf.epfd = -1;
 	unwinder_init(&s->uw, &s->labels);
+	s->unwind_cost = ditto_hist_new(DITTO_HIST_LOGLIN, 4);
+	if (!s->unwind_cost) {
+		tsamp_free(s);
+		return ditto_err(-ENOMEM, "threads: out of memory");
+	}
 	if ((err = pseudo_labels(s)) || (err = perf_sampler_open(&s->perf, hz))) {
 		tsamp_free(s);
 		return err;
@@ -148,14 +155,30 @@ static int on_sample(void *arg, const struct sample *smp)
 		return err;
 	t0 = now_ns();
 	err = unwind_sample(&s->uw, smp, &uw);
-	s->unwind_ns += now_ns() - t0;
-	if (err)
+	t0 = now_ns() - t0;
+	s->unwind_ns += t0;
+	if (err || (err = ditto_hist_add(s->unwind_cost, t0, 1)))
 		return err;
 	t->info.samples++;
 	t->info.unwound += uw.complete;
 	t->info.kernel += smp->kernel;
 	s->named_end += uw.named_end;
 	return calltree_add(&t->tree, path, tree_path(s, smp, &uw, path), 1);
+}
+
+static void on_exec(void *arg, int tgid)
+{
+	struct thread_sampler *s = arg;
+
+	unwinder_exec(&s->uw, tgid);
+}
+
+static int read_rings(struct thread_sampler *s)
+{
+	const struct perf_handlers h = { on_sample, on_exec, s };
+
+	unwinder_new_pass(&s->uw);
+	return perf_sampler_read(&s->perf, &h);
 }
 
 static uint64_t total_samples(const struct thread_sampler *s)
@@ -174,8 +197,7 @@ int tsamp_drain(struct thread_sampler *s)
 
 	if (s->stopped)
 		return 0;
-	unwinder_new_pass(&s->uw);
-	if ((err = perf_sampler_read(&s->perf, on_sample, s)))
+	if ((err = read_rings(s)))
 		return err;
 	uint64_t kept = total_samples(s) - before;
 
@@ -188,8 +210,9 @@ void tsamp_stop(struct thread_sampler *s)
 		return;
 	perf_sampler_disable(&s->perf);
 	/* Keep what is already in the rings; an error here only loses those samples. */
-	unwinder_new_pass(&s->uw);
-	perf_sampler_read(&s->perf, on_sample, s);
+	read_rings(s);
+	s->cpus = s->perf.nrings;
+	s->modules = s->uw.mods.n + (s->uw.mods.vdso != NULL);
 	perf_sampler_close(&s->perf);
 	unwinder_fini(&s->uw);
 	s->stopped = true;
@@ -239,13 +262,15 @@ void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out)
 		.named_outermost = s->named_end,
 		.lost = s->perf.lost,
 		.maps_reads = s->uw.maps_reads,
-		.cpus = s->perf.nrings,
+		.cpus = s->stopped ? s->cpus : s->perf.nrings,
+		.modules = s->stopped ? s->modules : s->uw.mods.n + (s->uw.mods.vdso != NULL),
 		.kernel_excluded = s->perf.exclude_kernel,
 	};
 	for (size_t i = 0; i < s->nthreads; i++)
 		out->kernel += s->threads[i].info.kernel;
-	out->modules = s->uw.mods.n;
 	out->unwind_us = out->kept ? (double)s->unwind_ns / 1e3 / (double)out->kept : 0;
+	out->unwind_us_p50 = ditto_hist_quantile(s->unwind_cost, 0.5) / 1e3;
+	out->unwind_us_p99 = ditto_hist_quantile(s->unwind_cost, 0.99) / 1e3;
 }
 
 static const struct calltree *tree_of(const struct thread_sampler *s, int tid)
@@ -372,5 +397,6 @@ void tsamp_free(struct thread_sampler *s)
 	free(s->threads);
 	idmap_free(&s->by_tid);
 	labels_free(&s->labels);
+	ditto_hist_free(s->unwind_cost);
 	free(s);
 }

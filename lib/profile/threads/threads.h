@@ -59,6 +59,7 @@ struct tsamp_stats {
 	uint64_t maps_reads;	/* /proc/PID/maps parses */
 	uint64_t modules;	/* ELF modules opened */
 	double unwind_us;	/* mean unwind + symbolization time per kept sample */
+	double unwind_us_p50, unwind_us_p99;	/* its quantiles (the mean holds ELF loads) */
 	size_t cpus;		/* perf events opened */
 	bool kernel_excluded;	/* the kernel only allowed user-mode samples */
 };

@@ -154,6 +154,7 @@ struct proc {
 	unw_addr_space_t as;
 	unsigned reread_gen;	/* drain pass of the last maps re-read */
 	bool flush;		/* maps changed: flush libunwind's cache after this unwind */
+	bool exec;		/* it ran execve: re-read maps before the next unwind */
 	bool gone;		/* maps could not be read: the process has exited */
 };
 struct modcache {
@@ -200,9 +201,13 @@ struct perf_sampler {
 	uint64_t read, lost;
 	bool exclude_kernel;
 };
-typedef int (*sample_fn)(void *arg, const struct sample *s);
+struct perf_handlers {
+	int (*sample)(void *arg, const struct sample *s);
+	void (*exec)(void *arg, int tgid);	/* tgid replaced its program: maps are stale */
+	void *arg;
+};
 int perf_sampler_open(struct perf_sampler *ps, int hz);
-int perf_sampler_read(struct perf_sampler *ps, sample_fn fn, void *arg);
+int perf_sampler_read(struct perf_sampler *ps, const struct perf_handlers *h);
 void perf_sampler_disable(struct perf_sampler *ps);
 void perf_sampler_close(struct perf_sampler *ps);
 
@@ -229,6 +234,7 @@ struct unwound {
 };
 void unwinder_init(struct unwinder *u, struct labels *labels);
 void unwinder_new_pass(struct unwinder *u);
+void unwinder_exec(struct unwinder *u, int tgid);
 int unwind_sample(struct unwinder *u, const struct sample *s, struct unwound *out);
 /* Release processes and modules (fds, mappings); labels stay. */
 void unwinder_fini(struct unwinder *u);

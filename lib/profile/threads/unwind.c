@@ -177,6 +177,24 @@ void unwinder_new_pass(struct unwinder *u)
 	u->gen++;
 }
 
+void unwinder_exec(struct unwinder *u, int tgid)
+{
+	uint32_t idx;
+
+	if (idmap_get(&u->by_tgid, (uint32_t)tgid, &idx))
+		u->procs[idx]->exec = true;
+}
+
+/* A new program: other mappings, and cached register rules for other code. */
+static int reload(struct unwinder *u, struct proc *p)
+{
+	p->exec = false;
+	p->gone = false;
+	u->maps_reads++;
+	unw_flush_cache(p->as, 0, 0);
+	return proc_load_maps(p);
+}
+
 static int get_proc(struct unwinder *u, int tgid, struct proc **out)
 {
 	uint32_t idx;
@@ -184,7 +202,7 @@ static int get_proc(struct unwinder *u, int tgid, struct proc **out)
 
 	if (idmap_get(&u->by_tgid, (uint32_t)tgid, &idx)) {
 		*out = u->procs[idx];
-		return 0;
+		return (*out)->exec ? reload(u, *out) : 0;
 	}
 	if (u->nprocs == u->cap) {
 		size_t cap = u->cap ? u->cap * 2 : 16;
@@ -211,7 +229,9 @@ static int frame_label(struct unwinder *u, struct proc *p, uint64_t ip, uint32_t
 	if (mod)
 		return sym_label(u->labels, mod, ip - m->bias, id);
 	/* JIT code, vanished or unreadable files: no stable offset to name. */
-	return labels_intern(u->labels, m && m->path ? m->path : "[anon]", id);
+	if (!m)
+		return labels_intern(u->labels, "[unmapped]", id);
+	return labels_intern(u->labels, m->path ? m->path : "[anon]", id);
 }
 
 static bool known_outermost(const char *name)

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the weighted tree edit distance and of the clustering, on
+ * hand-built trees and matrices; no perf needed. Zhang-Shasha is checked
+ * against a plain recursive forest distance on small random trees.
+ *
+ *   ted_test            run the tests
+ *   ted_test --bench    also time TED on pruned 256-node call trees
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "threads_int.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                      \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			failures++;                                           \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
+			printf(__VA_ARGS__);                                  \
+			printf("\n");                                         \
+		}                                                             \
+	} while (0)
+
+static struct labels L;
+
+static uint32_t lab(const char *s)
+{
+	uint32_t id;
+
+	if (labels_intern(&L, s, &id))
+		abort();
+	return id;
+}
+
+/* Add a sample along "a;b;c" with weight w. */
+static void add(struct calltree *t, const char *stack, uint64_t w)
+{
+	uint32_t path[64];
+	size_t n = 0;
+	char buf[512], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", stack);
+	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+		path[n++] = lab(tok);
+	if (calltree_add(t, path, n, w))
+		abort();
+}
+
+static void tree(struct calltree *t, const char *root)
+{
+	if (calltree_init(t, lab(root)))
+		abort();
+}
+
+static double dist(const struct calltree *a, const struct calltree *b, const uint32_t *rank,
+		   double *raw)
+{
+	struct ted_tree x, y;
+	double d = NAN;
+
+	if (ted_tree_build(a, rank, 0, 100000, &x) || ted_tree_build(b, rank, 0, 100000, &y))
+		abort();
+	if (ted_distance(&x, &y, raw, &d))
+		abort();
+	ted_tree_free(&x);
+	ted_tree_free(&y);
+	return d;
+}
+
+static void test_identical_and_weights(void)
+{
+	struct calltree a, b, c;
+	double raw, d;
+
+	tree(&a, "T");
+	tree(&b, "T");
+	tree(&c, "T");
+	add(&a, "main;work;leaf", 60);
+	add(&a, "main;work", 40);
+	add(&b, "main;work;leaf", 60);
+	add(&b, "main;work", 40);
+	/* Same shape, one tenth of the samples. */
+	add(&c, "main;work;leaf", 6);
+	add(&c, "main;work", 4);
+	d = dist(&a, &b, NULL, &raw);
+	CHECK(d == 0 && raw == 0, "identical trees: %g", d);
+	d = dist(&a, &c, NULL, &raw);
+	/* nodes T,main,work,leaf: 100,100,100,60 vs 10,10,10,6 -> 90*3+54 over 360+36 */
+	CHECK(fabs(raw - 324) < 1e-9, "same shape raw %g, want 324", raw);
+	CHECK(fabs(d - 324.0 / 396) < 1e-9 && d > 0.5, "same shape, 10x fewer samples: %g", d);
+	calltree_free(&a);
+	calltree_free(&b);
+	calltree_free(&c);
+}
+
+static void test_disjoint(void)
+{
+	struct calltree a, b, e1, e2;
+
+	tree(&a, "A");
+	tree(&b, "B");
+	add(&a, "x;y", 10);
+	add(&b, "p;q;r", 7);
+	CHECK(fabs(dist(&a, &b, NULL, NULL) - 1) < 1e-12, "disjoint: %g", dist(&a, &b, NULL, NULL));
+	/* Empty trees (no samples) */
+	CHECK(dist(NULL, NULL, NULL, NULL) == 0, "two empty trees");
+	tree(&e1, "T");
+	tree(&e2, "T");
+	CHECK(dist(&e1, &e2, NULL, NULL) == 0, "two rootonly trees");
+	CHECK(fabs(dist(&e1, &a, NULL, NULL) - 1) < 1e-12, "empty vs sampled: %g",
+	      dist(&e1, &a, NULL, NULL));
+	calltree_free(&a);
+	calltree_free(&b);
+	calltree_free(&e1);
+	calltree_free(&e2);
+}
+
+/* Classic Zhang-Shasha example: f(d(a c(b)) e) vs f(c(d(a b)) e) is 2 unit edits. */
+static void test_classic(void)
+{
+	struct calltree a, b;
+	double raw;
+
+	tree(&a, "f");
+	tree(&b, "f");
+	add(&a, "d;a", 1);
+	add(&a, "d;c;b", 1);
+	add(&a, "e", 1);
+	add(&b, "c;d;a", 1);
+	add(&b, "c;d;b", 1);
+	add(&b, "e", 1);
+	for (size_t i = 0; i < a.n; i++)
+		a.v[i].weight = 1;
+	for (size_t i = 0; i < b.n; i++)
+		b.v[i].weight = 1;
+	dist(&a, &b, NULL, &raw);
+	CHECK(raw == 2, "classic example: %g, want 2", raw);
+	calltree_free(&a);
+	calltree_free(&b);
+}
+
+/* Paths first sampled in another order: equal once siblings are label-ordered. */
+static void test_order(void)
+{
+	struct calltree a, b;
+	uint32_t *rank;
+	double ordered, canon;
+
+	tree(&a, "T");
+	tree(&b, "T");
+	add(&a, "main;x", 5);
+	add(&a, "main;y", 5);
+	add(&b, "main;y", 5);
+	add(&b, "main;x", 5);
+	if (labels_rank(&L, &rank))
+		abort();
+	ordered = dist(&a, &b, NULL, NULL);
+	canon = dist(&a, &b, rank, NULL);
+	CHECK(ordered > 0 && canon == 0, "first-seen order %g, canonical %g", ordered, canon);
+	free(rank);
+	calltree_free(&a);
+	calltree_free(&b);
+}
+
+/* --- reference: recursive forest distance on postorder ranges (small trees) --- */
+struct ref {
+	const struct ted_tree *a, *b;
+	double *memo;
+	size_t n1, n2;
+};
+
+static double ref_fd(struct ref *r, int i0, int i1, int j0, int j1)
+{
+	/* forests a[i0..i1], b[j0..j1] (postorder ranges, empty if end < start) */
+	double *m, best, x;
+
+	if (i1 < i0 && j1 < j0)
+		return 0;
+	if (i1 < i0)
+		return ref_fd(r, i0, i1, j0, j1 - 1) + r->b->w[j1];
+	if (j1 < j0)
+		return ref_fd(r, i0, i1 - 1, j0, j1) + r->a->w[i1];
+	m = &r->memo[(((size_t)i0 * r->n1 + (size_t)i1) * r->n2 + (size_t)j0) * r->n2 + (size_t)j1];
+	if (*m >= 0)
+		return *m;
+	best = ref_fd(r, i0, i1 - 1, j0, j1) + r->a->w[i1];
+	x = ref_fd(r, i0, i1, j0, j1 - 1) + r->b->w[j1];
+	best = x < best ? x : best;
+	int li = (int)r->a->lml[i1], lj = (int)r->b->lml[j1];
+	double ren = r->a->label[i1] == r->b->label[j1] ? fabs(r->a->w[i1] - r->b->w[j1])
+						       : r->a->w[i1] + r->b->w[j1];
+
+	x = ref_fd(r, li, i1 - 1, lj, j1 - 1) + ref_fd(r, i0, li - 1, j0, lj - 1) + ren;
+	best = x < best ? x : best;
+	return *m = best;
+}
+
+static double ref_ted(const struct ted_tree *a, const struct ted_tree *b)
+{
+	struct ref r = { a, b, NULL, a->n, b->n };
+	size_t cells = a->n * a->n * b->n * b->n;
+	double d;
+
+	r.memo = malloc(cells * sizeof(double));
+	for (size_t i = 0; i < cells; i++)
+		r.memo[i] = -1;
+	d = ref_fd(&r, 0, (int)a->n - 1, 0, (int)b->n - 1);
+	free(r.memo);
+	return d;
+}
+
+static void random_tree(struct calltree *t, unsigned *seed, int paths, int alphabet, int depth)
+{
+	tree(t, "T");
+	for (int p = 0; p < paths; p++) {
+		char stack[256] = "";
+		int len = 1 + rand_r(seed) % depth;
+
+		for (int k = 0; k < len; k++) {
+			char f[16];
+
+			snprintf(f, sizeof(f), "%sf%d", k ? ";" : "", rand_r(seed) % alphabet);
+			strcat(stack, f);
+		}
+		add(t, stack, 1 + (uint64_t)(rand_r(seed) % 20));
+	}
+}
+
+static void test_random_against_reference(void)
+{
+	unsigned seed = 12345;
+	int bad = 0, asym = 0, tri = 0;
+
+	for (int iter = 0; iter < 300; iter++) {
+		struct calltree t[3];
+		struct ted_tree x[3];
+		double d[3][3];
+
+		for (int k = 0; k < 3; k++) {
+			random_tree(&t[k], &seed, 1 + rand_r(&seed) % 4, 3, 3);
+			if (ted_tree_build(&t[k], NULL, 0, 1000, &x[k]))
+				abort();
+		}
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++)
+				if (ted_distance(&x[i], &x[j], &d[i][j], NULL))
+					abort();
+		if (x[0].n <= 12 && x[1].n <= 12 && fabs(ref_ted(&x[0], &x[1]) - d[0][1]) > 1e-9)
+			bad++;
+		asym += fabs(d[0][1] - d[1][0]) > 1e-9;
+		/* With these costs the raw TED is a metric. */
+		tri += d[0][2] > d[0][1] + d[1][2] + 1e-9;
+		for (int k = 0; k < 3; k++) {
+			ted_tree_free(&x[k]);
+			calltree_free(&t[k]);
+		}
+	}
+	CHECK(!bad, "%d random pairs differ from the recursive reference", bad);
+	CHECK(!asym, "%d asymmetric pairs", asym);
+	CHECK(!tri, "%d triangle violations", tri);
+}
+
+static void test_prune(void)
+{
+	struct calltree t;
+	struct ted_tree x;
+	unsigned seed = 7;
+	bool rooted = true;
+
+	random_tree(&t, &seed, 3000, 40, 12);
+	if (ted_tree_build(&t, NULL, TED_MIN_SHARE, TED_MAX_NODES, &x))
+		abort();
+	CHECK(t.n > 1000 && x.n <= TED_MAX_NODES && x.n > 10, "pruned %zu -> %zu nodes", t.n, x.n);
+	/* Postorder: the root is last, and each subtree [lml(i), i] nests. */
+	for (size_t i = 0; i < x.n; i++)
+		rooted &= x.lml[i] <= i && x.lml[x.n - 1] == 0;
+	CHECK(rooted && x.w[x.n - 1] == (double)t.v[0].weight, "pruned tree keeps the root");
+	ted_tree_free(&x);
+	calltree_free(&t);
+}
+
+static void test_cluster(void)
+{
+	/* 0,1 near; 2,3 near; 4 alone; 5 joins {0,1} on average only under 0.3 */
+	const double d[6][6] = {
+		{ 0, .05, .9, .9, .9, .25 },
+		{ .05, 0, .9, .9, .9, .25 },
+		{ .9, .9, 0, .1, .8, .9 },
+		{ .9, .9, .1, 0, .8, .9 },
+		{ .9, .9, .8, .8, 0, .9 },
+		{ .25, .25, .9, .9, .9, 0 },
+	};
+	int cls[6];
+	size_t n;
+
+	CHECK(cluster_average(&d[0][0], 6, 0.2, cls, &n) == 0, "cluster");
+	CHECK(n == 4 && cls[0] == 0 && cls[1] == 0 && cls[2] == 1 && cls[3] == 1 && cls[4] == 2 &&
+	      cls[5] == 3, "threshold 0.2: %zu classes %d%d%d%d%d%d", n, cls[0], cls[1], cls[2],
+	      cls[3], cls[4], cls[5]);
+	CHECK(cluster_average(&d[0][0], 6, 0.3, cls, &n) == 0 && n == 3 && cls[5] == 0,
+	      "threshold 0.3: %zu classes, item 5 in %d", n, cls[5]);
+	/* At the threshold: not merged (sklearn's contract). */
+	CHECK(cluster_average(&d[0][0], 6, 0.05, cls, &n) == 0 && n == 6, "d == threshold: %zu", n);
+	CHECK(cluster_average(&d[0][0], 6, 1.0, cls, &n) == 0 && n == 1,
+	      "threshold 1: %zu classes", n);
+	CHECK(cluster_average(&d[0][0], 6, 1.5, cls, &n) == -EINVAL, "threshold out of range");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Samples of a synthetic program: 300 functions, each calling 1-4 others
+ * (skewed to the first), stacks 8-40 deep, like a service's call graph.
+ */
+static void program_tree(struct calltree *t, unsigned *seed, int samples)
+{
+	static int callee[300][4];
+	static bool made;
+
+	if (!made) {
+		unsigned g = 4242;
+
+		for (int f = 0; f < 300; f++)
+			for (int k = 0; k < 4; k++)
+				callee[f][k] = rand_r(&g) % 300;
+		made = true;
+	}
+	tree(t, "T");
+	for (int p = 0; p < samples; p++) {
+		char stack[512] = "", fn[16];
+		int depth = 8 + rand_r(seed) % 33, f = 0;
+
+		for (int d = 0; d < depth; d++) {
+			int r = rand_r(seed) % 16;
+
+			f = callee[f][r < 10 ? 0 : r < 13 ? 1 : r < 15 ? 2 : 3];
+			snprintf(fn, sizeof(fn), "%sg%d", d ? ";" : "", f);
+			strcat(stack, fn);
+		}
+		add(t, stack, 1);
+	}
+}
+
+static void time_pair(const char *what, struct calltree *t, double min_share)
+{
+	struct ted_tree x[2];
+	double t0, per;
+	int reps = 20;
+
+	for (int k = 0; k < 2; k++)
+		if (ted_tree_build(&t[k], NULL, min_share, TED_MAX_NODES, &x[k]))
+			abort();
+	t0 = now_s();
+	for (int r = 0; r < reps; r++)
+		ted_distance(&x[0], &x[1], NULL, NULL);
+	per = (now_s() - t0) / reps;
+	printf("bench %s, min share %g: %zu/%zu nodes -> %zu x %zu (keyroots %zu x %zu): "
+	       "%.2f ms per TED\n", what, min_share, t[0].n, t[1].n, x[0].n, x[1].n, x[0].nkr,
+	       x[1].nkr, per * 1e3);
+	for (int k = 0; k < 2; k++)
+		ted_tree_free(&x[k]);
+}
+
+static void bench(void)
+{
+	unsigned seed = 99;
+	struct calltree t[2];
+
+	for (int k = 0; k < 2; k++)
+		random_tree(&t[k], &seed, 20000, 30, 30);
+	time_pair("bushy random", t, TED_MIN_SHARE);
+	time_pair("bushy random", t, 0);	/* the node cap alone: the worst case */
+	for (int k = 0; k < 2; k++)
+		calltree_free(&t[k]);
+	for (int k = 0; k < 2; k++)
+		program_tree(&t[k], &seed, 20000);
+	time_pair("call graph", t, TED_MIN_SHARE);
+	time_pair("call graph", t, 0);
+	for (int k = 0; k < 2; k++)
+		calltree_free(&t[k]);
+}
+
+int main(int argc, char **argv)
+{
+	test_identical_and_weights();
+	test_disjoint();
+	test_classic();
+	test_order();
+	test_random_against_reference();
+	test_prune();
+	test_cluster();
+	if (argc > 1 && !strcmp(argv[1], "--bench"))
+		bench();
+	labels_free(&L);
+	printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
+	return failures != 0;
+}
