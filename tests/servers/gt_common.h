@@ -245,9 +245,13 @@ static inline void gt_close_listen(int fd)
 }
 
 /* Report accept() failures that are not the expected ones; quiet when
- * stopping (EINVAL after shutdown) or when there is simply nothing yet. */
+ * there is simply nothing yet. EINVAL means the listen socket was shut
+ * down: a stop, possibly by a sibling prefork worker sharing the socket
+ * whose signal came first, so take it as our own stop too. */
 static inline void gt_accept_error(void)
 {
+	if (errno == EINVAL)
+		gt_stop = 1;
 	if (gt_stop)
 		return;
 	switch (errno) {
@@ -295,7 +299,8 @@ static inline struct gt_conn *gt_conn_new(int fd)
 		return NULL;
 	}
 	/* Without it a pipelined reply waits for the client's delayed ACK. */
-	gt_nodelay(fd);
+	if (fd >= 0)
+		gt_nodelay(fd);
 	c->fd = fd;
 	c->aux = 0;
 	c->idx = 0;

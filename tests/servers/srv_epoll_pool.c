@@ -72,7 +72,7 @@ static void *work(void *arg)
 	struct epoll_event evs[MAX_EVENTS];
 	int running = 1;
 
-	pthread_setname_np(pthread_self(), "worker");
+	pthread_setname_np(pthread_self(), "network");
 	while (running) {
 		int n = epoll_wait(w->ep, evs, MAX_EVENTS, -1);
 		if (n < 0 && errno != EINTR) {
