@@ -272,3 +272,12 @@ int collector_add_thread(struct collector *c, pid_t tid, pid_t tgid, const char 
 		return ditto_err(-errno, "cannot record thread %d: %s", tid, strerror(errno));
 	return 0;
 }
+
+int collector_listen_port(struct collector *c, uint16_t port)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.listen_ports), &port, &one, BPF_ANY))
+		return ditto_err(-errno, "BPF map listen_ports: %s", strerror(errno));
+	return 0;
+}

@@ -26,6 +26,8 @@ uint64_t collector_syscalls(const struct collector *c);
 uint64_t collector_requests(const struct collector *c);
 /* Whether any traced process still runs (zombies do not count). */
 bool collector_any_alive(const struct collector *c);
+/* Connections to this port that predate the window count as accepted. */
+int collector_listen_port(struct collector *c, uint16_t port);
 /* Record a thread that exists already (it may stay idle all window). */
 int collector_add_thread(struct collector *c, pid_t tid, pid_t tgid, const char *comm);
 

@@ -131,6 +131,24 @@ static int lock_target(struct ditto_profile *p, pid_t pid)
 	return 0;
 }
 
+/* Listening ports of pid, added to the list and to the collector. */
+static void add_ports(struct ditto_profile *p, pid_t pid)
+{
+	uint16_t found[32];
+	size_t n = proc_listen_ports(pid, found, ARRAY_SIZE(found));
+
+	for (size_t i = 0; i < n; i++) {
+		bool have = false;
+
+		for (size_t j = 0; j < p->nports && !have; j++)
+			have = p->ports[j] == found[i];
+		if (have || p->nports == ARRAY_SIZE(p->ports))
+			continue;
+		p->ports[p->nports++] = found[i];
+		collector_listen_port(p->col, found[i]);
+	}
+}
+
 struct thread_ctx {
 	struct ditto_profile *p;
 	pid_t tgid;
@@ -149,9 +167,7 @@ static int trace_process(struct ditto_profile *p, pid_t pid)
 	struct thread_ctx t = { p, pid };
 	int err = collector_trace(p->col, pid);
 
-	if (p->nports < ARRAY_SIZE(p->ports))
-		p->nports += proc_listen_ports(pid, p->ports + p->nports,
-					       ARRAY_SIZE(p->ports) - p->nports);
+	add_ports(p, pid);
 	return err ? err : proc_threads(pid, add_thread, &t);
 }
 
@@ -299,6 +315,8 @@ static void on_tick(struct ditto_profile *p)
 	if (read(p->tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
 	reap_child(p);
+	/* A launched service starts listening after the window opened. */
+	add_ports(p, p->target);
 	if (!collector_any_alive(p->col)) {
 		p->target_exited = true;
 		end_window(p);

@@ -59,3 +59,28 @@ def test_memcached_accepts_in_main_and_serves_in_four_epoll_workers(server_facto
     assert n <= requests <= n + 10
     assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
     assert 0.95 <= per_request(model, 'network', 'sendmsg', 'tcp') <= 1.05
+
+
+def test_connections_opened_before_the_window_are_counted(server_factory):
+    """Attaching to a service already under load: its connections were
+    accepted before the window, and their requests must still count."""
+    import subprocess
+    import time
+    import ditto
+
+    port = free_port()
+    srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
+                          '--save', '', '--appendonly', 'no'], port)
+    load = subprocess.Popen([need('redis-benchmark'), '-p', str(port), '-n', '3000000', '-c',
+                             '4', '-t', 'ping', '-q'], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        model = ditto.profile(srv.pid, 1.5)
+    finally:
+        load.kill()
+        load.wait()
+    requests = model.get('services[0].requests.count')
+    assert requests > 1000
+    assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
+    assert model.get('services[0].network.io_model') == 'epoll'

@@ -105,6 +105,15 @@ struct {
 	__type(value, struct dt_req_stats);
 } reqs SEC(".maps");
 
+/* Ports the service listens on: connections to them that were accepted
+ * before the window count as accepted ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u16);
+	__type(value, __u8);
+} listen_ports SEC(".maps");
+
 /* Zeroed template to insert large values without building them on the stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -258,6 +267,26 @@ static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
 	return FDK_OTHER;
 }
 
+/* A TCP connection on a listening port of the service, accepted before the
+ * window began: track it from now on. */
+static __always_inline bool adopt_conn(__u64 skp, __u8 kind)
+{
+	struct sock *sk = (struct sock *)skp;
+	struct dt_conn fresh = {};
+	__u16 port;
+
+	if (kind != FDK_TCP)
+		return false;
+	port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (!bpf_map_lookup_elem(&listen_ports, &port))
+		return false;
+	/* A listening socket itself is not a connection. */
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == 10 /* TCP_LISTEN */)
+		return false;
+	bpf_map_update_elem(&conns, &skp, &fresh, BPF_NOEXIST);
+	return true;
+}
+
 static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 cnt)
 {
 	__u64 sum = 0;
@@ -321,7 +350,7 @@ static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc
 	}
 	s->fd = (int)arg_of(regs, d->fd_arg);
 	s->fd_kind = fd_kind(s->fd, &s->sk, &s->nonblock);
-	if (s->sk && bpf_map_lookup_elem(&conns, &s->sk))
+	if (s->sk && (bpf_map_lookup_elem(&conns, &s->sk) || adopt_conn(s->sk, s->fd_kind)))
 		s->accepted = 1;
 	if (d->offset_arg >= 0) {
 		s->offset = arg_of(regs, d->offset_arg);
@@ -603,8 +632,15 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!is_traced(tgid))
 		return 0;
 	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-	if (!s || !s->active)
+	if (!s || !s->active) {
+		/* Entered before the window: an accept blocked at attach time
+		 * still hands us a connection. */
+		long nr = BPF_CORE_READ(regs, orig_ax);
+
+		if (nr == 43 || nr == 288)
+			on_accept(tid, tgid, ret);
 		return 0;
+	}
 	s->active = 0;
 	now = bpf_ktime_get_ns();
 	d = bpf_map_lookup_elem(&descs, &s->nr);

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+"""The profiler on our own servers, one per network model, whose behaviour
+is known by construction (tests/servers/README.md): the network model,
+thread classes and per-request syscall counts must come back."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import free_port, per_request, profile_during, thread_classes
+
+SERVERS = os.environ.get('DITTO_SERVERS_DIR', '')
+REQUESTS = 4000
+BYTES = 100            # request payload; 4-byte length prefix on the wire
+RESPONSE = 128
+
+# name: (server args, connections, expected network model, mux syscall)
+CASES = {
+    'srv_blocking': ([], 4, dict(io_model='blocking', accept_dispatch=False,
+                                 network_dispatch=True, network_threads=0, processes=1), None),
+    'srv_busypoll': ([], 4, dict(io_model='nonblocking', accept_dispatch=False,
+                                 network_dispatch=False, network_threads=1, processes=1), None),
+    'srv_epoll': ([], 4, dict(io_model='epoll', accept_dispatch=False, network_dispatch=False,
+                              network_threads=1, processes=1), 'epoll_wait:epoll'),
+    'srv_epoll_pool': (['--threads', '3'], 6, dict(io_model='epoll', accept_dispatch=False,
+                                                   network_dispatch=True, network_threads=3,
+                                                   processes=1), 'epoll_wait:epoll'),
+    'srv_prefork': (['--threads', '3'], 3, dict(io_model='blocking', accept_dispatch=True,
+                                                network_dispatch=False, network_threads=3,
+                                                processes=3), None),
+    'srv_poll': ([], 4, dict(io_model='poll', accept_dispatch=False, network_dispatch=False,
+                             network_threads=1, processes=1), 'poll:none'),
+    'srv_select': ([], 4, dict(io_model='select', accept_dispatch=False, network_dispatch=False,
+                               network_threads=1, processes=1), 'pselect6:none'),
+}
+
+
+def start(server_factory, name, args):
+    exe = os.path.join(SERVERS, name)
+    if not os.access(exe, os.X_OK):
+        pytest.fail('%s not built (DITTO_SERVERS_DIR=%r)' % (name, SERVERS))
+    port = free_port()
+    return server_factory([exe, '--port', str(port), '--response-bytes', str(RESPONSE),
+                           '--max-seconds', '60'] + args, port)
+
+
+def client(port, connections):
+    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections',
+            str(connections), '--requests', str(REQUESTS), '--request-bytes', str(BYTES),
+            '--response-bytes', str(RESPONSE)]
+
+
+def single_bucket(model, path):
+    """(lo, hi) of a histogram that must have exactly one bucket."""
+    h = model.get(path)
+    assert len(h['buckets']) == 1, (path, h)
+    lo, hi, _ = h['buckets'][0]
+    return lo, hi
+
+
+@pytest.mark.parametrize('name', sorted(CASES))
+def test_ground_truth_server_is_recovered(server_factory, name):
+    args, conns, expected, mux = CASES[name]
+    srv = start(server_factory, name, args)
+    model, load = profile_during(srv.pid, client(srv.port, conns), duration=2.5)
+    assert load.returncode == 0, load.stderr
+    net = model.get('services[0].network')
+    assert {k: net[k] for k in expected} == expected
+    assert model.get('services[0].framing') == 'length-prefixed'
+
+    requests = model.get('services[0].requests.count')
+    assert REQUESTS <= requests <= REQUESTS + 2
+    lo, hi = single_bucket(model, 'services[0].requests.request_bytes')
+    assert lo <= BYTES + 4 <= hi
+    lo, hi = single_bucket(model, 'services[0].requests.response_bytes')
+    assert lo <= RESPONSE + 4 <= hi
+
+    read = model.get('services[0].syscalls[network:read:tcp]')
+    ok_reads = (read['calls'] - read['errors']) / requests
+    assert 0.99 <= ok_reads <= 1.01 + conns / REQUESTS   # one end-of-file read per connection
+    assert 0.99 <= per_request(model, 'network', 'write', 'tcp') <= 1.01
+    if name == 'srv_busypoll':
+        assert read['errors'] > 0, 'a busy-polling server reads EAGAIN'
+    if mux:
+        call, fd = mux.split(':')
+        assert 0 < per_request(model, 'network', call, fd) <= 1.05
+
+    roles = thread_classes(model)
+    network = sum(c for c, _ in roles['network'])
+    if name == 'srv_blocking':
+        assert roles['acceptor'] == [(1, 'blocking')]
+        assert network >= conns
+    elif name == 'srv_epoll_pool':
+        assert roles['acceptor'] == [(1, 'blocking')]
+        assert network == 3
+    elif name == 'srv_prefork':
+        assert network == 3
+        assert 'acceptor' not in roles
+    else:
+        assert roles['network'] == [(1, expected['io_model'])]
