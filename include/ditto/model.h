@@ -9,12 +9,14 @@
  *
  *   schema                      integer, DITTO_MODEL_SCHEMA
  *   meta                        tool_version, created, window_s, sources,
+ *                               lost_events,
  *                               host{cpu_model, kernel, cores, l1d_bytes,
  *                               l1i_bytes, l2_bytes, llc_bytes},
  *                               load{generator, qps, connections}
  *   services[]                  name, ports[], framing, processes,
  *     threads[]                 thread classes: name, count, role, io_model,
- *                               woken_by[], cpu_ns, ctx_switches, wakeups
+ *                               woken_by[], cpu_ns, ctx_switches, wakeups,
+ *                               threads_created, processes_created
  *     network                   io_model, accept_dispatch, network_dispatch,
  *                               network_threads, processes,
  *                               client_connections, client_mode
@@ -374,6 +376,10 @@ DITTO_API double ditto_meta_window_s(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_window_s(struct ditto_meta *meta, double seconds);
 /* Number of runs merged into this model (1 for a fresh one). */
 DITTO_API uint64_t ditto_meta_sources(const struct ditto_meta *meta);
+/* Events the collectors could not record (full kernel maps, lost samples):
+ * non-zero means the counts are lower bounds. */
+DITTO_API uint64_t ditto_meta_lost_events(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_lost_events(struct ditto_meta *meta, uint64_t n);
 DITTO_API const char *ditto_meta_host_cpu_model(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_host_cpu_model(struct ditto_meta *meta, const char *cpu_model);
 DITTO_API const char *ditto_meta_host_kernel(const struct ditto_meta *meta);
@@ -440,6 +446,11 @@ DITTO_API uint64_t ditto_thread_class_ctx_switches(const struct ditto_thread_cla
 DITTO_API int ditto_thread_class_set_ctx_switches(struct ditto_thread_class *t, uint64_t n);
 DITTO_API uint64_t ditto_thread_class_wakeups(const struct ditto_thread_class *t);
 DITTO_API int ditto_thread_class_set_wakeups(struct ditto_thread_class *t, uint64_t n);
+/* Threads and processes the class's members created during the window. */
+DITTO_API uint64_t ditto_thread_class_threads_created(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_threads_created(struct ditto_thread_class *t, uint64_t n);
+DITTO_API uint64_t ditto_thread_class_processes_created(const struct ditto_thread_class *t);
+DITTO_API int ditto_thread_class_set_processes_created(struct ditto_thread_class *t, uint64_t n);
 /* Names of the thread classes that wake this one. */
 DITTO_API size_t ditto_thread_class_woken_by_count(const struct ditto_thread_class *t);
 DITTO_API const char *ditto_thread_class_woken_by(const struct ditto_thread_class *t, size_t i);
@@ -450,10 +461,12 @@ DITTO_API int ditto_thread_class_add_woken_by(struct ditto_thread_class *t, cons
 DITTO_API struct ditto_network *ditto_service_network(struct ditto_service *s);
 DITTO_API enum ditto_io_model ditto_network_io_model(const struct ditto_network *n);
 DITTO_API int ditto_network_set_io_model(struct ditto_network *n, enum ditto_io_model io);
-/* One thread accepts and hands connections to others. */
+/* Accepting is done away from the main thread of the main process (by
+ * other threads, or by worker processes as in nginx or pre-forked servers). */
 DITTO_API bool ditto_network_accept_dispatch(const struct ditto_network *n);
 DITTO_API int ditto_network_set_accept_dispatch(struct ditto_network *n, bool v);
-/* Network threads hand requests to worker threads. */
+/* Accepted connections are served by other threads than the ones that
+ * accept them (memcached: the main thread accepts, workers serve). */
 DITTO_API bool ditto_network_network_dispatch(const struct ditto_network *n);
 DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v);
 /* Size of the network thread pool; 0 for one thread per connection. */
