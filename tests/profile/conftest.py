@@ -17,6 +17,12 @@ import pytest
 import ditto
 
 
+# Under a sanitizer build this interpreter runs with the sanitizer runtimes
+# preloaded; the services, load generators and tools it starts must not.
+for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'):
+    os.environ.pop(_var, None)
+
+
 def pytest_collection_modifyitems(config, items):
     if os.geteuid() != 0:
         skip = pytest.mark.skip(reason='profiling needs root (CAP_BPF, CAP_PERFMON)')

@@ -95,12 +95,15 @@ def test_event_loop_integration_with_fileno_and_step():
         with ditto.Profile(duration=1.5) as p:
             p.attach(proc.pid)
             steps = 0
+            t0 = time.monotonic()
             while True:
                 select.select([p.fileno()], [], [], 2.0)
                 steps += 1
                 if not p.step(0):
                     break
-            assert 1 <= steps <= 10
+            # Readable about once a second (timer) plus when stacks arrive.
+            assert steps >= 1
+            assert time.monotonic() - t0 < 5
             p.finish().validate()
     finally:
         stop(proc)

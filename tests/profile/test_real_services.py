@@ -84,3 +84,26 @@ def test_connections_opened_before_the_window_are_counted(server_factory):
     assert requests > 1000
     assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
     assert model.get('services[0].network.io_model') == 'epoll'
+
+
+def test_client_side_of_a_redis_replica_is_one_async_connection(server_factory):
+    """A replica connects out to its master (non-blocking connect): the
+    client side of the network model records the outgoing connection."""
+    import ditto
+
+    master_port, replica_port = free_port(), free_port()
+    server_factory([need('redis-server'), '--port', str(master_port), '--bind', '127.0.0.1',
+                    '--save', '', '--appendonly', 'no'], master_port)
+    replica = server_factory([need('redis-server'), '--port', str(replica_port), '--bind',
+                              '127.0.0.1', '--save', '', '--appendonly', 'no'], replica_port)
+    with ditto.Profile(duration=2.5) as p:
+        p.attach(replica.pid)
+        p.step(300)
+        import subprocess
+        subprocess.run([need('redis-cli'), '-p', str(replica_port), 'replicaof', '127.0.0.1',
+                        str(master_port)], stdout=subprocess.DEVNULL, check=True, timeout=10)
+        p.run()
+        model = p.finish()
+    net = model.get('services[0].network')
+    assert net['client_connections'] >= 1
+    assert net['client_mode'] == 'async'

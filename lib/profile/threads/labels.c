@@ -102,8 +102,10 @@ int labels_rank(const struct labels *l, uint32_t **rank)
 		free(r);
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
-	memcpy(sorted, l->str, l->n * sizeof(*sorted));
-	qsort(sorted, l->n, sizeof(*sorted), by_string);
+	if (l->n) {
+		memcpy(sorted, l->str, l->n * sizeof(*sorted));
+		qsort(sorted, l->n, sizeof(*sorted), by_string);
+	}
 	/* Strings are unique, so each sorted pointer finds its id by lookup. */
 	for (uint32_t pos = 0; pos < l->n; pos++)
 		r[l->slots[find_slot(l, sorted[pos])]] = pos;

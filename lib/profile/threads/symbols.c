@@ -128,6 +128,8 @@ static void sort_unique(struct symvec *sv)
 {
 	size_t out = 0;
 
+	if (!sv->n)
+		return; /* sv->v may be NULL: qsort must not see it */
 	qsort(sv->v, sv->n, sizeof(*sv->v), by_start);
 	for (size_t i = 0; i < sv->n; i++)
 		if (!out || sv->v[out - 1].start != sv->v[i].start)
