@@ -36,6 +36,7 @@ start_tracer() {
 	case $1 in
 	none) tracer= ;;
 	ditto) "$ditto" profile --pid "$redis" -q -o "$tmp/model" & tracer=$! ;;
+	ditto-nostacks) "$ditto" profile --pid "$redis" -q --sample-hz 0 -o "$tmp/model" & tracer=$! ;;
 	strace) strace -f -c -o "$tmp/strace.txt" -p "$redis" 2>/dev/null & tracer=$! ;;
 	esac
 	[ -n "$tracer" ] && sleep 1
@@ -48,7 +49,7 @@ stop_tracer() {
 }
 
 for round in $(seq "$rounds"); do
-	for t in none ditto strace; do
+	for t in none ditto ditto-nostacks strace; do
 		start_tracer "$t"
 		echo "$t $(throughput)" >>"$tmp/results"
 		stop_tracer
@@ -64,6 +65,8 @@ awk -v rounds="$rounds" '
 		printf "  %-22s %10.0f  1.000\n", "no tracer", base
 		printf "  %-22s %10.0f  %.3f  (cost %.1f%%)\n", "ditto profile", sum["ditto"] / rounds,
 			sum["ditto"] / rounds / base, 100 * (1 - sum["ditto"] / rounds / base)
+		printf "  %-22s %10.0f  %.3f  (cost %.1f%%)\n", "  without stacks", sum["ditto-nostacks"] / rounds,
+			sum["ditto-nostacks"] / rounds / base, 100 * (1 - sum["ditto-nostacks"] / rounds / base)
 		printf "  %-22s %10.0f  %.3f  (cost %.1f%%)\n", "strace -f -c", sum["strace"] / rounds,
 			sum["strace"] / rounds / base, 100 * (1 - sum["strace"] / rounds / base)
 	}' "$tmp/results"

@@ -39,6 +39,8 @@ static void usage(FILE *f)
 	      "  -n, --name NAME       service name in the model (default: process name)\n"
 	      "  -r, --requests N      requests served in the window, if known better than\n"
 	      "                        the count inferred from socket traffic\n"
+	      "  -s, --sample-hz HZ    call-stack sampling rate (default 99; 0: off, thread\n"
+	      "                        classes then come from behaviour only)\n"
 	      "  -q, --quiet           no progress line\n"
 	      "  -h, --help            this help\n",
 	      f);
@@ -61,6 +63,7 @@ struct args {
 	double duration;
 	const char *output, *name;
 	uint64_t requests;
+	int sample_hz;
 	bool quiet;
 	char **command;
 };
@@ -73,6 +76,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "requests", required_argument, NULL, 'r' },
+		{ "sample-hz", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -81,7 +85,7 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
@@ -98,6 +102,11 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'r':
 			if (!cli_parse_u64(optarg, &a->requests))
 				return cli_usage_error(CMD, "--requests: '%s' is not a count", optarg);
+			break;
+		case 's':
+			if (!cli_parse_u64(optarg, &u) || u > 10000)
+				return cli_usage_error(CMD, "--sample-hz: '%s' is not 0..10000", optarg);
+			a->sample_hz = u ? (int)u : -1;
 			break;
 		case 'q': a->quiet = true; break;
 		case 'h': usage(stdout); return -1;
@@ -116,7 +125,7 @@ static int parse(int argc, char **argv, struct args *a)
 static int profile(const struct args *a)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
-		   .requests = a->requests, .progress = a->quiet || !isatty(2) ? NULL : progress);
+		   .requests = a->requests, .sample_hz = a->sample_hz, .progress = a->quiet || !isatty(2) ? NULL : progress);
 	struct ditto_model *m = NULL;
 	int err;
 

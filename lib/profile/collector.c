@@ -5,6 +5,7 @@
  * as traced, and reads the maps back when the window ends.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,12 +127,37 @@ void collector_free(struct collector *c)
 	free(c);
 }
 
+/* reqs is per CPU: add the counters up, take the first request's bytes
+ * from whichever CPU saw one. */
 static int read_reqs(struct collector *c, struct dt_req_stats *out)
 {
+	int ncpu = libbpf_num_possible_cpus();
+	size_t counters = offsetof(struct dt_req_stats, first_bytes) / sizeof(uint64_t);
+	struct dt_req_stats *per;
 	__u32 z = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.reqs), &z, out))
+	memset(out, 0, sizeof(*out));
+	if (ncpu <= 0)
+		return ditto_err(ncpu ? ncpu : -EINVAL, "cannot count CPUs");
+	per = calloc((size_t)ncpu, sizeof(*per));
+	if (!per)
+		return ditto_err(-ENOMEM, "out of memory");
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.reqs), &z, per)) {
+		free(per);
 		return ditto_err(-errno, "BPF map reqs: %s", strerror(errno));
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		const uint64_t *src = (const uint64_t *)&per[cpu];
+		uint64_t *dst = (uint64_t *)out;
+
+		for (size_t i = 0; i < counters; i++)
+			dst[i] += src[i];
+		if (!out->first_len && per[cpu].first_len) {
+			memcpy(out->first_bytes, per[cpu].first_bytes, sizeof(out->first_bytes));
+			out->first_len = per[cpu].first_len;
+		}
+	}
+	free(per);
 	return 0;
 }
 

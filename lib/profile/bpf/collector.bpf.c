@@ -36,6 +36,24 @@ struct dt_inflight {
 	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active;
 };
 
+/*
+ * What a task last learned about its fds: the kind and socket behind a
+ * struct file, so that the inode and socket are read once per file and not
+ * on every call. Keyed by fd (direct-mapped), checked against the file
+ * pointer, dropped when the task closes that fd.
+ */
+#define FD_CACHE 8
+struct dt_fd_cache {
+	__u64 file, sk;
+	__s32 fd;
+	__u8 kind;
+};
+
+struct dt_task {
+	struct dt_inflight cur;
+	struct dt_fd_cache fds[FD_CACHE];
+};
+
 struct dt_fpos_key {
 	__u32 tgid;
 	__s32 fd;
@@ -59,7 +77,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct dt_inflight);
+	__type(value, struct dt_task);
 } inflight SEC(".maps");
 
 struct {
@@ -98,8 +116,9 @@ struct {
 	__type(value, __u64);
 } fpos SEC(".maps");
 
+/* Per CPU, summed by user space: no atomic operations on the hot path. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct dt_req_stats);
@@ -157,11 +176,17 @@ static __always_inline __u32 lat_bucket(__u64 ns)
 	return idx < LAT_BUCKETS ? idx : LAT_BUCKETS - 1;
 }
 
+/*
+ * Plain adds: every counter has one writer at a time. Syscall statistics
+ * and thread records are keyed by thread (a thread runs on one CPU at a
+ * time), request statistics are per CPU. Only wake-ups, which other
+ * threads record, use atomic adds.
+ */
 #define HIST_ADD(arr, idx, n)                                                 \
 	do {                                                                 \
 		__u32 _i = (idx);                                            \
 		if (_i < sizeof(arr) / sizeof((arr)[0]))                     \
-			__sync_fetch_and_add(&(arr)[_i], (n));               \
+			(arr)[_i] += (n);                                    \
 	} while (0)
 
 /* A full map drops what it cannot hold: count it so the model says so. */
@@ -171,7 +196,7 @@ static __always_inline void count_lost(void)
 	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
 
 	if (r)
-		__sync_fetch_and_add(&r->dropped, 1);
+		r->dropped++;
 }
 
 static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
@@ -196,8 +221,8 @@ static __always_inline void thread_bits(__u32 tid, __u32 tgid, __u32 bits)
 {
 	struct dt_thread *t = thread_of(tid, tgid);
 
-	if (t && (t->bits & bits) != bits)
-		__sync_fetch_and_or(&t->bits, bits);
+	if (t)
+		t->bits |= bits;
 }
 
 static __always_inline struct file *fd_file(int fd)
@@ -230,20 +255,13 @@ static __always_inline __u8 anon_kind(struct file *f)
 	return FDK_OTHER;
 }
 
-/* Kind of fd, and for sockets the struct sock address. */
-static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
+/* Kind of an open file, and for sockets the struct sock address. */
+static __always_inline __u8 file_kind(struct file *f, __u64 *sk_out)
 {
-	struct file *f;
 	struct socket *sock;
 	struct sock *sk;
 	__u16 mode, family, type;
 
-	if (fd < 0)
-		return FDK_NONE;	/* mmap(-1), AT_FDCWD-style arguments */
-	f = fd_file(fd);
-	if (!f)
-		return FDK_OTHER;
-	*nonblock = (BPF_CORE_READ(f, f_flags) & O_NONBLOCK) != 0;
 	mode = BPF_CORE_READ(f, f_inode, i_mode);
 	switch (mode & S_IFMT) {
 	case S_IFREG:
@@ -265,6 +283,41 @@ static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
 	if (family == AF_INET || family == AF_INET6)
 		return type == SOCK_STREAM ? FDK_TCP : type == SOCK_DGRAM ? FDK_UDP : FDK_OTHER;
 	return FDK_OTHER;
+}
+
+/* Kind of fd, the struct sock behind it, and whether it is non-blocking;
+ * cache (may be NULL) remembers the kind per file. */
+static __always_inline __u8 fd_kind_cached(int fd, __u64 *sk_out, __u8 *nonblock,
+					   struct dt_fd_cache *cache)
+{
+	struct dt_fd_cache *e;
+	struct file *f;
+	__u8 kind;
+
+	if (fd < 0)
+		return FDK_NONE;	/* mmap(-1), AT_FDCWD-style arguments */
+	f = fd_file(fd);
+	if (!f)
+		return FDK_OTHER;
+	*nonblock = (BPF_CORE_READ(f, f_flags) & O_NONBLOCK) != 0;
+	e = cache ? &cache[fd & (FD_CACHE - 1)] : NULL;
+	if (e && e->fd == fd && e->file == (__u64)f) {
+		*sk_out = e->sk;
+		return e->kind;
+	}
+	kind = file_kind(f, sk_out);
+	if (e) {
+		e->fd = fd;
+		e->file = (__u64)f;
+		e->sk = *sk_out;
+		e->kind = kind;
+	}
+	return kind;
+}
+
+static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
+{
+	return fd_kind_cached(fd, sk_out, nonblock, NULL);
 }
 
 /* A TCP connection on a listening port of the service, accepted before the
@@ -341,7 +394,7 @@ static __always_inline void enter_size(struct dt_inflight *s, const struct dt_de
 }
 
 static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc *d,
-				     struct pt_regs *regs)
+				     struct pt_regs *regs, struct dt_fd_cache *cache)
 {
 	if (d->fd_arg < 0) {
 		s->fd = -1;
@@ -349,7 +402,10 @@ static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc
 		return;
 	}
 	s->fd = (int)arg_of(regs, d->fd_arg);
-	s->fd_kind = fd_kind(s->fd, &s->sk, &s->nonblock);
+	s->fd_kind = fd_kind_cached(s->fd, &s->sk, &s->nonblock, cache);
+	/* A closed fd may come back as another file at the same address. */
+	if ((d->bits & SD_CLOSE) && s->fd >= 0)
+		cache[s->fd & (FD_CACHE - 1)].fd = -1;
 	if (s->sk && (bpf_map_lookup_elem(&conns, &s->sk) || adopt_conn(s->sk, s->fd_kind)))
 		s->accepted = 1;
 	if (d->offset_arg >= 0) {
@@ -369,21 +425,23 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct dt_inflight *s;
+	struct dt_task *task;
 	struct dt_desc *d;
 	__u32 nr = id;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!s)
+	task = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!task)
 		return 0;
+	s = &task->cur;
 	__builtin_memset(s, 0, sizeof(*s));
 	s->nr = nr;
 	s->active = 1;
 	d = bpf_map_lookup_elem(&descs, &nr);
 	if (d && (d->bits & SD_KNOWN)) {
-		enter_fd(s, d, regs);
+		enter_fd(s, d, regs, task->fds);
 		enter_size(s, d, regs);
 		if (d->flags_arg >= 0) {
 			s->flags = arg_of(regs, d->flags_arg);
@@ -420,17 +478,17 @@ static __always_inline void add_flags(struct dt_stat_val *v, __u64 flags)
 {
 	for (int i = 0; i < MAX_FLAGS; i++) {
 		if (v->flag_cnt[i] && v->flag_val[i] == flags) {
-			__sync_fetch_and_add(&v->flag_cnt[i], 1);
+			v->flag_cnt[i]++;
 			return;
 		}
 		if (!v->flag_cnt[i]) {
 			/* Racing threads of one key cannot happen: keys are per thread. */
 			v->flag_val[i] = flags;
-			__sync_fetch_and_add(&v->flag_cnt[i], 1);
+			v->flag_cnt[i]++;
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->flag_other, 1);
+	v->flag_other++;
 }
 
 static __always_inline void file_offset(struct dt_stat_val *v, struct dt_inflight *s, __u32 tgid,
@@ -439,10 +497,10 @@ static __always_inline void file_offset(struct dt_stat_val *v, struct dt_infligh
 	struct dt_fpos_key k = { tgid, s->fd };
 	__u64 *next = bpf_map_lookup_elem(&fpos, &k), end;
 
-	__sync_fetch_and_add(&v->offsets, 1);
+	v->offsets++;
 	HIST_ADD(v->offset, log2_bucket(s->offset), 1);
 	if (next && *next == s->offset)
-		__sync_fetch_and_add(&v->sequential, 1);
+		v->sequential++;
 	end = s->offset + (ret > 0 ? ret : 0);
 	bpf_map_update_elem(&fpos, &k, &end, BPF_ANY);
 }
@@ -470,8 +528,7 @@ static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, lon
 
 	if (r->first_len || !buf)
 		return;
-	if (__sync_val_compare_and_swap(&r->first_len, 0, n > 16 ? 16 : (__u32)n) != 0)
-		return;
+	r->first_len = n > 16 ? 16 : (__u32)n;
 	bpf_probe_read_user(bytes, n >= 16 ? 16 : (n >= 8 ? 8 : 0), (void *)buf);
 	r->first_bytes[0] = bytes[0];
 	r->first_bytes[1] = bytes[1];
@@ -497,7 +554,7 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 	c->requests++;
 	c->req_bytes = bytes;
 	c->req_start_ns = s->ts;
-	__sync_fetch_and_add(&r->requests, 1);
+	r->requests++;
 }
 
 static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 now)
@@ -528,11 +585,12 @@ static __always_inline void conn_close(struct dt_inflight *s)
 	if (c->state == CONN_WRITING)
 		HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
 	HIST_ADD(r->per_conn, log2_bucket(c->requests), 1);
-	__sync_fetch_and_add(&r->closed, 1);
+	r->closed++;
 	bpf_map_delete_elem(&conns, &s->sk);
 }
 
-static __always_inline void on_accept(__u32 tid, __u32 tgid, long ret)
+/* Returns the thread bits to set. */
+static __always_inline __u32 on_accept(long ret)
 {
 	struct dt_conn fresh = {};
 	__u8 nb = 0;
@@ -541,19 +599,18 @@ static __always_inline void on_accept(__u32 tid, __u32 tgid, long ret)
 	struct dt_req_stats *r;
 
 	if (ret < 0)
-		return;
+		return 0;
 	fd_kind(ret, &sk, &nb);
 	if (!sk)
-		return;
+		return 0;
 	bpf_map_update_elem(&conns, &sk, &fresh, BPF_ANY);
 	r = bpf_map_lookup_elem(&reqs, &z);
 	if (r)
-		__sync_fetch_and_add(&r->connections, 1);
-	thread_bits(tid, tgid, TB_ACCEPTS);
+		r->connections++;
+	return TB_ACCEPTS;
 }
 
-static __always_inline void thread_io_bits(__u32 tid, __u32 tgid, struct dt_inflight *s,
-					   const struct dt_desc *d, long ret)
+static __always_inline __u32 io_bits(struct dt_inflight *s, const struct dt_desc *d, long ret)
 {
 	__u32 bits = 0;
 
@@ -568,23 +625,24 @@ static __always_inline void thread_io_bits(__u32 tid, __u32 tgid, struct dt_infl
 	}
 	if ((d->bits & SD_CONNECT) && (ret == 0 || ret == -EINPROGRESS))
 		bits |= TB_CONNECTS | (ret == -EINPROGRESS ? TB_ASYNC_CONN : 0);
-	if (bits)
-		thread_bits(tid, tgid, bits);
+	return bits;
 }
 
-static __always_inline void mux_bits(__u32 tid, __u32 tgid, __u32 nr)
+static __always_inline __u32 mux_bits(__u32 nr)
 {
 	/* epoll_wait, epoll_pwait, epoll_pwait2; poll, ppoll; select, pselect6 */
 	if (nr == 232 || nr == 281 || nr == 441)
-		thread_bits(tid, tgid, TB_EPOLL);
-	else if (nr == 7 || nr == 271)
-		thread_bits(tid, tgid, TB_POLL);
-	else if (nr == 23 || nr == 270)
-		thread_bits(tid, tgid, TB_SELECT);
+		return TB_EPOLL;
+	if (nr == 7 || nr == 271)
+		return TB_POLL;
+	if (nr == 23 || nr == 270)
+		return TB_SELECT;
+	return 0;
 }
 
-static __always_inline void record(struct dt_inflight *s, const struct dt_desc *d, __u32 tid,
-				   __u32 tgid, long ret, __u64 now)
+/* Account one finished syscall; returns the thread bits it implies. */
+static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc *d, __u32 tid,
+				    __u32 tgid, long ret, __u64 now)
 {
 	struct dt_stat_key k = { .tid = tid, .nr = s->nr, .fd_kind = s->fd_kind,
 			      .accepted = s->accepted };
@@ -592,13 +650,13 @@ static __always_inline void record(struct dt_inflight *s, const struct dt_desc *
 	__u64 count = ret > 0 ? ret : 0;
 
 	if (!v)
-		return;
-	__sync_fetch_and_add(&v->calls, 1);
+		return 0;
+	v->calls++;
 	if (ret < 0)
-		__sync_fetch_and_add(&v->errors, 1);
+		v->errors++;
 	HIST_ADD(v->lat, lat_bucket(now - s->ts), 1);
 	if (!d)
-		return;
+		return 0;
 	if (s->has_size)
 		HIST_ADD(v->size, log2_bucket(s->size), 1);
 	if ((d->bits & SD_MMSG) && ret > 0)
@@ -615,9 +673,7 @@ static __always_inline void record(struct dt_inflight *s, const struct dt_desc *
 		conn_send(s, count, now);
 	else if (s->accepted && (d->bits & SD_CLOSE) && ret == 0)
 		conn_close(s);
-	if (d->bits & SD_ACCEPT)
-		on_accept(tid, tgid, ret);
-	thread_io_bits(tid, tgid, s, d, ret);
+	return (d->bits & SD_ACCEPT ? on_accept(ret) : 0) | io_bits(s, d, ret);
 }
 
 SEC("tp_btf/sys_exit")
@@ -626,19 +682,22 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
 	__u32 tid = pid_tgid, tgid = pid_tgid >> 32, z = 0;
 	struct dt_inflight *s;
+	struct dt_task *task;
 	struct dt_req_stats *r;
 	struct dt_desc *d;
 
-	if (!is_traced(tgid))
-		return 0;
-	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	/* Only traced tasks have storage: no need to look tgid up again. */
+	task = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	s = task ? &task->cur : NULL;
 	if (!s || !s->active) {
+		if (!is_traced(tgid))
+			return 0;
 		/* Entered before the window: an accept blocked at attach time
 		 * still hands us a connection. */
 		long nr = BPF_CORE_READ(regs, orig_ax);
 
 		if (nr == 43 || nr == 288)
-			on_accept(tid, tgid, ret);
+			thread_bits(tid, tgid, on_accept(ret));
 		return 0;
 	}
 	s->active = 0;
@@ -646,10 +705,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	d = bpf_map_lookup_elem(&descs, &s->nr);
 	r = bpf_map_lookup_elem(&reqs, &z);
 	if (r)
-		__sync_fetch_and_add(&r->syscalls, 1);
-	thread_of(tid, tgid);
-	mux_bits(tid, tgid, s->nr);
-	record(s, d && (d->bits & SD_KNOWN) ? d : NULL, tid, tgid, ret, now);
+		r->syscalls++;
+	/* One thread lookup per syscall: its bits are gathered first. */
+	thread_bits(tid, tgid, mux_bits(s->nr) |
+		    record(s, d && (d->bits & SD_KNOWN) ? d : NULL, tid, tgid, ret, now));
 	return 0;
 }
 
@@ -661,9 +720,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct dt_thread *t;
 
 	if (is_traced(ptgid) && (t = thread_of(ptid, ptgid))) {
-		__sync_fetch_and_add(&t->ctx_switches, 1);
+		t->ctx_switches++;
 		if (t->last_in)
-			__sync_fetch_and_add(&t->cpu_ns, now - t->last_in);
+			t->cpu_ns += now - t->last_in;
 		t->last_in = 0;
 	}
 	if (is_traced(ntgid) && (t = thread_of(ntid, ntgid)))
@@ -707,14 +766,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (ctgid != ptgid) {
 		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 		if (t)
-			__sync_fetch_and_add(&t->processes_created, 1);
+			t->processes_created++;
 	} else if (t) {
-		__sync_fetch_and_add(&t->threads_created, 1);
+		t->threads_created++;
 	}
 	t = thread_of(ctid, ctgid);
 	if (t) {
 		bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), child->comm);
-		__sync_fetch_and_or(&t->bits, TB_CREATED);
+		t->bits |= TB_CREATED;
 	}
 	return 0;
 }
