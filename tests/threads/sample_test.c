@@ -34,8 +34,13 @@ struct opts {
 	int hz, seconds, pid;
 	double threshold, min_unwind;
 	bool verbose, expect_spin;
+	const char *expect_label;	/* a frame some thread's tree must hold */
 	char **cmd;
 };
+
+struct thread_sampler;
+static bool has_label(const struct thread_sampler *s, const int *tids, size_t n,
+		      const char *label);
 
 static struct {
 	int tid[MAX_T];
@@ -117,6 +122,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->threshold = atof(argv[++i]);
 		} else if (v && !strcmp(a, "-p")) {
 			o->pid = atoi(argv[++i]);
+		} else if (v && !strcmp(a, "--expect-label")) {
+			o->expect_label = argv[++i];
 		} else if (v && !strcmp(a, "--min-unwind")) {
 			o->min_unwind = atof(argv[++i]);
 		} else {
@@ -272,11 +279,39 @@ static int report(const struct thread_sampler *s, const struct opts *o)
 	}
 	if (o->expect_spin)
 		rc |= check_spin(tids, cls, n);
+	if (o->expect_label && !has_label(s, tids, n, o->expect_label)) {
+		printf("FAIL: no frame is labelled %s\n", o->expect_label);
+		rc = 1;
+	}
 	if (tsamp_unwind_success(s) < o->min_unwind) {
 		printf("FAIL: unwind success below %.2f\n", o->min_unwind);
 		rc = 1;
 	}
 	return rc;
+}
+
+/* Whether a dumped tree has a line that is exactly "<indent>label <count>". */
+static bool has_label(const struct thread_sampler *s, const int *tids, size_t n, const char *label)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < n && !found; i++) {
+		char *text = NULL, *line, *save = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (!f)
+			return false;
+		tsamp_dump(s, tids[i], 0, f);
+		fclose(f);
+		for (line = strtok_r(text, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save)) {
+			line += strspn(line, " ");
+			found = !strncmp(line, label, strlen(label)) && line[strlen(label)] == ' ';
+		}
+		free(text);
+	}
+	return found;
 }
 
 int main(int argc, char **argv)
@@ -287,7 +322,7 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv, &o)) {
 		fprintf(stderr, "usage: sample_test [-f HZ] [-s SECONDS] [-t THRESHOLD] [-v] "
-			"[--expect-spin] [--min-unwind F] (-p PID | -- COMMAND...)\n");
+			"[--expect-spin] [--expect-label NAME] [--min-unwind F] (-p PID | -- COMMAND...)\n");
 		return 2;
 	}
 	pid = o.pid ? o.pid : launch(o.cmd);

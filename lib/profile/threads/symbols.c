@@ -94,6 +94,37 @@ static Elf *open_debug_file(struct module *m)
 	return m->dbg_elf;
 }
 
+struct dwarf_ctx {
+	struct module *m;
+	struct symvec *sv;
+};
+
+/* DWARF strings die with libdwarf's handle: keep copies in the module. */
+static int add_dwarf(void *ctx, uint64_t start, uint64_t size, const char *name)
+{
+	struct dwarf_ctx *dc = ctx;
+	struct module *m = dc->m;
+	char **names, *copy = strdup(name);
+
+	if (!copy)
+		return ditto_err(-ENOMEM, "threads: out of memory");
+	names = m->dwarf_names;
+	/* Capacity doubles at every power of two: 8, 16, 32, ... */
+	if (m->ndwarf_names < 8 ? !m->ndwarf_names
+				: !(m->ndwarf_names & (m->ndwarf_names - 1))) {
+		size_t cap = m->ndwarf_names < 8 ? 8 : m->ndwarf_names * 2;
+
+		names = realloc(m->dwarf_names, cap * sizeof(*names));
+		if (!names) {
+			free(copy);
+			return ditto_err(-ENOMEM, "threads: out of memory");
+		}
+		m->dwarf_names = names;
+	}
+	names[m->ndwarf_names++] = copy;
+	return push(dc->sv, start, size, copy);
+}
+
 static int gather(struct module *m, struct symvec *sv)
 {
 	bool found;
@@ -103,6 +134,11 @@ static int gather(struct module *m, struct symvec *sv)
 	if ((err = collect(m->elf, SHT_SYMTAB, sv, &found)) || found)
 		return err;
 	if ((dbg = open_debug_file(m)) && ((err = collect(dbg, SHT_SYMTAB, sv, &found)) || found))
+		return err;
+	/* No symbol table but debug information: DWARF names its functions. */
+	struct dwarf_ctx dc = { m, sv };
+
+	if ((err = dwarf_collect(m->fd, add_dwarf, &dc, &found)))
 		return err;
 	return collect(m->elf, SHT_DYNSYM, sv, &found);
 }
@@ -262,6 +298,11 @@ int sym_label(struct labels *l, struct module *m, uint64_t vaddr, uint32_t *id)
 
 void sym_free(struct module *m)
 {
+	for (size_t i = 0; i < m->ndwarf_names; i++)
+		free(m->dwarf_names[i]);
+	free(m->dwarf_names);
+	m->dwarf_names = NULL;
+	m->ndwarf_names = 0;
 	free(m->syms);
 	free(m->sym_label);
 	idmap_free(&m->anon_label);

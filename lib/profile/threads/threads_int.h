@@ -117,6 +117,8 @@ struct module {
 	struct idmap anon_label; /* function start vaddr -> label, unnamed code */
 	int dbg_fd;
 	Elf *dbg_elf;		/* separate debug file holding .symtab, if found */
+	char **dwarf_names;	/* names copied from DWARF (dwarf_syms.c) */
+	size_t ndwarf_names;
 };
 /*
  * Open path (reading it through open_path). A file that cannot be read
@@ -238,5 +240,10 @@ void unwinder_exec(struct unwinder *u, int tgid);
 int unwind_sample(struct unwinder *u, const struct sample *s, struct unwound *out);
 /* Release processes and modules (fds, mappings); labels stay. */
 void unwinder_fini(struct unwinder *u);
+
+/* dwarf_syms.c: add(ctx, start, size, name) for every DWARF subprogram of
+ * the module open on fd; *found when it has DWARF at all. */
+typedef int (*dwarf_sym_fn)(void *ctx, uint64_t start, uint64_t size, const char *name);
+int dwarf_collect(int fd, dwarf_sym_fn add, void *ctx, bool *found);
 
 #endif /* DITTO_THREADS_INT_H */
