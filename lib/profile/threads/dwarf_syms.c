@@ -68,10 +68,16 @@ int dwarf_collect(int fd, dwarf_sym_fn add, void *ctx, bool *found)
 {
 	struct dwarf_walk w = { .add = add, .ctx = ctx };
 	Dwarf_Error e = NULL;
+	int res;
 
 	*found = false;
-	if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &w.dbg, &e) != DW_DLV_OK)
+	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &w.dbg, &e);
+	if (res != DW_DLV_OK) {
+		/* An init error is allocated outside any handle: free it here. */
+		if (res == DW_DLV_ERROR && e)
+			dwarf_dealloc_error(NULL, e);
 		return 0; /* no debug information: not an error */
+	}
 	for (;;) {
 		Dwarf_Unsigned next = 0;
 		Dwarf_Half cu_type = 0;
