@@ -161,18 +161,15 @@ static int read_reqs(struct collector *c, struct dt_req_stats *out)
 	return 0;
 }
 
-uint64_t collector_syscalls(const struct collector *c)
+void collector_progress(struct collector *c, uint64_t *syscalls, uint64_t *requests)
 {
 	struct dt_req_stats r;
 
-	return read_reqs((struct collector *)c, &r) ? 0 : r.syscalls;
-}
-
-uint64_t collector_requests(const struct collector *c)
-{
-	struct dt_req_stats r;
-
-	return read_reqs((struct collector *)c, &r) ? 0 : r.requests;
+	/* One read of the per-CPU map for both numbers. */
+	if (read_reqs(c, &r))
+		memset(&r, 0, sizeof(r));
+	*syscalls = r.syscalls;
+	*requests = r.requests;
 }
 
 /* Read every entry of a hash map into a growing array of records made of

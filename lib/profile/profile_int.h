@@ -22,8 +22,8 @@ int collector_attach(struct collector *c);
 void collector_detach(struct collector *c);
 void collector_free(struct collector *c);
 bool collector_is_traced(const struct collector *c, pid_t tgid);
-uint64_t collector_syscalls(const struct collector *c);
-uint64_t collector_requests(const struct collector *c);
+/* Syscalls and requests seen so far, for progress reports. */
+void collector_progress(struct collector *c, uint64_t *syscalls, uint64_t *requests);
 /* Whether any traced process still runs (zombies do not count). */
 bool collector_any_alive(const struct collector *c);
 /* Connections to this port that predate the window count as accepted. */
@@ -119,7 +119,6 @@ struct build_args {
 	const char *service_name;
 	uint64_t requests_override;
 	double window_s;
-	bool target_exited;
 };
 int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,
 		struct ditto_model **out);

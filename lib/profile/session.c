@@ -321,9 +321,12 @@ static void on_tick(struct ditto_profile *p)
 		p->target_exited = true;
 		end_window(p);
 	}
-	if (p->progress)
-		p->progress(elapsed(p), p->duration_s, collector_syscalls(p->col),
-			    collector_requests(p->col), p->user);
+	if (p->progress) {
+		uint64_t syscalls, requests;
+
+		collector_progress(p->col, &syscalls, &requests);
+		p->progress(elapsed(p), p->duration_s, syscalls, requests, p->user);
+	}
 }
 
 static int wait_ms(const struct ditto_profile *p, int timeout_ms)
@@ -385,7 +388,7 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p)
 
 static int collect(struct ditto_profile *p, struct ditto_model **out)
 {
-	struct build_args a = { p->service_name, p->requests, p->elapsed_s, p->target_exited };
+	struct build_args a = { p->service_name, p->requests, p->elapsed_s };
 	struct snapshot s;
 	struct classes c;
 	int err;
