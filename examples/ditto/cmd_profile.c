@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmd_profile.h"
+#include "cmd_profile_cpu.h"
 
 #define CMD "profile"
 
@@ -26,11 +27,14 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("Usage: ditto profile (--pid PID | -- COMMAND [ARGS...]) -o FILE [options]\n"
+	      "       ditto profile --cpu-only --pid PID [--tid TID]... -o FILE [options]\n"
 	      "\n"
 	      "Profile a live service and write its model: system calls with their arguments\n"
-	      "(eBPF), requests on accepted connections, thread classes and the network model.\n"
+	      "(eBPF), requests on accepted connections, thread classes and the network model;\n"
+	      "then CPU windows (ptrace single-stepping) on the request-serving threads:\n"
+	      "instruction mix, branches, working sets, dependency distances.\n"
 	      "The service keeps running; Ctrl-C ends the window early and keeps the results.\n"
-	      "Needs root (or CAP_BPF and CAP_PERFMON).\n"
+	      "Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -p, --pid PID         profile this running process and its descendants\n"
@@ -41,6 +45,14 @@ static void usage(FILE *f)
 	      "                        the count inferred from socket traffic\n"
 	      "  -s, --sample-hz HZ    call-stack sampling rate (default 99; 0: off, thread\n"
 	      "                        classes then come from behaviour only)\n"
+	      "  -W, --cpu-windows N   CPU windows per request-serving thread class\n"
+	      "                        (default 8; 0: no CPU windows)\n"
+	      "  -I, --cpu-insts N     instructions per CPU window (default 20000, about\n"
+	      "                        0.6 s of single-stepping)\n"
+	      "  -S, --cpu-spacing S   seconds between CPU windows (default 0.25)\n"
+	      "  -c, --cpu-only        CPU windows only, no system window (no BPF needed):\n"
+	      "                        the threads given by --tid, or all of --pid\n"
+	      "  -t, --tid TID         a thread to step with --cpu-only (repeatable)\n"
 	      "  -q, --quiet           no progress line\n"
 	      "  -h, --help            this help\n",
 	      f);
@@ -66,6 +78,7 @@ struct args {
 	int sample_hz;
 	bool quiet;
 	char **command;
+	struct cpu_args cpu;
 };
 
 static int parse(int argc, char **argv, struct args *a)
@@ -77,6 +90,11 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "name", required_argument, NULL, 'n' },
 		{ "requests", required_argument, NULL, 'r' },
 		{ "sample-hz", required_argument, NULL, 's' },
+		{ "cpu-windows", required_argument, NULL, 'W' },
+		{ "cpu-insts", required_argument, NULL, 'I' },
+		{ "cpu-spacing", required_argument, NULL, 'S' },
+		{ "cpu-only", no_argument, NULL, 'c' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -85,7 +103,7 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:ct:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
@@ -108,6 +126,10 @@ static int parse(int argc, char **argv, struct args *a)
 				return cli_usage_error(CMD, "--sample-hz: '%s' is not 0..10000", optarg);
 			a->sample_hz = u ? (int)u : -1;
 			break;
+		case 'W': case 'I': case 'S': case 'c': case 't':
+			if (cpu_parse_option(c, optarg, &a->cpu))
+				return CLI_EUSAGE;
+			break;
 		case 'q': a->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option(CMD, c, argv);
@@ -117,6 +139,10 @@ static int parse(int argc, char **argv, struct args *a)
 		a->command = argv + optind;
 	if (!a->pid == !a->command)
 		return cli_usage_error(CMD, "give either --pid PID or -- COMMAND");
+	if (a->cpu.only && !a->pid)
+		return cli_usage_error(CMD, "--cpu-only needs --pid PID");
+	if (a->cpu.ntids && !a->cpu.only)
+		return cli_usage_error(CMD, "--tid goes with --cpu-only");
 	if (!a->output)
 		return cli_usage_error(CMD, "missing --output FILE");
 	return CLI_OK;
@@ -125,7 +151,10 @@ static int parse(int argc, char **argv, struct args *a)
 static int profile(const struct args *a)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
-		   .requests = a->requests, .sample_hz = a->sample_hz, .progress = a->quiet || !isatty(2) ? NULL : progress);
+		   .requests = a->requests, .sample_hz = a->sample_hz,
+		   .progress = a->quiet || !isatty(2) ? NULL : progress,
+		   .cpu_windows = a->cpu.windows_set && !a->cpu.windows ? -1 : (int)a->cpu.windows,
+		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing);
 	struct ditto_model *m = NULL;
 	int err;
 
@@ -156,6 +185,7 @@ static int profile(const struct args *a)
 	return CLI_OK;
 }
 
+
 int cmd_profile(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -163,5 +193,7 @@ int cmd_profile(int argc, char **argv)
 
 	if (rc < 0)
 		return CLI_OK;
-	return rc ? rc : profile(&a);
+	if (rc)
+		return rc;
+	return a.cpu.only ? cpu_only(a.pid, a.name, a.output, a.quiet, &a.cpu) : profile(&a);
 }

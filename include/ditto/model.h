@@ -30,7 +30,8 @@
  *                               instructions, undecoded, insts_per_request,
  *                               mix{class: count}, branches, dws, dws_cold,
  *                               iws, iws_cold, raw, war, waw, mem_raw,
- *                               loads, stores, chased_loads
+ *                               loads, stores, chased_loads,
+ *                               jit_instructions, stepped_ns
  *     observed                  throughput_qps, loads[]{qps, achieved_qps,
  *                               connections, latency_ns}, counters{
  *                               available, cycles, instructions, branches,
@@ -555,7 +556,26 @@ DITTO_API uint64_t ditto_cpu_dws_cold(const struct ditto_cpu *c);
 DITTO_API int ditto_cpu_set_dws_cold(struct ditto_cpu *c, uint64_t n);
 DITTO_API uint64_t ditto_cpu_iws_cold(const struct ditto_cpu *c);
 DITTO_API int ditto_cpu_set_iws_cold(struct ditto_cpu *c, uint64_t n);
-/* Instruction mix: instruction class key -> executions. */
+/* Instructions executed from writable or anonymous code (JIT,
+ * self-modifying), decoded afresh each time; and the wall time the
+ * profiled threads were held in execution windows, in ns. */
+DITTO_API uint64_t ditto_cpu_jit_instructions(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_jit_instructions(struct ditto_cpu *c, uint64_t n);
+DITTO_API uint64_t ditto_cpu_stepped_ns(const struct ditto_cpu *c);
+DITTO_API int ditto_cpu_set_stepped_ns(struct ditto_cpu *c, uint64_t ns);
+/*
+ * Instruction mix: instruction class key -> executions. A key is
+ * "func.ops.mem.width.isa":
+ *   func   mov alu shift mul div cmp jcc jmp jmpi call calli ret str atomic
+ *          crc32 bit cvt vint vfp x87 nop sys other
+ *   ops    explicit operands in order, r register, m memory, i immediate,
+ *          "-" for none ("rm": add rax, [rbx])
+ *   mem    none, r, w, rw (implicit stack and string accesses included)
+ *   width  widest explicit operand in bits (64 for stack-only forms)
+ *   isa    base x87 mmx sse sse2 sse3 ssse3 sse4.1 sse4.2 avx avx2 fma
+ *          avx512 bmi aes sha
+ * e.g. "alu.rr.none.64.base", "mov.rm.r.32.base", "vint.rr.none.128.sse2".
+ */
 DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c);
 /*
  * Histograms, created empty on first use:

@@ -15,11 +15,16 @@
  *    time and context switches per thread;
  *  - call-stack samples per thread (perf_event_open software cpu-clock,
  *    user stacks unwound with libunwind), clustered into thread classes;
- * and derives the network model. The result is a ditto_model.
+ *  - hardware counters (libpfm4) where the host has them;
+ * and derives the network model. After that window, CPU windows single-step
+ * the request-serving thread classes (see ditto_profile_cpu() below) and
+ * fill services[0].cpu. The result is a ditto_model.
  *
- * The target is never stopped: collection happens in the kernel and in
- * sampled stack copies. Whatever happens (error, cancel, target exit) the
- * session detaches everything it attached when it is stopped or freed.
+ * The target is never stopped during the system window: collection happens
+ * in the kernel and in sampled stack copies. CPU windows hold one thread
+ * at a time for a bounded time. Whatever happens (error, cancel, target
+ * exit) the session detaches everything it attached when it is stopped
+ * or freed.
  *
  * Use from an event loop: ditto_profile_fd() is readable when
  * ditto_profile_step() has work (progress or the end of the window); step
@@ -60,6 +65,12 @@ struct ditto_profile_opts {
 	/* Progress callback and its argument. */
 	ditto_progress_fn progress;
 	void *user;
+	/* CPU windows per request-serving thread class after the system
+	 * window (0: 8; -1: none), instructions per window (0: 20000) and
+	 * seconds between windows (0: 0.25). */
+	int cpu_windows;
+	uint64_t cpu_window_insts;
+	double cpu_spacing_s;
 	size_t :0;
 };
 
@@ -103,6 +114,55 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
  * ditto_last_error() says so). The model is the caller's.
  */
 DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out);
+
+/*
+ * CPU windows on their own.
+ *
+ * Each window seizes one thread with ptrace (PTRACE_SEIZE: the rest of the
+ * process keeps running), single-steps it for window_insts instructions
+ * and detaches. Every executed instruction is decoded by Capstone (code is
+ * read from the target's memory, so a target in another mount namespace
+ * or container needs no path) and feeds: the instruction mix, per static
+ * conditional branch the taken and transition rates, data and instruction
+ * reuse distances at 64-byte lines (an LRU stack distance computed in one
+ * pass), register RAW/WAR/WAW and store-to-load distances, loads, stores
+ * and pointer-chasing loads, and the instructions between request reads
+ * (a read, readv, recvfrom or recvmsg returning data from a socket).
+ * Distances do not span windows; first touches in a window count as cold.
+ *
+ * Stepping costs a trap per instruction (about 36,000 instructions a
+ * second here): a window of 20000 instructions holds its thread about
+ * 0.6 s. rep-prefixed string instructions take one trap (a per-thread
+ * hardware breakpoint) instead of one per iteration. A window also ends
+ * after window_timeout_s, so an idle thread blocked in a system call is
+ * released; the call restarts transparently.
+ */
+struct ditto_cpu_opts {
+	size_t sz;
+	/* Windows to take (0: 8), round-robin over the threads. */
+	unsigned windows;
+	/* Instructions per window (0: 20000). */
+	uint64_t window_insts;
+	/* Seconds between windows (0: 0.25; negative: none). */
+	double spacing_s;
+	/* Longest a window may hold a thread, in seconds (0: 2). */
+	double window_timeout_s;
+	/* Set *stop non-zero from any thread or a signal handler to end the
+	 * current window early and take no more (NULL: not used). */
+	const volatile int *stop;
+	size_t :0;
+};
+
+/*
+ * Step threads tids[0..ntids) of process pid (all its threads when ntids
+ * is 0) and add what was observed to `out`, a cpu entry of a model (see
+ * ditto_service_add_cpu()). Threads that exit mid-window are dropped and
+ * what they ran is kept; the target is never left stopped or traced.
+ * Errors: -ESRCH no such process, -EPERM with what permission is missing
+ * (CAP_SYS_PTRACE, kernel.yama.ptrace_scope), -DITTO_EOPTS.
+ */
+DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
+				const struct ditto_cpu_opts *opts, struct ditto_cpu *out);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,7 @@ static void check_cpu(struct vctx *v, const struct dnode *obj)
 	check_thread_ref(v, obj, "thread_class");
 	check_le(v, obj, "chased_loads", dn_get_u64(obj, "loads"), "loads");
 	check_le(v, obj, "undecoded", dn_get_u64(obj, "instructions"), "instructions");
+	check_le(v, obj, "jit_instructions", dn_get_u64(obj, "instructions"), "instructions");
 	if (b && b->type == DN_HIST)
 		for (size_t i = 0; i < b->h->n; i++) {
 			uint64_t k = b->h->keys[i];
@@ -238,6 +239,8 @@ static const struct field cpu_fields[] = {
 	COUNT("loads", CP_PER_FIELD, .per = "instructions"),
 	COUNT("stores", CP_PER_FIELD, .per = "instructions"),
 	COUNT("chased_loads", CP_PER_FIELD, .per = "loads"),
+	COUNT("jit_instructions", CP_PER_FIELD, .per = "instructions"),
+	COUNT("stepped_ns", CP_NONE),
 };
 const struct section schema_cpu = { "cpu", FIELDS(cpu_fields), check_cpu, NULL };
 

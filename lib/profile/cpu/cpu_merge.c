@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Add one cpu entry of a model into another (results of the stepping child). */
+#include <errno.h>
+
+#include "core_int.h"
+#include "cpu_run.h"
+
+#include <ditto/model.h>
+
+typedef uint64_t (*get_fn)(const struct ditto_cpu *);
+typedef int (*set_fn)(struct ditto_cpu *, uint64_t);
+typedef struct ditto_hist *(*hist_fn)(struct ditto_cpu *);
+
+static const struct {
+	get_fn get;
+	set_fn set;
+} counts[] = {
+	{ ditto_cpu_windows, ditto_cpu_set_windows },
+	{ ditto_cpu_instructions, ditto_cpu_set_instructions },
+	{ ditto_cpu_undecoded, ditto_cpu_set_undecoded },
+	{ ditto_cpu_loads, ditto_cpu_set_loads },
+	{ ditto_cpu_stores, ditto_cpu_set_stores },
+	{ ditto_cpu_chased_loads, ditto_cpu_set_chased_loads },
+	{ ditto_cpu_dws_cold, ditto_cpu_set_dws_cold },
+	{ ditto_cpu_iws_cold, ditto_cpu_set_iws_cold },
+	{ ditto_cpu_jit_instructions, ditto_cpu_set_jit_instructions },
+	{ ditto_cpu_stepped_ns, ditto_cpu_set_stepped_ns },
+};
+
+static const hist_fn hists[] = {
+	ditto_cpu_insts_per_request, ditto_cpu_branches, ditto_cpu_dws, ditto_cpu_iws,
+	ditto_cpu_raw, ditto_cpu_war, ditto_cpu_waw, ditto_cpu_mem_raw,
+};
+
+int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
+{
+	struct ditto_counts *mix = ditto_cpu_mix(src);
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(counts) && !err; i++)
+		err = counts[i].set(dst, counts[i].get(dst) + counts[i].get(src));
+	for (size_t i = 0; i < ARRAY_SIZE(hists) && !err; i++) {
+		struct ditto_hist *d = hists[i](dst), *s = hists[i](src);
+
+		err = d && s ? ditto_hist_merge(d, s) : -ENOMEM;
+	}
+	for (size_t i = 0; mix && i < ditto_counts_size(mix) && !err; i++) {
+		const char *key;
+		uint64_t n;
+
+		if (!(err = ditto_counts_entry(mix, i, &key, &n)))
+			err = ditto_counts_add(ditto_cpu_mix(dst), key, n);
+	}
+	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
+}
