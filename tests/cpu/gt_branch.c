@@ -60,7 +60,7 @@ static int fill(uint8_t *t, const char *mode)
 		else if (!strcmp(mode, "one_in_8"))
 			t[i] = i % 8 == 0;
 		else if (!strcmp(mode, "random"))
-			t[i] = xorshift64(&s) >> 63;
+			t[i] = (uint8_t)(xorshift64(&s) >> 63);
 		else
 			return -1;
 	}

@@ -11,7 +11,11 @@
  * the outer jmp (with ITERATIONS > 0, an add/cmp/jne instead of the jmp).
  * Distance below counts the distinct lines since the last touch of a line,
  * the line itself included (an immediate re-touch is 1), times 64 bytes.
- * Every load is 8 bytes at offset 0 of a line; the loops touch no stack.
+ * Every load is 8 bytes at offset 0 of a line. The forever loops touch no
+ * stack; with ITERATIONS the outer loop may read its count from it.
+ * Each unrolled load has its own destination register: Valgrind drops a
+ * load whose register is overwritten unread in the same superblock, which
+ * would hide it from cachegrind.
  *
  * seq    loop: 8 x `mov REG_k,[B+rcx+k*64]`, add rcx,512, cmp, jb
  *        = 11 insns per 8 lines (1.375 per load).
@@ -21,7 +25,7 @@
  *        misses; C >= SIZE: none after the first sweep.
  * chase  a single cycle through all N lines in random order (Sattolo,
  *        fixed seed); each line holds the address of the next.
- *        loop: 8 x `mov rax,[rax]`, sub rcx,1, jnz = 10 insns per 8 lines.
+ *        loop: 8 x `mov P,[P]`, sub rcx,1, jnz = 10 insns per 8 lines.
  *        Loads 8/10 of insns, all chased (address loaded by the previous
  *        load); their RAW distance is 1 (7 of 8) or 3 (1 of 8, across
  *        sub/jnz). Every load after the first cycle: distance exactly SIZE.
@@ -30,13 +34,14 @@
  *        congruential generator x *= A (5 insns per load, far cheaper to
  *        single-step than xorshift); loop: 8 x {imul x; mov t,x; shr t,32;
  *        and t,mask; mov t,[B+t]}, sub, jnz = 42 insns per 8 lines.
- *        Loads 8/42, imul 8/42, none chased (t comes from arithmetic). Once all N lines were touched in a window, the
- *        distance is uniform over 64..SIZE (P = 1/N each), so an LRU cache
- *        of C < SIZE bytes misses 1 - C/SIZE of the loads.
+ *        Loads 8/42, imul 8/42, none chased (t comes from arithmetic).
+ *        Once all N lines were touched in a window, the distance is
+ *        uniform over 64..SIZE (P = 1/N each), so an LRU cache of C < SIZE
+ *        bytes misses 1 - C/SIZE of the loads.
  *
  * Window length: one sweep/cycle is N loads = 1.375 N (seq), 1.25 N (chase)
- * or 5.25 N (rand) instructions: 180k/164k/688k for SIZE = 8 MiB, 22k/20k/
- * 86k for 256 KiB. Reuse at SIZE needs a window longer than that.
+ * or 5.25 N (rand) instructions: 180k/164k/688k for SIZE = 8 MiB, 5.6k/
+ * 5.1k/21.5k for 256 KiB. Reuse at SIZE needs a window longer than that.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,9 +52,6 @@
 #define LINE 64
 #define MCG_A 6364136223846793005ull	/* = 5 mod 8: period 2^62 */
 
-/* Loads go to distinct registers: Valgrind drops a load whose register is
- * overwritten before being read in the same superblock, so reusing one
- * destination would hide loads from cachegrind. */
 #define SEQ_LD(k, reg) "mov " #k "(%[b],%%rcx), %%" #reg "\n\t"
 
 static void run_seq(const char *buf, uint64_t size, uint64_t iters)
@@ -87,8 +89,7 @@ static void run_chase(const char *buf, uint64_t size, uint64_t iters)
 	GT_REPEAT(iters, CHASE_CYCLE());
 }
 
-/* One temporary per unrolled load holds the index, then the loaded value,
- * which keeps every load visible to cachegrind (see SEQ_LD). */
+/* One temporary per unrolled load holds the index, then the loaded value. */
 #define RAND_LD(t)							\
 	"imul %[a], %[x]\n\t"						\
 	"mov %[x], %%" #t "\n\t"					\

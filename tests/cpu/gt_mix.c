@@ -7,8 +7,9 @@
  *   gt_mix dep N [ITERATIONS]          N in 1, 2, 4, 8
  *
  * SIZE is ignored (pass 0). ITERATIONS: repetitions of 1024 loop iterations,
- * then exit 0; 0 (default): forever. Each repetition adds 2-3 setup insns
- * (mov/xor, jmp) to the per-iteration counts below.
+ * then exit 0; 0 (default): forever. Each repetition adds 2 insns (counter
+ * mov, jmp; div 4: also mov rax, xor edx) to the per-iteration counts below,
+ * 2 more with ITERATIONS > 0 (add/cmp/jne instead of jmp).
  * RAW distances count every register an insn reads, flags included, back
  * to the latest insn that wrote it; registers the loop never writes give none.
  *

@@ -4,9 +4,14 @@
  * N instructions (one PTRACE_GETREGS per step), detach. Other threads of
  * the process keep running. Traps are the cost (~28 us each here), so a
  * rep-prefixed string instruction runs to completion under a per-thread
- * hardware breakpoint instead of trapping once per iteration, and a
- * blocking system call is waited for by polling with the window's
- * deadline instead of holding the window forever.
+ * hardware breakpoint instead of trapping once per iteration.
+ *
+ * A system call is never single-stepped: with the trap flag set, the
+ * kernel queues a SIGTRAP at its exit, and a call interrupted at the
+ * window's deadline would deliver that SIGTRAP after the detach and kill
+ * the thread. It runs under a hardware breakpoint on the next instruction
+ * instead, waited for by polling, and is interrupted at the deadline
+ * without any trap pending; the kernel restarts it once released.
  */
 #include <errno.h>
 #include <sched.h>
@@ -136,8 +141,9 @@ static bool set_dr7(pid_t tid, uint64_t bp)
 	return ptrace(PTRACE_POKEUSER, tid, (void *)dr7, (void *)(bp ? 1L : 0L)) == 0;
 }
 
-/* Run a rep string instruction to its end with one trap. */
-static int run_rep(struct stepper *s, const struct insn *in, bool *interrupted)
+/* Run one instruction (a rep string, a system call) to its end under a
+ * breakpoint on the next one: one trap, no trap flag. */
+static int run_over(struct stepper *s, const struct insn *in, bool *interrupted)
 {
 	int r;
 
@@ -195,17 +201,38 @@ static int step_one(struct stepper *s, const struct insn *in, struct user_regs_s
 	int r;
 
 	*interrupted = false;
-	if (in->rep && in->kind == IK_STRING && !s->hwbp_broken) {
-		r = run_rep(s, in, interrupted);
+	if ((in->kind == IK_SYSCALL || (in->rep && in->kind == IK_STRING)) && !s->hwbp_broken) {
+		r = run_over(s, in, interrupted);
 		if (r != -EOPNOTSUPP)
 			return r < 0 ? r : !s->stopped ? -ESRCH : getregs(s, next);
 	}
+	if (in->kind == IK_SYSCALL) {
+		/* No breakpoint: stepping it could block without a deadline. */
+		*interrupted = true;
+		return 0;
+	}
 	if ((r = resume(s, PTRACE_SINGLESTEP)))
 		return r;
-	r = in->kind == IK_SYSCALL || in->undecoded ? wait_polled(s, interrupted) : wait_blocking(s);
+	wait_blocking(s);
 	if (!s->stopped)
 		return -ESRCH;
 	return getregs(s, next);
+}
+
+/*
+ * A thread stopped inside a system call shows the registers of its return
+ * with a restart code in rax; once resumed, the kernel backs rip up to the
+ * syscall instruction and issues the call again. Start from there.
+ */
+static void restart_point(struct user_regs_struct *r)
+{
+	int64_t rax = (int64_t)r->rax;
+
+	if ((int64_t)r->orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514 ||
+					  rax == -516)) {
+		r->rip -= 2;
+		r->rax = r->orig_rax;
+	}
 }
 
 static int step_loop(struct stepper *s)
@@ -217,6 +244,7 @@ static int step_loop(struct stepper *s)
 
 	if ((err = getregs(s, &cur)))
 		return err;
+	restart_point(&cur);
 	while (s->res->insts < s->o->insts && !should_stop(s)) {
 		const struct insn *in = decoder_get(s->d, cur.rip);
 
@@ -336,8 +364,6 @@ static void release(struct stepper *s)
 
 static int seize(struct stepper *s)
 {
-	bool interrupted;
-
 	if (ptrace(PTRACE_SEIZE, s->tid, 0, 0)) {
 		int err = -errno;
 
@@ -351,13 +377,6 @@ static int seize(struct stepper *s)
 	if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) || !wait_blocking(s))
 		return -ESRCH;
 	pin(s);
-	/* The first step resynchronises: a thread stopped inside a system
-	 * call shows the registers of its restart, not of its next instruction. */
-	if (resume(s, PTRACE_SINGLESTEP))
-		return -ESRCH;
-	if (!wait_polled(s, &interrupted))
-		return -ESRCH;
-	s->res->timed_out = interrupted;
 	return 0;
 }
 
@@ -372,7 +391,7 @@ int step_window(pid_t pid, pid_t tid, struct decoder *d, struct analysis *a,
 	s.deadline = t0 + (o->timeout_s > 0 ? o->timeout_s : 2.0);
 	analysis_window(a);
 	err = seize(&s);
-	if (!err && !res->timed_out)
+	if (!err)
 		err = step_loop(&s);
 	release(&s);
 	res->thread_exited = s.gone;
