@@ -176,6 +176,8 @@ static int profile(const struct args *a)
 	active = NULL;
 	if (err < 0)
 		return cli_fail("profile", err);
+	if (!a->quiet)
+		cpu_report(m);
 	err = ditto_model_save(m, a->output);
 	ditto_model_free(m);
 	if (err)

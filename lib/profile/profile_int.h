@@ -129,4 +129,20 @@ void host_info_fill(struct ditto_meta *meta);
 /* ---- framing.c ---- */
 enum ditto_framing framing_detect(const unsigned char *bytes, size_t len);
 
+/* ---- session_cpu.c: the CPU phase and hardware counters ---- */
+struct session_cpu;
+struct cpu_run_opts;
+struct hw_counters;
+/* *out stays NULL (not an error) when no thread is left to step. */
+int session_cpu_start(const struct snapshot *s, const struct classes *c,
+		      const struct cpu_run_opts *o, struct session_cpu **out);
+int session_cpu_fd(const struct session_cpu *sc);
+/* 1 while windows run, 0 when done. */
+int session_cpu_poll(struct session_cpu *sc);
+void session_cpu_stop(struct session_cpu *sc);
+int session_cpu_store(struct session_cpu *sc, const struct classes *c, struct ditto_model *m);
+void session_cpu_free(struct session_cpu *sc);
+/* observed.counters from h, or available=false with a warning (h NULL). */
+int session_counters_store(struct hw_counters *h, const char *why, struct ditto_model *m);
+
 #endif /* DITTO_PROFILE_INT_H */

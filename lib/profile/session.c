@@ -20,8 +20,11 @@
 
 #include "profile_int.h"
 #include "threads.h"
+#include "cpu/cpu_run.h"
+#include "cpu/hw_counters.h"
 
-enum state { ST_IDLE, ST_RUNNING, ST_ENDED, ST_FINISHED };
+/* RUNNING: the system window; CPU: windows of single-stepping after it. */
+enum state { ST_IDLE, ST_RUNNING, ST_CPU, ST_ENDED, ST_FINISHED };
 
 struct ditto_profile {
 	double duration_s;
@@ -40,6 +43,16 @@ struct ditto_profile {
 	bool target_exited;
 	uint16_t ports[32];
 	size_t nports;
+	/* what the system window saw, kept for the CPU phase and finish */
+	struct snapshot snap;
+	struct classes cls;
+	bool analysed;
+	int analyse_err;
+	struct cpu_run_opts cpu_opts;
+	bool cpu_on;
+	struct session_cpu *cpu;
+	struct hw_counters *hwc;
+	char hwc_why[256];
 };
 
 static double now_s(void)
@@ -73,6 +86,21 @@ static int open_fds(struct ditto_profile *p)
 	return 0;
 }
 
+static int copy_cpu_opts(struct ditto_profile *p, const struct ditto_profile_opts *o)
+{
+	int windows = OPTS_GET(o, cpu_windows, 0);
+	DITTO_OPTS(ditto_cpu_opts, co, .windows = windows > 0 ? (unsigned)windows : 0,
+		   .window_insts = OPTS_GET(o, cpu_window_insts, (uint64_t)0),
+		   .spacing_s = OPTS_GET(o, cpu_spacing_s, 0.0));
+
+	if (windows < -1 || co.spacing_s != co.spacing_s)
+		return ditto_err(-EINVAL, "profile: cpu_windows %d or cpu_spacing_s is not valid",
+				 windows);
+	p->cpu_on = windows != -1;
+	cpu_opts_defaults(&co, &p->cpu_opts);
+	return 0;
+}
+
 static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o)
 {
 	const char *name = OPTS_GET(o, service_name, NULL);
@@ -87,6 +115,8 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 		p->sample_hz = TSAMP_DEFAULT_HZ;
 	p->progress = OPTS_GET(o, progress, NULL);
 	p->user = OPTS_GET(o, user, NULL);
+	if (copy_cpu_opts(p, o))
+		return -EINVAL;
 	if (name && !(p->service_name = strdup(name)))
 		return ditto_err(-ENOMEM, "out of memory");
 	return 0;
@@ -158,6 +188,8 @@ static int add_thread(pid_t tid, const char *comm, void *user)
 {
 	struct thread_ctx *t = user;
 
+	if (t->p->hwc)
+		hwc_add_thread(t->p->hwc, tid);
 	return collector_add_thread(t->p->col, tid, t->tgid, comm);
 }
 
@@ -202,6 +234,9 @@ static int start_window(struct ditto_profile *p, pid_t pid)
 
 	if ((err = collector_trace(p->col, pid)) || (err = collector_attach(p->col)))
 		return err;
+	/* Counting is best effort: most VMs have no PMU (said at finish). */
+	if (hwc_open(NULL, 0, &p->hwc, p->hwc_why, sizeof(p->hwc_why)))
+		p->hwc = NULL;
 	/* Attached first, then scanned: forks in between are seen by the kernel side. */
 	if ((err = trace_process(p, pid)) || (err = proc_descendants(pid, trace_child, p))) {
 		collector_detach(p->col);
@@ -288,10 +323,45 @@ DITTO_API int ditto_profile_fd(const struct ditto_profile *p)
 	return p ? p->epfd : -1;
 }
 
+/* Snapshot and classes of the system window. */
+static int analyse(struct ditto_profile *p)
+{
+	struct snapshot *s = &p->snap;
+	int err;
+
+	if ((err = collector_snapshot(p->col, s)))
+		return err;
+	p->analysed = true;
+	s->target = p->target;
+	memcpy(s->ports, p->ports, sizeof(s->ports));
+	s->nports = p->nports;
+	if (p->ts)
+		s->reqs.dropped += tsamp_lost(p->ts);
+	return classify_threads(s, p->ts, &p->cls);
+}
+
+/* Request-serving classes get CPU windows; a failure leaves the system
+ * profile whole, with a warning. */
+static void start_cpu(struct ditto_profile *p)
+{
+	if (!p->cpu_on || p->analyse_err || p->target_exited)
+		return;
+	if (session_cpu_start(&p->snap, &p->cls, &p->cpu_opts, &p->cpu)) {
+		ditto_warn("cpu windows not taken: %s", ditto_last_error());
+		return;
+	}
+	if (p->cpu && watch(p->epfd, session_cpu_fd(p->cpu)) == 0)
+		p->state = ST_CPU;
+}
+
 static void end_window(struct ditto_profile *p)
 {
 	struct itimerspec off = { { 0, 0 }, { 0, 0 } };
 
+	if (p->state == ST_CPU) {
+		session_cpu_stop(p->cpu);
+		p->state = ST_ENDED;
+	}
 	if (p->state != ST_RUNNING)
 		return;
 	collector_detach(p->col);
@@ -300,6 +370,8 @@ static void end_window(struct ditto_profile *p)
 	timerfd_settime(p->tfd, 0, &off, NULL);
 	p->elapsed_s = elapsed(p);
 	p->state = ST_ENDED;
+	p->analyse_err = analyse(p);
+	start_cpu(p);
 }
 
 static void reap_child(struct ditto_profile *p)
@@ -341,6 +413,35 @@ static int wait_ms(const struct ditto_profile *p, int timeout_ms)
 	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
 }
 
+/* A cancel ends the system window; CPU windows still follow, and a
+ * second cancel ends those. */
+static void end_cancelled(struct ditto_profile *p)
+{
+	uint64_t v;
+
+	(void)!read(p->evfd, &v, sizeof(v));
+	end_window(p);
+}
+
+/* The CPU phase: wait for the guard child, pass a cancel on to it. */
+static int cpu_step(struct ditto_profile *p, int timeout_ms)
+{
+	struct epoll_event ev[4];
+	int n = epoll_wait(p->epfd, ev, ARRAY_SIZE(ev), timeout_ms);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (ev[i].data.fd == p->evfd && read(p->evfd, &v, sizeof(v)) > 0)
+			session_cpu_stop(p->cpu);
+		else if (ev[i].data.fd == p->tfd)
+			(void)!read(p->tfd, &v, sizeof(v));
+	}
+	if (session_cpu_poll(p->cpu) <= 0)
+		p->state = ST_ENDED;
+	return p->state == ST_CPU;
+}
+
 DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 {
 	struct epoll_event ev[4];
@@ -348,6 +449,8 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 
 	if (!p)
 		return ditto_err(-EINVAL, "profile: NULL session");
+	if (p->state == ST_CPU)
+		return cpu_step(p, timeout_ms);
 	if (p->state != ST_RUNNING)
 		return 0;
 	n = epoll_wait(p->epfd, ev, ARRAY_SIZE(ev), wait_ms(p, timeout_ms));
@@ -359,7 +462,7 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 		else if (p->ts && ev[i].data.fd == tsamp_fd(p->ts))
 			tsamp_drain(p->ts);
 		else if (ev[i].data.fd == p->evfd)
-			end_window(p);
+			end_cancelled(p);
 	}
 	if (p->state == ST_RUNNING && p->duration_s > 0 && elapsed(p) >= p->duration_s)
 		end_window(p);
@@ -389,22 +492,20 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p)
 static int collect(struct ditto_profile *p, struct ditto_model **out)
 {
 	struct build_args a = { p->service_name, p->requests, p->elapsed_s };
-	struct snapshot s;
-	struct classes c;
 	int err;
 
-	if ((err = collector_snapshot(p->col, &s)))
+	if (p->analyse_err)
+		return p->analyse_err;
+	if ((err = build_model(&p->snap, &p->cls, &a, out)))
 		return err;
-	s.target = p->target;
-	memcpy(s.ports, p->ports, sizeof(s.ports));
-	s.nports = p->nports;
-	if (p->ts)
-		s.reqs.dropped += tsamp_lost(p->ts);
-	if (!(err = classify_threads(&s, p->ts, &c))) {
-		err = build_model(&s, &c, &a, out);
-		classes_free(&c);
+	if (p->cpu)
+		err = session_cpu_store(p->cpu, &p->cls, *out);
+	if (!err)
+		err = session_counters_store(p->hwc, p->hwc_why, *out);
+	if (err) {
+		ditto_model_free(*out);
+		*out = NULL;
 	}
-	snapshot_free(&s);
 	return err;
 }
 
@@ -432,6 +533,12 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 	if (!p)
 		return;
 	end_window(p);
+	session_cpu_free(p->cpu);
+	hwc_free(p->hwc);
+	if (p->analysed) {
+		classes_free(&p->cls);
+		snapshot_free(&p->snap);
+	}
 	tsamp_free(p->ts);
 	collector_free(p->col);
 	if (p->child > 0)

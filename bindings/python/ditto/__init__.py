@@ -13,15 +13,15 @@ from .errors import (CorruptError, DittoError, DittoTypeError, InvalidError, Lim
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
-from .profile import Profile, profile
-from .model import (Comparison, Meta, Metric, Model, Requests, Service, Syscall,
+from .profile import Profile, profile, profile_cpu
+from .model import (Comparison, Cpu, Meta, Metric, Model, Requests, Service, Syscall,
                     ThreadClass)
 
 __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
-           'Profile', 'profile']
+           'Profile', 'profile', 'profile_cpu', 'Cpu']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

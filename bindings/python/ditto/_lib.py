@@ -82,7 +82,14 @@ PROGRESS_FN = CFUNCTYPE(None, c_double, c_double, c_uint64, c_uint64, c_void_p)
 class ProfileOpts(Structure):
     _fields_ = [('sz', c_size_t), ('duration_s', c_double), ('service_name', c_char_p),
                 ('requests', c_uint64), ('sample_hz', c_int), ('progress', PROGRESS_FN),
-                ('user', c_void_p)]
+                ('user', c_void_p), ('cpu_windows', c_int), ('cpu_window_insts', c_uint64),
+                ('cpu_spacing_s', c_double)]
+
+
+class CpuOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('windows', c_uint), ('window_insts', c_uint64),
+                ('spacing_s', c_double), ('window_timeout_s', c_double),
+                ('stop', POINTER(c_int))]
 
 
 def make_opts(cls, **fields):
@@ -109,6 +116,48 @@ _SIGS = {
     'ditto_profile_run': (c_int, [_P]),
     'ditto_profile_cancel': (None, [_P]),
     'ditto_profile_finish': (c_int, [_P, _PP]),
+    'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
+    # model.h: counts maps
+    'ditto_counts_size': (c_size_t, [_P]),
+    'ditto_counts_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), _U64P]),
+    'ditto_counts_get': (c_uint64, [_P, _S]),
+    'ditto_counts_add': (c_int, [_P, _S, c_uint64]),
+    'ditto_counts_total': (c_uint64, [_P]),
+    # model.h: cpu
+    'ditto_service_cpu_count': (c_size_t, [_P]),
+    'ditto_service_cpu': (_P, [_P, c_size_t]),
+    'ditto_service_find_cpu': (_P, [_P, _S]),
+    'ditto_service_add_cpu': (_P, [_P, _S]),
+    'ditto_cpu_thread_class': (_S, [_P]),
+    'ditto_cpu_mix': (_P, [_P]),
+    'ditto_cpu_windows': (c_uint64, [_P]),
+    'ditto_cpu_set_windows': (c_int, [_P, c_uint64]),
+    'ditto_cpu_instructions': (c_uint64, [_P]),
+    'ditto_cpu_set_instructions': (c_int, [_P, c_uint64]),
+    'ditto_cpu_undecoded': (c_uint64, [_P]),
+    'ditto_cpu_set_undecoded': (c_int, [_P, c_uint64]),
+    'ditto_cpu_loads': (c_uint64, [_P]),
+    'ditto_cpu_set_loads': (c_int, [_P, c_uint64]),
+    'ditto_cpu_stores': (c_uint64, [_P]),
+    'ditto_cpu_set_stores': (c_int, [_P, c_uint64]),
+    'ditto_cpu_chased_loads': (c_uint64, [_P]),
+    'ditto_cpu_set_chased_loads': (c_int, [_P, c_uint64]),
+    'ditto_cpu_dws_cold': (c_uint64, [_P]),
+    'ditto_cpu_set_dws_cold': (c_int, [_P, c_uint64]),
+    'ditto_cpu_iws_cold': (c_uint64, [_P]),
+    'ditto_cpu_set_iws_cold': (c_int, [_P, c_uint64]),
+    'ditto_cpu_jit_instructions': (c_uint64, [_P]),
+    'ditto_cpu_set_jit_instructions': (c_int, [_P, c_uint64]),
+    'ditto_cpu_stepped_ns': (c_uint64, [_P]),
+    'ditto_cpu_set_stepped_ns': (c_int, [_P, c_uint64]),
+    'ditto_cpu_insts_per_request': (_P, [_P]),
+    'ditto_cpu_branches': (_P, [_P]),
+    'ditto_cpu_dws': (_P, [_P]),
+    'ditto_cpu_iws': (_P, [_P]),
+    'ditto_cpu_raw': (_P, [_P]),
+    'ditto_cpu_war': (_P, [_P]),
+    'ditto_cpu_waw': (_P, [_P]),
+    'ditto_cpu_mem_raw': (_P, [_P]),
 
     # ditto.h: version, errors, memory
     'ditto_version': (_S, []),

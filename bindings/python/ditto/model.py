@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """struct ditto_model and thin wrappers of the model elements the tests use."""
 
+import ctypes
 import collections
 import errno
 import json as _json
@@ -118,6 +119,48 @@ class ThreadClass(_Element):
 
     def __repr__(self):
         return '<ditto.ThreadClass %s>' % self.name
+
+
+class Cpu(_Element):
+    """services[].cpu[]: what CPU windows observed of one thread class."""
+    thread_class = _str_prop('cpu', 'thread_class')
+    windows = _u64_prop('cpu', 'windows')
+    instructions = _u64_prop('cpu', 'instructions')
+    undecoded = _u64_prop('cpu', 'undecoded')
+    loads = _u64_prop('cpu', 'loads')
+    stores = _u64_prop('cpu', 'stores')
+    chased_loads = _u64_prop('cpu', 'chased_loads')
+    dws_cold = _u64_prop('cpu', 'dws_cold')
+    iws_cold = _u64_prop('cpu', 'iws_cold')
+    jit_instructions = _u64_prop('cpu', 'jit_instructions')
+    stepped_ns = _u64_prop('cpu', 'stepped_ns')
+    insts_per_request = _hist_prop('cpu', 'insts_per_request')
+    branches = _hist_prop('cpu', 'branches')
+    dws = _hist_prop('cpu', 'dws')
+    iws = _hist_prop('cpu', 'iws')
+    raw = _hist_prop('cpu', 'raw')
+    war = _hist_prop('cpu', 'war')
+    waw = _hist_prop('cpu', 'waw')
+    mem_raw = _hist_prop('cpu', 'mem_raw')
+
+    @property
+    def mix(self):
+        """Instruction class key -> executions, as a dict (a copy)."""
+        c = lib.ditto_cpu_mix(self._h)
+        if not c:
+            raise null_error()
+        out = {}
+        key, n = ctypes.c_char_p(), ctypes.c_uint64()
+        for i in range(lib.ditto_counts_size(c)):
+            check(lib.ditto_counts_entry(c, i, ctypes.byref(key), ctypes.byref(n)))
+            out[key.value.decode()] = n.value
+        return out
+
+    def add_mix(self, key, n):
+        check(lib.ditto_counts_add(lib.ditto_cpu_mix(self._h), _lib.encode(key), int(n)))
+
+    def __repr__(self):
+        return '<ditto.Cpu %s>' % self.thread_class
 
 
 class Syscall(_Element):
@@ -259,6 +302,26 @@ class Service(_Element):
         ptr = _added(lib.ditto_service_add_syscall(h, *args), exists, thread_class, name)
         return _set_attrs(Syscall(self._model, ptr),
                           {'nr': nr, 'calls': calls, 'errors': errors})
+
+    # cpu
+    @property
+    def cpu(self):
+        h = self._h
+        return [Cpu(self._model, lib.ditto_service_cpu(h, i))
+                for i in range(lib.ditto_service_cpu_count(h))]
+
+    def find_cpu(self, thread_class):
+        ptr = lib.ditto_service_find_cpu(self._h, _lib.encode(thread_class))
+        if not ptr:
+            raise NotFoundError(-_lib.ENOTFOUND, '%s: no cpu entry for %r'
+                                % (self.name, thread_class))
+        return Cpu(self._model, ptr)
+
+    def add_cpu(self, thread_class):
+        h = self._h
+        exists = bool(lib.ditto_service_find_cpu(h, _lib.encode(thread_class)))
+        return Cpu(self._model, _added(lib.ditto_service_add_cpu(h, _lib.encode(thread_class)),
+                                       exists, thread_class))
 
     @property
     def requests(self):

@@ -24,14 +24,17 @@ class Profile:
     probe is detached when the session finishes or is closed."""
 
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
-                 progress=None):
+                 progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0):
         self._progress = None
         if progress is not None:
             # Keep the ctypes callback alive as long as the session.
             self._progress = _lib.PROGRESS_FN(
                 lambda e, d, s, r, u: progress(e, d, s, r))
         opts = _lib.make_opts(_lib.ProfileOpts, duration_s=float(duration),
-                              requests=int(requests), sample_hz=int(sample_hz))
+                              requests=int(requests), sample_hz=int(sample_hz),
+                              cpu_windows=int(cpu_windows),
+                              cpu_window_insts=int(cpu_window_insts),
+                              cpu_spacing_s=float(cpu_spacing))
         self._name = service_name.encode() if service_name else None
         opts.service_name = self._name
         if self._progress is not None:
@@ -92,3 +95,29 @@ def profile(pid, duration, **kw):
         p.attach(pid)
         p.run()
         return p.finish()
+
+
+def profile_cpu(pid, tids=None, windows=0, window_insts=0, spacing=0.0, window_timeout=0.0,
+                service_name=None):
+    """CPU windows (ptrace single-stepping) on threads tids of process pid
+    (all its threads when None). Returns a Model with one service holding a
+    thread class "stepped" and its cpu entry. Needs CAP_SYS_PTRACE or the
+    target's user with kernel.yama.ptrace_scope 0."""
+    from .model import Model
+    m = Model()
+    name = service_name
+    if name is None:
+        try:
+            with open('/proc/%d/comm' % pid) as f:
+                name = f.read().strip() or 'service'
+        except OSError:
+            name = 'service'
+    svc = m.add_service(name)
+    svc.add_thread('stepped', count=len(tids) if tids else 1)
+    cpu = svc.add_cpu('stepped')
+    opts = _lib.make_opts(_lib.CpuOpts, windows=int(windows), window_insts=int(window_insts),
+                          spacing_s=float(spacing), window_timeout_s=float(window_timeout))
+    arr = (ctypes.c_int * len(tids))(*tids) if tids else None
+    check(lib.ditto_profile_cpu(int(pid), arr, len(tids) if tids else 0, ctypes.byref(opts),
+                                cpu._h))
+    return m
