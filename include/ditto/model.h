@@ -598,6 +598,18 @@ DITTO_API struct ditto_hist *ditto_cpu_war(struct ditto_cpu *c);
 DITTO_API struct ditto_hist *ditto_cpu_waw(struct ditto_cpu *c);
 DITTO_API struct ditto_hist *ditto_cpu_mem_raw(struct ditto_cpu *c);
 
+/*
+ * Miss rate of a fully associative LRU cache of cache_bytes with 64-byte
+ * lines, predicted from the data (or, with instructions, the instruction)
+ * reuse-distance histogram: the share of accesses whose reuse size exceeds
+ * the cache, sizes spread evenly inside a bucket. Cold accesses (first
+ * touches in a window) count as misses only with count_cold: in a long
+ * steady state they are an artefact of the window. A set-associative cache
+ * of the same size misses slightly more. -1 on no memory.
+ */
+DITTO_API double ditto_cpu_miss_rate(struct ditto_cpu *c, bool instructions, uint64_t cache_bytes,
+				     bool count_cold);
+
 /* --- services[].observed --- */
 DITTO_API struct ditto_observed *ditto_service_observed(struct ditto_service *s);
 /* Saturation throughput of the original, requests per second. */

@@ -46,6 +46,7 @@ extern "C" {
 
 struct ditto_profile;
 struct ditto_model;
+struct ditto_cpu;
 
 /* Progress, called from ditto_profile_step()/run() about once a second. */
 typedef void (*ditto_progress_fn)(double elapsed_s, double duration_s, uint64_t syscalls,

@@ -130,6 +130,7 @@ _SIGS = {
     'ditto_service_add_cpu': (_P, [_P, _S]),
     'ditto_cpu_thread_class': (_S, [_P]),
     'ditto_cpu_mix': (_P, [_P]),
+    'ditto_cpu_miss_rate': (c_double, [_P, c_bool, c_uint64, c_bool]),
     'ditto_cpu_windows': (c_uint64, [_P]),
     'ditto_cpu_set_windows': (c_int, [_P, c_uint64]),
     'ditto_cpu_instructions': (c_uint64, [_P]),

@@ -156,6 +156,15 @@ class Cpu(_Element):
             out[key.value.decode()] = n.value
         return out
 
+    def miss_rate(self, cache_bytes, instructions=False, count_cold=False):
+        """Miss rate of a fully associative LRU cache of cache_bytes predicted
+        from the reuse histogram (ditto_cpu_miss_rate)."""
+        r = lib.ditto_cpu_miss_rate(self._h, bool(instructions), int(cache_bytes),
+                                    bool(count_cold))
+        if r < 0:
+            raise null_error()
+        return r
+
     def add_mix(self, key, n):
         check(lib.ditto_counts_add(lib.ditto_cpu_mix(self._h), _lib.encode(key), int(n)))
 

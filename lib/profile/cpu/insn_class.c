@@ -121,10 +121,27 @@ static bool has_group(const cs_detail *d, unsigned grp)
 	return false;
 }
 
-static const char *isa_of(const cs_detail *d)
+/* EVEX encoding (0x62 after legacy prefixes): AVX-512, which Capstone 4
+ * leaves without a group for many AVX-512VL/BW forms. */
+static bool is_evex(const cs_insn *ci)
 {
+	for (unsigned i = 0; i < ci->size; i++) {
+		uint8_t b = ci->bytes[i];
+
+		if (b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x3e ||
+		    b == 0x26 || b == 0x36 || b == 0x64 || b == 0x65)
+			continue;
+		return b == 0x62;
+	}
+	return false;
+}
+
+static const char *isa_of(const cs_insn *ci)
+{
+	if (is_evex(ci))
+		return "avx512";
 	for (size_t i = 0; i < ARRAY_SIZE(isa_table); i++)
-		if (has_group(d, isa_table[i].grp))
+		if (has_group(ci->detail, isa_table[i].grp))
 			return isa_table[i].isa;
 	return "base";
 }
@@ -172,10 +189,22 @@ static const char *vector_func(const char *mn)
 	return "vint";
 }
 
+/* Capstone writes prefixes into the mnemonic ("rep movsq", "lock add"). */
+static const char *bare_mnemonic(const char *mn)
+{
+	static const char *const prefixes[] = { "rep ", "repe ", "repne ", "repz ", "repnz ",
+						"lock ", "notrack ", "bnd " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (starts(mn, prefixes[i]))
+			return bare_mnemonic(mn + strlen(prefixes[i]));
+	return mn;
+}
+
 static const char *func_of(const cs_insn *ci, const cs_detail *d, enum insn_kind *kind)
 {
 	const cs_x86 *x = &d->x86;
-	const char *mn = ci->mnemonic, *f;
+	const char *mn = bare_mnemonic(ci->mnemonic), *f;
 	bool indirect = x->op_count > 0 && x->operands[0].type != X86_OP_IMM;
 
 	*kind = IK_PLAIN;
@@ -221,6 +250,8 @@ static const char *func_of(const cs_insn *ci, const cs_detail *d, enum insn_kind
 		if (isa_table[i].grp != X86_GRP_FPU && has_group(d, isa_table[i].grp) &&
 		    strcmp(isa_table[i].isa, "bmi") != 0)
 			return vector_func(mn);
+	if (is_evex(ci))
+		return vector_func(mn);
 	return "other";
 }
 
@@ -267,8 +298,11 @@ static void fill_mem(const cs_x86 *x, const char *mn, const char *func, struct i
 		m->scale = (uint8_t)op->mem.scale;
 		m->disp = op->mem.disp;
 		m->size = op->size;
-		/* Capstone leaves access empty for some forms: a read then. */
+		/* Capstone leaves access empty for some forms: a read then; and
+		 * atomics read and write whatever it says. */
 		m->access = op->access & (CS_AC_READ | CS_AC_WRITE) ? op->access & 3 : CS_AC_READ;
+		if (!strcmp(func, "atomic"))
+			m->access = CS_AC_READ | CS_AC_WRITE;
 		*dir |= m->access;
 	}
 }
@@ -306,7 +340,7 @@ static void control_and_stack(const char *mn, struct insn *out, unsigned *dir)
 static void string_info(const cs_insn *ci, struct insn *out, unsigned *dir)
 {
 	const cs_x86 *x = &ci->detail->x86;
-	const char *mn = ci->mnemonic;
+	const char *mn = bare_mnemonic(ci->mnemonic);
 
 	out->str_size = (uint8_t)string_size(mn, x);
 	out->rep = x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE;
@@ -360,14 +394,14 @@ void insn_classify(const struct insn_classifier *c, const cs_insn *ci, struct in
 	out->kind = (uint8_t)kind;
 	fill_regs(c, ci, out);
 	ops_string(x, ops, sizeof(ops), &width);
-	fill_mem(x, ci->mnemonic, func, out, &dir);
-	control_and_stack(ci->mnemonic, out, &dir);
+	fill_mem(x, bare_mnemonic(ci->mnemonic), func, out, &dir);
+	control_and_stack(bare_mnemonic(ci->mnemonic), out, &dir);
 	if (kind == IK_STRING)
 		string_info(ci, out, &dir);
 	dataflow_flags(ci, func, out);
 	if (width == 0 && out->stack)
 		width = 64;
-	snprintf(key, keylen, "%s.%s.%s.%u.%s", func, ops, mdir[dir & 3], width, isa_of(d));
+	snprintf(key, keylen, "%s.%s.%s.%u.%s", func, ops, mdir[dir & 3], width, isa_of(ci));
 }
 
 uint8_t insn_canon_reg(const struct insn_classifier *c, unsigned reg)
