@@ -134,9 +134,13 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
  * Stepping costs a trap per instruction (about 36,000 instructions a
  * second here): a window of 20000 instructions holds its thread about
  * 0.6 s. rep-prefixed string instructions take one trap (a per-thread
- * hardware breakpoint) instead of one per iteration. A window also ends
- * after window_timeout_s, so an idle thread blocked in a system call is
- * released; the call restarts transparently.
+ * hardware breakpoint) instead of one per iteration; so do system calls,
+ * which are never single-stepped. A window also ends when a system call
+ * blocks for window_timeout_s, so an idle thread is released; the call
+ * restarts transparently. Tracer and tracee share one CPU during a window
+ * (about 3.5 times more steps per second); the thread's CPU affinity is
+ * restored before it is released. The tracer is a child process that ends
+ * its window cleanly if the caller dies, even by SIGKILL.
  */
 struct ditto_cpu_opts {
 	size_t sz;
@@ -146,7 +150,10 @@ struct ditto_cpu_opts {
 	uint64_t window_insts;
 	/* Seconds between windows (0: 0.25; negative: none). */
 	double spacing_s;
-	/* Longest a window may hold a thread, in seconds (0: 2). */
+	/* Longest a system call may block inside a window before the window
+	 * ends, in seconds (0: 1). A thread found blocked for two whole
+	 * windows in a row is idle: its remaining windows are skipped, with a
+	 * warning. */
 	double window_timeout_s;
 	/* Set *stop non-zero from any thread or a signal handler to end the
 	 * current window early and take no more (NULL: not used). */

@@ -94,7 +94,7 @@ void cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r)
 	if (!r->window_insts)
 		r->window_insts = 20000;
 	if (r->window_timeout_s <= 0)
-		r->window_timeout_s = 2.0;
+		r->window_timeout_s = 1.0;
 }
 
 DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,

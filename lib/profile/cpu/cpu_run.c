@@ -18,7 +18,12 @@ struct run_class {
 	struct analysis *a;
 	uint64_t stepped_ns, requests, windows;
 	size_t next;		/* next member (round-robin) */
+	unsigned idle;		/* windows in a row that found it blocked */
 };
+
+/* A class whose threads sat in a system call for this many whole windows
+ * in a row is idle: more windows would only wait out their timeouts. */
+#define IDLE_WINDOWS 2
 
 struct proc_dec {
 	pid_t tgid;
@@ -137,7 +142,7 @@ static ssize_t pick_target(struct cpu_run *r)
 		unsigned c = (r->next_cls + n) % r->ncls;
 		ssize_t i = pick(r, c);
 
-		if (i >= 0) {
+		if (i >= 0 && r->cls[c].idle < IDLE_WINDOWS) {
 			r->next_cls = c + 1;
 			return i;
 		}
@@ -145,10 +150,11 @@ static ssize_t pick_target(struct cpu_run *r)
 	return -1;
 }
 
-static bool any_alive(const struct cpu_run *r)
+/* Some class is neither idle nor without live members. */
+static bool pick_possible(const struct cpu_run *r)
 {
 	for (size_t i = 0; i < r->nt; i++)
-		if (!r->dead[i])
+		if (!r->dead[i] && r->cls[r->t[i].cls].idle < IDLE_WINDOWS)
 			return true;
 	return false;
 }
@@ -171,12 +177,17 @@ int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 	k->stepped_ns += res.ns;
 	k->requests += res.requests;
 	k->windows += res.insts > 0;
+	k->idle = res.insts == 0 && res.timed_out ? k->idle + 1 : 0;
+	if (k->idle == IDLE_WINDOWS)
+		ditto_warn("cpu windows: thread class %d stayed blocked in a system call for %d "
+			   "windows: no load? its remaining windows are skipped", r->t[i].cls,
+			   IDLE_WINDOWS);
 	if (res.thread_exited)
 		r->dead[i] = true;
 	if (err)
 		return err;
 	r->next_due = mono_s() + r->o.spacing_s;
-	return r->taken < r->o.windows * r->ncls && any_alive(r);
+	return r->taken < r->o.windows * r->ncls && pick_possible(r);
 }
 
 double cpu_run_wait_s(const struct cpu_run *r)

@@ -38,7 +38,7 @@ struct stepper {
 	struct analysis *a;
 	const struct step_opts *o;
 	struct step_result *res;
-	double deadline;
+	double deadline;	/* of the system call being waited for */
 	int pending_sig;	/* signal to deliver on the next resume */
 	bool stopped;		/* the thread is in a ptrace stop */
 	bool gone;
@@ -58,7 +58,7 @@ static double mono_s(void)
 
 static bool should_stop(const struct stepper *s)
 {
-	return (s->o->stop && *s->o->stop) || mono_s() >= s->deadline;
+	return s->o->stop && *s->o->stop;
 }
 
 /* Interpret a wait status: 1 stopped, 0 gone. Signals are kept for later. */
@@ -99,6 +99,7 @@ static int wait_polled(struct stepper *s, bool *interrupted)
 	pid_t r;
 
 	*interrupted = false;
+	s->deadline = mono_s() + (s->o->timeout_s > 0 ? s->o->timeout_s : 1.0);
 	for (;;) {
 		r = waitpid(s->tid, &st, __WALL | WNOHANG);
 		if (r == s->tid)
@@ -107,7 +108,7 @@ static int wait_polled(struct stepper *s, bool *interrupted)
 			s->gone = true;
 			return 0;
 		}
-		if (should_stop(s)) {
+		if (should_stop(s) || mono_s() >= s->deadline) {
 			if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) && errno == ESRCH)
 				return wait_blocking(s);
 			*interrupted = true;
@@ -388,7 +389,6 @@ int step_window(pid_t pid, pid_t tid, struct decoder *d, struct analysis *a,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	s.deadline = t0 + (o->timeout_s > 0 ? o->timeout_s : 2.0);
 	analysis_window(a);
 	err = seize(&s);
 	if (!err)
