@@ -31,6 +31,9 @@
  *       adds, across the jnz), jnz 1 (flags). No other registers are read.
  *         N=1: 32 at 1, 1 at 2      N=2: 30 at 2, 2 at 3, 1 at 1
  *         N=4: 28 at 4, 4 at 5, 1 at 1    N=8: 24 at 8, 8 at 9, 1 at 1
+ * gfni  4 x `gf2p8mulb %xmm1, %xmm0` (GFNI; Capstone 4 cannot decode it),
+ *       sub, jnz = 6 insns: 4 undecodable of 6. Needs a CPU with gfni
+ *       (/proc/cpuinfo); it dies of SIGILL otherwise.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +123,23 @@ static void run_div(uint64_t iters)
 #define REGS8 "rax, rcx, rdx, rsi, rdi, r8, r9, r10"
 #define REGS8_LAST "r10"
 
+static void run_gfni(uint64_t iters)
+{
+	do {
+		asm volatile("mov %[n], %%rcx\n"
+			     "1:\n\t"
+			     ".byte 0x66, 0x0f, 0x38, 0xcf, 0xc1\n\t"
+			     ".byte 0x66, 0x0f, 0x38, 0xcf, 0xc1\n\t"
+			     ".byte 0x66, 0x0f, 0x38, 0xcf, 0xc1\n\t"
+			     ".byte 0x66, 0x0f, 0x38, 0xcf, 0xc1\n\t"
+			     "sub $1, %%rcx\n\t"
+			     "jnz 1b"
+			     :
+			     : [n] "i" (ITERS)
+			     : "rcx", "xmm0", "cc");
+	} while (!iters || --iters);
+}
+
 static void run_dep(uint64_t n, uint64_t iters)
 {
 	if (n == 1)
@@ -134,7 +154,7 @@ static void run_dep(uint64_t n, uint64_t iters)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "add|load|div [SIZE] [ITERATIONS] | dep 1|2|4|8 [ITERATIONS]";
+	static const char usage[] = "add|load|div|gfni [SIZE] [ITERATIONS] | dep 1|2|4|8 [ITERATIONS]";
 	static char buf[4096] __attribute__((aligned(4096)));
 	struct gt_args a;
 
@@ -149,6 +169,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(a.mode, "div")) {
 		gt_ready();
 		run_div(a.iters);
+	} else if (!strcmp(a.mode, "gfni")) {
+		gt_ready();
+		run_gfni(a.iters);
 	} else if (!strcmp(a.mode, "dep") && (a.size == 1 || a.size == 2 || a.size == 4 ||
 					     a.size == 8)) {
 		gt_ready();

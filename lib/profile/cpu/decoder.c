@@ -230,7 +230,12 @@ int decoder_new(pid_t pid, struct keytab *kt, struct decoder **out)
 		goto fail;
 	}
 	if ((err = load_maps(d))) {
-		err = ditto_err(err, "cannot read /proc/%d/maps: %s", (int)pid, strerror(-err));
+		/* Readable under the same rule as ptrace: say which. */
+		if (err == -EACCES || err == -EPERM)
+			err = ptrace_perm_error(pid, -EPERM);
+		else
+			err = ditto_err(err, "cannot read /proc/%d/maps: %s", (int)pid,
+					strerror(-err));
 		goto fail;
 	}
 	*out = d;
