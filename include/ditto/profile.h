@@ -100,9 +100,11 @@ DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[]);
 DITTO_API int ditto_profile_fd(const struct ditto_profile *p);
 /*
  * Do pending work, waiting at most timeout_ms (0: do not wait, -1: until
- * something happens). Returns 1 while the window runs, 0 once it has ended
- * (duration reached, cancelled, or every traced process exited), or a
- * negative error.
+ * something happens). Returns 1 while the window or the CPU windows after
+ * it run, 0 once they have ended (duration reached, cancelled, or every
+ * traced process exited), or a negative error. During CPU windows a step
+ * waits for the stepping process at most timeout_ms; a first cancel ends
+ * the system window (CPU windows follow), a second one the CPU windows.
  */
 DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms);
 /* Step until the window ends. */

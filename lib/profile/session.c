@@ -466,7 +466,7 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 	}
 	if (p->state == ST_RUNNING && p->duration_s > 0 && elapsed(p) >= p->duration_s)
 		end_window(p);
-	return p->state == ST_RUNNING;
+	return p->state == ST_RUNNING || p->state == ST_CPU;
 }
 
 DITTO_API int ditto_profile_run(struct ditto_profile *p)

@@ -107,6 +107,8 @@ def server_factory():
 def profile_during(pid, load_argv, duration=3.0, delay=0.5, **kw):
     """Profile pid for duration seconds while load_argv runs (started after
     delay s, bounded by itself); returns (model, load's CompletedProcess)."""
+    # CPU windows have their own tests (tests/profile/test_cpu_services.py).
+    kw.setdefault('cpu_windows', -1)
     with ditto.Profile(duration=duration, **kw) as p:
         p.attach(pid)
         t0 = time.monotonic()

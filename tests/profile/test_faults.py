@@ -51,7 +51,7 @@ def sleeper(seconds):
 
 
 def test_pid_that_does_not_exist_is_esrch():
-    with ditto.Profile(duration=1) as p:
+    with ditto.Profile(duration=1, cpu_windows=-1) as p:
         with pytest.raises(ditto.DittoError) as e:
             p.attach(4194000)
     assert e.value.code == -errno.ESRCH
@@ -62,7 +62,7 @@ def test_target_exiting_mid_window_keeps_what_was_collected():
     proc = sleeper(1.0)
     try:
         t0 = time.monotonic()
-        with ditto.Profile(duration=30) as p:
+        with ditto.Profile(duration=30, cpu_windows=-1) as p:
             p.attach(proc.pid)
             p.run()
             model = p.finish()
@@ -77,7 +77,8 @@ def test_target_exiting_mid_window_keeps_what_was_collected():
 def test_second_profiler_on_the_same_pid_is_ebusy():
     proc = sleeper(30)
     try:
-        with ditto.Profile(duration=5) as first, ditto.Profile(duration=5) as second:
+        with ditto.Profile(duration=5, cpu_windows=-1) as first, \
+                ditto.Profile(duration=5, cpu_windows=-1) as second:
             first.attach(proc.pid)
             with pytest.raises(ditto.DittoError) as e:
                 second.attach(proc.pid)
@@ -92,7 +93,7 @@ def test_second_profiler_on_the_same_pid_is_ebusy():
 def test_event_loop_integration_with_fileno_and_step():
     proc = sleeper(30)
     try:
-        with ditto.Profile(duration=1.5) as p:
+        with ditto.Profile(duration=1.5, cpu_windows=-1) as p:
             p.attach(proc.pid)
             steps = 0
             t0 = time.monotonic()

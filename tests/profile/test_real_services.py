@@ -96,7 +96,7 @@ def test_client_side_of_a_redis_replica_is_one_async_connection(server_factory):
                     '--save', '', '--appendonly', 'no'], master_port)
     replica = server_factory([need('redis-server'), '--port', str(replica_port), '--bind',
                               '127.0.0.1', '--save', '', '--appendonly', 'no'], replica_port)
-    with ditto.Profile(duration=2.5) as p:
+    with ditto.Profile(duration=2.5, cpu_windows=-1) as p:
         p.attach(replica.pid)
         p.step(300)
         import subprocess

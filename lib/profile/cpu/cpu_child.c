@@ -12,6 +12,7 @@
  * holds class c (thread_class "c<c>").
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -90,8 +91,8 @@ static int store_all(struct cpu_run *run, unsigned ncls, void **buf, size_t *len
 	return err;
 }
 
-static void child_main(int fd, pid_t parent, const struct cpu_target *t, size_t nt, unsigned ncls,
-		       const struct cpu_run_opts *o)
+static void child_main(int fd, pid_t parent, const sigset_t *old, const struct cpu_target *t,
+		       size_t nt, unsigned ncls, const struct cpu_run_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct cpu_run *run = NULL;
@@ -106,6 +107,7 @@ static void child_main(int fd, pid_t parent, const struct cpu_target *t, size_t 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigprocmask(SIG_SETMASK, old, NULL);	/* handlers are in place: let them come */
 	if (getppid() != parent)
 		_exit(0);	/* the parent died before the death signal was armed */
 	if (!(err = cpu_run_new(t, nt, ncls, o, &run)))
@@ -132,6 +134,7 @@ int cpu_child_start(const struct cpu_target *t, size_t nt, unsigned ncls, const 
 {
 	struct cpu_child *c = calloc(1, sizeof(*c));
 	pid_t parent = getpid();
+	sigset_t block, old;
 	int p[2];
 
 	*out = NULL;
@@ -141,7 +144,15 @@ int cpu_child_start(const struct cpu_target *t, size_t nt, unsigned ncls, const 
 		free(c);
 		return ditto_err(-errno, "pipe: %s", strerror(errno));
 	}
+	/* Stop signals wait until the child has its handlers. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	c->pid = fork();
+	if (c->pid != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (c->pid < 0) {
 		int err = -errno;
 
@@ -152,7 +163,7 @@ int cpu_child_start(const struct cpu_target *t, size_t nt, unsigned ncls, const 
 	}
 	if (c->pid == 0) {
 		close(p[0]);
-		child_main(p[1], parent, t, nt, ncls, o);
+		child_main(p[1], parent, &old, t, nt, ncls, o);
 	}
 	close(p[1]);
 	c->fd = p[0];

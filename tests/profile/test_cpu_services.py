@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+"""CPU windows in a whole profile session of real services under load: the
+request-serving thread classes of redis-server (its event loop) and
+memcached -t 4 (its four workers) get a populated cpu section, and the
+services keep serving afterwards, untraced, with their CPU affinity."""
+
+import os
+import socket
+import subprocess
+
+import ditto
+from conftest import free_port, need, stop
+
+
+def threads_untouched(pid):
+    for tid in os.listdir('/proc/%d/task' % pid):
+        with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+            st = dict(line.rstrip('\n').split(':\t', 1) for line in f if ':\t' in line)
+        assert st['TracerPid'] == '0'
+        assert st['Cpus_allowed_list'] == cpus_all()
+
+
+def cpus_all():
+    with open('/proc/self/status') as f:
+        return [line.split(':\t')[1].strip() for line in f
+                if line.startswith('Cpus_allowed_list')][0]
+
+
+def profile_under_load(pid, load_argv, windows=3):
+    load = subprocess.Popen(load_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        with ditto.Profile(duration=2, cpu_windows=windows, cpu_window_insts=20000) as p:
+            p.attach(pid)
+            p.run()
+            return p.finish()
+    finally:
+        stop(load)
+
+
+def check_cpu(model, thread_class, windows):
+    model.validate()
+    cpu = model.get('services[0].cpu[%s]' % thread_class)
+    assert 1 <= cpu['windows'] <= windows
+    assert cpu['instructions'] >= 20000 * cpu['windows'] * 0.5
+    assert cpu['stepped_ns'] > 0
+    assert cpu['undecoded'] < 0.05 * cpu['instructions']
+    assert cpu['loads'] > 0.1 * cpu['instructions']
+    assert cpu['stores'] > 0.05 * cpu['instructions']
+    # Requests were read while stepping: instructions between them.
+    assert cpu['insts_per_request']['total'] >= 1
+    assert 500 <= model.service(0).find_cpu(thread_class).insts_per_request.mean <= 200000
+    mix = model.service(0).find_cpu(thread_class).mix
+    assert len(mix) >= 20 and sum(mix.values()) + cpu['undecoded'] == cpu['instructions']
+    for h in ('branches', 'dws', 'iws', 'raw', 'war', 'waw'):
+        assert cpu[h]['total'] > 0, h
+    assert model.get('services[0].observed.counters.available') in (True, False)
+
+
+def test_redis_event_loop_gets_a_cpu_profile(server_factory):
+    port = free_port()
+    srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
+                          '--save', '', '--appendonly', 'no'], port)
+    model = profile_under_load(srv.pid, [need('redis-benchmark'), '-p', str(port), '-n',
+                                         '5000000', '-c', '8', '-t', 'get,set', '-q'])
+    assert [c['thread_class'] for c in model.get('services[0].cpu')] == ['network']
+    check_cpu(model, 'network', 3)
+    with socket.create_connection(('127.0.0.1', port), timeout=5) as s:
+        s.sendall(b'PING\r\n')
+        assert s.recv(16) == b'+PONG\r\n'
+    threads_untouched(srv.pid)
+
+
+def test_memcached_workers_get_a_cpu_profile(server_factory):
+    port = free_port()
+    srv = server_factory([need('memcached'), '-t', '4', '-l', '127.0.0.1', '-p', str(port),
+                          '-U', '0', '-u', 'root'], port)
+    model = profile_under_load(srv.pid, [need('memcaslap'), '-s', '127.0.0.1:%d' % port,
+                                         '-T', '2', '-c', '16', '-t', '40s'], windows=4)
+    classes = [c['thread_class'] for c in model.get('services[0].cpu')]
+    assert 'network' in classes and 'background' not in classes
+    check_cpu(model, 'network', 4)
+    with socket.create_connection(('127.0.0.1', port), timeout=5) as s:
+        s.sendall(b'version\r\n')
+        assert s.recv(64).startswith(b'VERSION')
+    threads_untouched(srv.pid)
