@@ -35,8 +35,8 @@ throughput() {
 start_tracer() {
 	case $1 in
 	none) tracer= ;;
-	ditto) "$ditto" profile --pid "$redis" -q -o "$tmp/model" & tracer=$! ;;
-	ditto-nostacks) "$ditto" profile --pid "$redis" -q --sample-hz 0 -o "$tmp/model" & tracer=$! ;;
+	ditto) "$ditto" profile --pid "$redis" -W 0 -q -o "$tmp/model" & tracer=$! ;;
+	ditto-nostacks) "$ditto" profile --pid "$redis" -W 0 -q --sample-hz 0 -o "$tmp/model" & tracer=$! ;;
 	strace) strace -f -c -o "$tmp/strace.txt" -p "$redis" 2>/dev/null & tracer=$! ;;
 	esac
 	[ -n "$tracer" ] && sleep 1

@@ -22,8 +22,8 @@ DITTO_API double ditto_cpu_miss_rate(struct ditto_cpu *c, bool instructions, uin
 		if (ditto_hist_bucket(h, i, &lo, &hi, &n))
 			break;
 		total += (double)n;
-		/* A reuse of exactly the cache size still hits (LRU); inside the
-		 * bucket the sizes are taken as evenly spread. */
+		/* Sizes inside a bucket are taken as evenly spread; a bucket
+		 * that ends at or below the cache size is all hits. */
 		if (lo > cache_bytes)
 			miss += (double)n;
 		else if (hi > cache_bytes)

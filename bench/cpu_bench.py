@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: MIT
+"""CPU profiler benchmarks, each measured against peers in the same run and
+printed as ratios (bench/README.md). Needs root, valgrind, redis.
+
+  cpu_bench.py stepping   instructions per second: native, our single-
+                          stepping windows, cachegrind, lackey
+  cpu_bench.py redis      redis-server throughput while CPU windows are
+                          taken, against untraced and under cachegrind
+  cpu_bench.py crosscheck cachegrind's D1/LL miss rates of redis-server
+                          next to the rates predicted from our windows
+Run through bench/cpu-bench.sh, which sets the library and tool paths.
+"""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import ditto
+
+BUILD = os.environ.get('DITTO_BUILD', 'build')
+CLI = os.path.join(BUILD, 'examples', 'ditto', 'ditto')
+GT = os.path.join(BUILD, 'tests', 'cpu')
+GEOMETRY = ['--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64']
+D1, LL = 32768, 1048576
+
+
+def timed(argv, **kw):
+    t0 = time.monotonic()
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, **kw)
+    return time.monotonic() - t0, r.stderr.decode()
+
+
+def field(text, name):
+    m = re.search(name + r':\s+([\d,]+)', text)
+    if not m:
+        raise RuntimeError('no %r in:\n%s' % (name, text))
+    return int(m.group(1).replace(',', ''))
+
+
+def stepping(reps=400):
+    """gt_mix add (18 instructions per iteration, 1024 per repetition)."""
+    prog = [os.path.join(GT, 'gt_mix'), 'add', '0']
+    _, out = timed(['valgrind', '--tool=cachegrind', '--cache-sim=yes',
+                    '--cachegrind-out-file=/dev/null'] + GEOMETRY + prog + [str(reps)])
+    insts = field(out, r'I\s+refs')
+    native_s = min(timed(prog + [str(reps)])[0] for _ in range(3))
+    cg_s, _ = timed(['valgrind', '--tool=cachegrind', '--cache-sim=yes',
+                     '--cachegrind-out-file=/dev/null'] + GEOMETRY + prog + [str(reps)])
+    lk_reps = max(1, reps // 100)
+    lk_s, _ = timed(['valgrind', '--tool=lackey', '--trace-mem=yes', '--log-file=/dev/null']
+                    + prog + [str(lk_reps)])
+    lk_insts = insts * lk_reps / reps
+    rates = {'native': insts / native_s, 'cachegrind': insts / cg_s, 'lackey': lk_insts / lk_s}
+    for label, argv in (('ditto (add loop)', prog), ('ditto (random walk 256 KiB)',
+                        [os.path.join(GT, 'gt_memory'), 'rand', '262144'])):
+        t = subprocess.Popen(argv, stdout=subprocess.PIPE)
+        t.stdout.readline()
+        m = ditto.profile_cpu(t.pid, windows=4, window_insts=50000, spacing=0.1)
+        t.kill()
+        t.wait()
+        cpu = m.get('services[0].cpu[0]')
+        rates[label] = cpu['instructions'] / (cpu['stepped_ns'] / 1e9)
+    print('instructions per second (gt_mix add, %d instructions; lackey on 1/100 of them)'
+          % insts)
+    print('  %-28s %14s %12s %14s' % ('tool', 'insts/s', 'slowdown', 'vs cachegrind'))
+    for k, v in rates.items():
+        print('  %-28s %14.0f %11.0fx %13.3fx' % (k, v, rates['native'] / v,
+                                                  v / rates['cachegrind']))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(('127.0.0.1', port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError('nothing listens on %d' % port)
+
+
+def redis_argv(port):
+    return ['redis-server', '--port', str(port), '--bind', '127.0.0.1', '--save', '',
+            '--appendonly', 'no']
+
+
+def throughput(port, n):
+    out = subprocess.run(['redis-benchmark', '-p', str(port), '-n', str(n), '-c', '10', '-t',
+                          'get,set', '-q', '--csv'], stdout=subprocess.PIPE, check=True,
+                         timeout=600).stdout.decode().splitlines()[1:]
+    vals = [float(line.split('","')[1].strip('"')) for line in out if '","' in line]
+    return sum(vals) / len(vals)
+
+
+def stop(proc, sig=signal.SIGTERM):
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def redis(rounds=3, n=100000):
+    port = free_port()
+    srv = subprocess.Popen(redis_argv(port), stdout=subprocess.DEVNULL)
+    res = {'untraced': [], 'ditto CPU windows': []}
+    try:
+        wait_port(port)
+        for _ in range(rounds):
+            res['untraced'].append(throughput(port, n))
+            with tempfile.TemporaryDirectory() as d:
+                cli = subprocess.Popen([CLI, 'profile', '--cpu-only', '--pid', str(srv.pid),
+                                        '--tid', str(srv.pid), '-W', '100000', '-q', '-o',
+                                        os.path.join(d, 'm')])
+                time.sleep(0.3)
+                res['ditto CPU windows'].append(throughput(port, n))
+                stop(cli, signal.SIGINT)
+    finally:
+        stop(srv)
+    port = free_port()
+    cg = subprocess.Popen(['valgrind', '--tool=cachegrind', '--cache-sim=yes',
+                           '--cachegrind-out-file=/dev/null'] + GEOMETRY + redis_argv(port),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        res['cachegrind'] = [throughput(port, n // 4) for _ in range(rounds)]
+    finally:
+        stop(cg)
+    base = sum(res['untraced']) / rounds
+    print('redis-server throughput, redis-benchmark -c 10 -t get,set, %d rounds' % rounds)
+    for k, v in res.items():
+        mean = sum(v) / len(v)
+        print('  %-20s %10.0f req/s  ratio %.3f  (rounds %s)' % (
+            k, mean, mean / base, ' '.join('%.0f' % x for x in v)))
+
+
+def crosscheck(n=200000):
+    """Whole-run cachegrind of redis vs. the miss rates our windows predict."""
+    port = free_port()
+    cg = subprocess.Popen(['valgrind', '--tool=cachegrind', '--cache-sim=yes',
+                           '--branch-sim=yes', '--cachegrind-out-file=/dev/null'] + GEOMETRY +
+                          redis_argv(port), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(port)
+        throughput(port, n)
+    finally:
+        stop(cg, signal.SIGINT)
+    out = cg.stderr.read().decode()
+    refs, d1, lld = field(out, r'D\s+refs'), field(out, r'D1\s+misses'), field(out, r'LLd misses')
+    irefs, i1 = field(out, r'I\s+refs'), field(out, r'I1\s+misses')
+
+    port = free_port()
+    srv = subprocess.Popen(redis_argv(port), stdout=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        load = subprocess.Popen(['redis-benchmark', '-p', str(port), '-n', str(50 * n), '-c',
+                                 '10', '-t', 'get,set', '-q'], stdout=subprocess.DEVNULL)
+        time.sleep(1)
+        m = ditto.profile_cpu(srv.pid, tids=[srv.pid], windows=8, window_insts=50000)
+        stop(load)
+    finally:
+        stop(srv)
+    cpu = m.service(0).cpu[0]
+    rows = [('I1 misses / I ref', i1 / irefs, cpu.miss_rate(32768, instructions=True)),
+            ('D1 misses / D ref', d1 / refs, cpu.miss_rate(D1)),
+            ('LLd misses / D ref', lld / refs, cpu.miss_rate(LL))]
+    print('redis-server: cachegrind (whole run, %d GET/SET) vs. predicted from %d stepped '
+          'instructions of its event loop' % (2 * n, cpu.instructions))
+    print('  %-20s %12s %12s %12s' % ('rate', 'cachegrind', 'predicted', 'abs diff'))
+    for name, meas, pred in rows:
+        print('  %-20s %12.4f %12.4f %12.4f' % (name, meas, pred, abs(pred - meas)))
+    print('  (cachegrind counts start-up and every thread; the windows see the event loop '
+          'in steady state, cold lines left out)')
+
+
+if __name__ == '__main__':
+    what = sys.argv[1:] or ['stepping', 'redis', 'crosscheck']
+    for w in what:
+        {'stepping': stepping, 'redis': redis, 'crosscheck': crosscheck}[w]()
+        print()
