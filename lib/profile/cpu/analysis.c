@@ -49,19 +49,11 @@ struct analysis {
 	bool oom;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* ---- store map: 8-byte word -> index of its last store in the window ---- */
 
 static struct store *store_slot(struct store *t, size_t cap, uint64_t word)
 {
-	size_t j = mix64(word) & (cap - 1);
+	size_t j = cpu_hash64(word) & (cap - 1);
 
 	while (t[j].word && t[j].word != word + 1)
 		j = (j + 1) & (cap - 1);
@@ -114,7 +106,7 @@ static uint64_t store_last(struct analysis *a, uint64_t word)
 
 static struct branch *branch_slot(struct branch *t, size_t cap, uint64_t addr)
 {
-	size_t j = mix64(addr) & (cap - 1);
+	size_t j = cpu_hash64(addr) & (cap - 1);
 
 	while (t[j].addr && t[j].addr != addr)
 		j = (j + 1) & (cap - 1);

@@ -18,6 +18,15 @@
 #include <ditto/ditto.h>
 #include <ditto/model.h>
 
+/* Hash of an address or line number for the open-addressing tables. */
+static inline uint64_t cpu_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
 /* ---- canonical registers: aliases (al/ax/eax/rax) are one register ---- */
 enum {
 	CR_NONE = 0,

@@ -31,14 +31,6 @@ struct decoder {
 	struct insn scratch;	/* JIT code and undecodable bytes */
 };
 
-static uint64_t hash_addr(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return a;
-}
-
 static int load_maps(struct decoder *d)
 {
 	char path[64], line[512];
@@ -148,7 +140,7 @@ static bool grow(struct decoder *d)
 
 		if (!d->slots[i].addr)
 			continue;
-		for (j = hash_addr(d->slots[i].addr) & (cap - 1); slots[j].addr; j = (j + 1) & (cap - 1))
+		for (j = cpu_hash64(d->slots[i].addr) & (cap - 1); slots[j].addr; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = d->slots[i];
 	}
@@ -188,7 +180,7 @@ const struct insn *decoder_get(struct decoder *d, uint64_t addr)
 	size_t j;
 
 	if (d->cap && addr) {
-		for (j = hash_addr(addr) & (d->cap - 1); d->slots[j].addr; j = (j + 1) & (d->cap - 1))
+		for (j = cpu_hash64(addr) & (d->cap - 1); d->slots[j].addr; j = (j + 1) & (d->cap - 1))
 			if (d->slots[j].addr == addr)
 				return &d->slots[j];
 	}
@@ -201,7 +193,7 @@ const struct insn *decoder_get(struct decoder *d, uint64_t addr)
 		return &d->scratch;	/* retried next time: the page may appear */
 	if ((d->used + 1) * 2 > d->cap && !grow(d))
 		return &d->scratch;
-	for (j = hash_addr(addr) & (d->cap - 1); d->slots[j].addr; j = (j + 1) & (d->cap - 1))
+	for (j = cpu_hash64(addr) & (d->cap - 1); d->slots[j].addr; j = (j + 1) & (d->cap - 1))
 		;
 	d->slots[j] = d->scratch;
 	d->used++;

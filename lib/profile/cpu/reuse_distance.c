@@ -26,14 +26,6 @@ struct reuse {
 	bool oom;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	return x;
-}
-
 static void bit_add(struct reuse *r, size_t i, int v)
 {
 	for (; i <= r->n; i += i & -i)
@@ -51,7 +43,7 @@ static uint64_t bit_sum(const struct reuse *r, size_t i)
 
 static struct slot *find(struct reuse *r, uint64_t line)
 {
-	size_t j = mix(line) & (r->cap - 1);
+	size_t j = cpu_hash64(line) & (r->cap - 1);
 
 	while (r->slots[j].line && r->slots[j].line != line + 1)
 		j = (j + 1) & (r->cap - 1);

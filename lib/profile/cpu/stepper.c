@@ -257,6 +257,13 @@ static int step_loop(struct stepper *s)
 			s->res->timed_out = true;
 			break;
 		}
+		/* A signal stopped the thread before the instruction ran: the
+		 * next resume delivers it (into a handler, or the default). */
+		if (s->pending_sig) {
+			cur = next;
+			restart_point(&cur);
+			continue;
+		}
 		/* A rep instruction stepped iteration by iteration counts once. */
 		if (!(in->rep && cur.rip == rep_rip)) {
 			analysis_insn(s->a, in, &cur, next.rip);
