@@ -112,21 +112,47 @@ def stop(proc, sig=signal.SIGTERM):
             proc.wait()
 
 
+SPACINGS = (0.25, 2.0)
+
+
+def label(spacing):
+    return 'ditto windows /%gs' % spacing
+
+
+def windows_throughput(pid, port, n, spacing, info):
+    """Throughput while `ditto profile --cpu-only` takes windows back to back."""
+    with tempfile.TemporaryDirectory() as d:
+        cli = subprocess.Popen([CLI, 'profile', '--cpu-only', '--pid', str(pid), '--tid',
+                                str(pid), '-W', '10000', '-S', str(spacing), '-q', '-o',
+                                os.path.join(d, 'm')])
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        qps = throughput(port, n)
+        elapsed = time.monotonic() - t0
+        if cli.poll() is not None:
+            raise RuntimeError('ditto profile --cpu-only exited early')
+        stop(cli, signal.SIGINT)
+        cpu = ditto.Model.load(os.path.join(d, 'm')).get('services[0].cpu[0]')
+    info[0].append(cpu['windows'])
+    info[1].append(cpu['stepped_ns'] / 1e9 / elapsed)
+    return qps
+
+
 def redis(rounds=3, n=100000):
     port = free_port()
     srv = subprocess.Popen(redis_argv(port), stdout=subprocess.DEVNULL)
-    res = {'untraced': [], 'ditto CPU windows': []}
+    res = {'untraced': []}
+    info = {}
+    for spacing in SPACINGS:
+        res[label(spacing)] = []
+        info[spacing] = ([], [])
     try:
         wait_port(port)
         for _ in range(rounds):
             res['untraced'].append(throughput(port, n))
-            with tempfile.TemporaryDirectory() as d:
-                cli = subprocess.Popen([CLI, 'profile', '--cpu-only', '--pid', str(srv.pid),
-                                        '--tid', str(srv.pid), '-W', '100000', '-q', '-o',
-                                        os.path.join(d, 'm')])
-                time.sleep(0.3)
-                res['ditto CPU windows'].append(throughput(port, n))
-                stop(cli, signal.SIGINT)
+            for spacing in SPACINGS:
+                res[label(spacing)].append(windows_throughput(srv.pid, port, n, spacing,
+                                                              info[spacing]))
     finally:
         stop(srv)
     port = free_port()
@@ -139,6 +165,11 @@ def redis(rounds=3, n=100000):
     finally:
         stop(cg)
     base = sum(res['untraced']) / rounds
+    for spacing in SPACINGS:
+        windows, held = info[spacing]
+        print('CPU windows of 20000 instructions %g s apart: %s windows per round, event loop '
+              'held %s of the time' % (spacing, ' '.join(map(str, windows)),
+                                       ' '.join('%.0f%%' % (100 * h) for h in held)))
     print('redis-server throughput, redis-benchmark -c 10 -t get,set, %d rounds' % rounds)
     for k, v in res.items():
         mean = sum(v) / len(v)

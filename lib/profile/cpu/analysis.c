@@ -210,9 +210,18 @@ static void string_stream(struct analysis *a, uint64_t p, uint64_t count, unsign
 	if (last - first >= STRING_MAX_LINES)
 		last = first + STRING_MAX_LINES - 1;
 	for (uint64_t l = first; l <= last; l++) {
+		uint64_t from = l << LINE_SHIFT, to = from + (1u << LINE_SHIFT), in_line;
+
+		from = from > lo ? from : lo;
+		to = to < lo + bytes ? to : lo + bytes;
+		in_line = (to - from + size - 1) / size;
 		if (write)
 			store_note(a, l << (LINE_SHIFT - 3));
 		data_line(a, l << LINE_SHIFT);
+		/* Every element is an access, as a cache sees it: the rest of
+		 * the line's elements reuse it at once. */
+		if (in_line > 1)
+			ditto_hist_add(a->dws, 1u << LINE_SHIFT, in_line - 1);
 	}
 }
 
