@@ -63,6 +63,10 @@ static const struct case_ cases[] = {
 	{ "50", "mov.r.w.64.base", IK_PLAIN, 0 },		/* push rax */
 	{ "58", "mov.r.r.64.base", IK_PLAIN, 0 },		/* pop rax */
 	{ "0f31", "sys.", IK_PLAIN, 0 },			/* rdtsc */
+	{ "803b05", "cmp.mi.r.8.base", IK_PLAIN, 1 },		/* cmp byte [rbx], 5: reads */
+	{ "0f1103", "vfp.mr.w.128.sse", IK_PLAIN, 1 },		/* movups [rbx], xmm0: writes */
+	{ "c5fa7f03", "vint.mr.w.128.avx", IK_PLAIN, 1 },	/* vmovdqu [rbx], xmm0 */
+	{ "660f6f03", "vint.rm.r.128.sse2", IK_PLAIN, 1 },	/* movdqa xmm0, [rbx] */
 };
 
 static size_t unhex(const char *h, uint8_t *out)

@@ -279,6 +279,11 @@ static void fill_regs(const struct insn_classifier *c, const cs_insn *ci, struct
 		add_reg(out->wr, &out->nwr, c->canon[wr[i] < X86_REG_ENDING ? wr[i] : 0]);
 }
 
+static bool is_move(const char *mn)
+{
+	return starts(mn, "mov") || starts(mn, "vmov");
+}
+
 /* Memory operands that really access memory (not lea, nop, prefetch). */
 static void fill_mem(const cs_x86 *x, const char *mn, const char *func, struct insn *out,
 		     unsigned *dir)
@@ -303,6 +308,13 @@ static void fill_mem(const cs_x86 *x, const char *mn, const char *func, struct i
 		m->access = op->access & (CS_AC_READ | CS_AC_WRITE) ? op->access & 3 : CS_AC_READ;
 		if (!strcmp(func, "atomic"))
 			m->access = CS_AC_READ | CS_AC_WRITE;
+		/* Capstone 4 marks some compares as writing and some vector
+		 * stores as reading: a compare reads; a move writes its first
+		 * operand and reads its second. */
+		if (!strcmp(func, "cmp"))
+			m->access = CS_AC_READ;
+		else if (is_move(mn) && x->op_count == 2)
+			m->access = k == 0 ? CS_AC_WRITE : CS_AC_READ;
 		*dir |= m->access;
 	}
 }
