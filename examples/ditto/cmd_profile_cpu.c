@@ -128,6 +128,10 @@ int cpu_only(long pid, const char *name, const char *output, bool quiet,
 		err = ditto_model_save(m, output);
 		if (!err && !quiet)
 			fprintf(stderr, "ditto: model written to %s\n", output);
+	} else if (!err) {
+		ditto_model_free(m);
+		return cli_failf("profile: no instruction was stepped: the threads stayed blocked "
+				 "in system calls (no load?); no model written");
 	}
 	ditto_model_free(m);
 	return err ? cli_fail("profile", err) : CLI_OK;
