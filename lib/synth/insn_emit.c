@@ -102,6 +102,8 @@ static bool emit_gp(const struct key *k, const struct emit_regs *r, const char *
 			op = ops[i].op;
 	if (!op)
 		return false;
+	if (!strcmp(k->func, "mov") && has(k, "r") && !read && !write)	/* setcc */
+		return OUT("setnz %s", gp(r, 0, 8)) > 0;
 	if (!strcmp(k->func, "mov") && (has(k, "r") || has(k, "m")))	/* push/pop */
 		return OUT("%s %s", write ? "push" : "pop", has(k, "m") ? m : gp(r, 0, 64)) > 0;
 	if (!strcmp(k->func, "alu") && has(k, "rm") && !read)		/* lea */

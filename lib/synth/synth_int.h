@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Registers and targets an emitted instruction uses (NULL: defaults). */
 struct emit_regs {
@@ -22,5 +23,15 @@ struct emit_regs {
  * -EINVAL for a malformed key, -ENOENT for an unknown function.
  */
 int insn_emit(const char *key, const struct emit_regs *r, char *buf, size_t len);
+
+/*
+ * The request body of cpu entry c as a standalone assembly function `name`
+ * (see body_gen.c), appended to out; *region_bytes is what the caller
+ * must allocate for its data regions. Deterministic for a seed.
+ */
+struct ditto_cpu;
+struct dbuf;
+int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct dbuf *out,
+		  uint64_t *region_bytes);
 
 #endif /* DITTO_SYNTH_INT_H */

@@ -30,7 +30,7 @@ static const char *const keys[] = {
 	"cmp.rr.none.16.base", "cmp.rr.none.32.base", "cmp.rr.none.64.base", "cmp.rr.none.8.base",
 	"cvt.-.none.0.base", "jcc.i.none.64.base", "jmp.i.none.64.base", "jmpi.m.r.64.base",
 	"jmpi.r.none.64.base", "mov.mi.w.32.base", "mov.mi.w.64.base", "mov.mi.w.8.base",
-	"mov.mr.w.16.base", "mov.mr.w.32.base", "mov.mr.w.64.base", "mov.mr.w.8.base",
+	"mov.r.none.8.base", "mov.mr.w.16.base", "mov.mr.w.32.base", "mov.mr.w.64.base", "mov.mr.w.8.base",
 	"mov.r.r.64.base", "mov.r.w.64.base", "mov.ri.none.32.base", "mov.ri.none.64.base",
 	"mov.rm.r.32.base", "mov.rm.r.64.base", "mov.rm.r.8.base", "mov.rr.none.32.base",
 	"mov.rr.none.64.base", "mov.rr.none.8.base", "mul.r.none.64.base", "mul.rr.none.64.base",

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Request body generator: a cpu section of a model -> a standalone x86-64
+ * assembly function (System V ABI, callee-saved registers saved, no red
+ * zone, no inline-asm state between statements):
+ *
+ *   void NAME(void *regions, uint64_t state[2]);
+ *
+ * One call is one request: LOOPS iterations of one block per data region.
+ * Instructions are drawn from the mix; registers are chosen so that read
+ * and write distances follow the RAW and WAW histograms (dynamic order is
+ * layout order inside a block); each region block sweeps its own disjoint
+ * region of the working-set size it stands for; conditional branches test
+ * an iteration counter against masks that give their taken and transition
+ * rates. state[] keeps the sweep cursor and the branch counter between
+ * requests. The regions, NAME_region_bytes in size, belong to the caller.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+
+#include <ditto/model.h>
+
+#define MAX_REGIONS 8
+#define MAX_REGION (64u << 20)
+#define NPOOL 10
+#define REGION_PAD 4096
+
+/* Registers the stream may use; r12 regions, r13 branch counter, r14
+ * region cursor, rbp loop counter (and r15) are reserved. */
+static const char *const pool[NPOOL][4] = {
+	{ "al", "ax", "eax", "rax" }, { "bl", "bx", "ebx", "rbx" }, { "cl", "cx", "ecx", "rcx" },
+	{ "dl", "dx", "edx", "rdx" }, { "sil", "si", "esi", "rsi" }, { "dil", "di", "edi", "rdi" },
+	{ "r8b", "r8w", "r8d", "r8" }, { "r9b", "r9w", "r9d", "r9" },
+	{ "r10b", "r10w", "r10d", "r10" }, { "r11b", "r11w", "r11d", "r11" },
+};
+
+struct weighted {
+	uint64_t value;		/* bucket lo, or key index */
+	uint64_t count;
+};
+
+struct gen {
+	struct ditto_rng rng;
+	const char **keys;
+	struct weighted *mix;
+	size_t nmix;
+	struct weighted raw[80], waw[80], br[160];
+	size_t nraw, nwaw, nbr;
+	uint64_t region[MAX_REGIONS], regoff[MAX_REGIONS], regw[MAX_REGIONS];
+	size_t nreg;
+	uint64_t idx, last_wr[NPOOL];
+	uint64_t cur_off;	/* offset of the region being emitted */
+	uint64_t cursors;	/* offset of the per-region cursor slots */
+	struct dbuf *out;
+	const char *name;
+};
+
+static uint64_t draw(struct gen *g, const struct weighted *w, size_t n)
+{
+	uint64_t total = 0, x;
+
+	for (size_t i = 0; i < n; i++)
+		total += w[i].count;
+	if (!total)
+		return n ? w[0].value : 0;
+	x = ditto_rng_below(&g->rng, total);
+	for (size_t i = 0; i < n; i++) {
+		if (x < w[i].count)
+			return w[i].value;
+		x -= w[i].count;
+	}
+	return w[n - 1].value;
+}
+
+static size_t hist_weights(struct ditto_hist *h, struct weighted *w, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; h && i < ditto_hist_bucket_count(h) && n < max; i++) {
+		uint64_t lo, hi, c;
+
+		if (!ditto_hist_bucket(h, i, &lo, &hi, &c) && c)
+			w[n++] = (struct weighted){ lo, c };
+	}
+	return n;
+}
+
+/* Register whose last write is closest to `dist` instructions back. */
+static int pick(struct gen *g, uint64_t dist, int avoid)
+{
+	int best = 0;
+	uint64_t best_err = UINT64_MAX;
+
+	for (int r = 0; r < NPOOL; r++) {
+		uint64_t age = g->idx - g->last_wr[r], err = age > dist ? age - dist : dist - age;
+
+		if (r != avoid && err < best_err) {
+			best = r;
+			best_err = err;
+		}
+	}
+	return best;
+}
+
+static void set_regs(struct emit_regs *er, int dst, int src)
+{
+	memset(er, 0, sizeof(*er));
+	for (int w = 0; w < 4; w++) {
+		er->gp[0][w] = pool[dst][w];
+		er->gp[1][w] = pool[src][w];
+	}
+	er->base = "r12 + r14";	/* region offset + cursor */
+}
+
+static void line(struct gen *g, const char *fmt, ...) DITTO_PRINTF(2, 3);
+static void line(struct gen *g, const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dbuf_printf(g->out, "\t%s\n", buf);
+}
+
+static bool key_is(const char *key, const char *func)
+{
+	size_t n = strlen(func);
+
+	return !strncmp(key, func, n) && key[n] == '.';
+}
+
+/* Mask over the branch counter: taken about 2^-t, changing about 2^-c. */
+static uint64_t branch_mask(unsigned t, unsigned c)
+{
+	unsigned n1, n0;
+
+	if (t >= 8 || t == 0)
+		return 0xffffffffu;
+	n1 = t;
+	n0 = c >= 8 ? 31 - n1 : (c + 1 > n1 ? c + 1 - n1 : 0);
+	if (n1 + n0 > 31)
+		n0 = 31 - n1;
+	return ((1ull << n1) - 1) << n0;
+}
+
+/* Keys this host may not run are moved to their AVX2 equivalent. */
+static void portable_key(const char *in, char *out, size_t len)
+{
+	const char *p = strstr(in, ".avx512");
+
+	if (!p) {
+		snprintf(out, len, "%s", in);
+		return;
+	}
+	snprintf(out, len, "%.*s", (int)(p - in), in);
+	if (strstr(out, ".512"))
+		memcpy(strstr(out, ".512"), ".256", 4);
+	snprintf(out + strlen(out), len - strlen(out), ".avx2");
+}
+
+/* push and pop: register or memory operand alone, touching the stack. */
+static bool is_push_pop(const char *key)
+{
+	return key_is(key, "mov") && (strstr(key, ".r.r.") || strstr(key, ".r.w.") ||
+				      strstr(key, ".m.r.") || strstr(key, ".m.w."));
+}
+
+/* One instruction of class key; returns the instructions emitted. */
+static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
+{
+	struct emit_regs er;
+	char key[64], text[128];
+	uint64_t raw = draw(g, g->raw, g->nraw), waw = draw(g, g->waw, g->nwaw);
+	int src = pick(g, raw ? raw : 1, -1), dst;
+
+	portable_key(key_in, key, sizeof(key));
+	if (key_is(key, "div")) {
+		src = 6 + (int)ditto_rng_below(&g->rng, 4);	/* r8..r11: never rax/rdx */
+		line(g, "xor edx, edx");
+		line(g, "or %s, 1", pool[src][3]);
+		line(g, "div %s", pool[src][3]);
+		g->last_wr[0] = g->last_wr[3] = ++g->idx;
+		return 3;
+	}
+	dst = pick(g, waw ? waw : 8, src);
+	set_regs(&er, dst, src);
+	er.disp = (unsigned)(g->cur_off + 64 * memop);
+	er.label = "1f";
+	if (key_is(key, "ret"))
+		return 0;	/* each call brings its own */
+	if (key_is(key, "jcc")) {
+		uint64_t b = draw(g, g->br, g->nbr);
+
+		line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
+		line(g, "jz 1f");
+		dbuf_puts(g->out, "1:\n");
+		return 2;
+	}
+	if (key_is(key, "call") || key_is(key, "calli")) {
+		if (key_is(key, "calli")) {
+			line(g, "lea r11, [rip + .L%s_leaf]", g->name);
+			line(g, "call r11");
+		} else {
+			line(g, "call .L%s_leaf", g->name);
+		}
+		return key_is(key, "calli") ? 3 : 2;
+	}
+	if (key_is(key, "jmpi")) {
+		line(g, "lea r11, [rip + 1f]");
+		line(g, "jmp r11");
+		dbuf_puts(g->out, "1:\n");
+		return 2;
+	}
+	if (is_push_pop(key)) {
+		line(g, "push %s", pool[src][3]);	/* pushes and pops in pairs */
+		line(g, "pop %s", pool[dst][3]);
+		g->last_wr[dst] = ++g->idx;
+		return 2;
+	}
+	if (key_is(key, "str")) {
+		line(g, "lea rsi, [r12 + r14 + %llu]", (unsigned long long)g->cur_off);
+		line(g, "lea rdi, [r12 + r14 + %llu]", (unsigned long long)g->cur_off + 32);
+		g->last_wr[4] = g->last_wr[5] = ++g->idx;
+	}
+	/* A key no template knows (another tool's, a newer schema's) still
+	 * costs an instruction: a plain register add. */
+	if (insn_emit(key, &er, text, sizeof(text)) &&
+	    insn_emit("alu.rr.none.64.base", &er, text, sizeof(text)))
+		return 0;
+	line(g, "%s", text);
+	if (key_is(key, "jmp"))
+		dbuf_puts(g->out, "1:\n");
+	g->last_wr[dst] = ++g->idx;
+	return 1;
+}
+
+static bool has_memory(const char *key)
+{
+	if (is_push_pop(key))
+		return false;
+	const char *m = strchr(key, '.');
+
+	m = m ? strchr(m + 1, '.') : NULL;
+	return m && strncmp(m + 1, "none", 4) != 0 && !key_is(key, "call") &&
+	       !key_is(key, "calli") && !key_is(key, "ret") && !key_is(key, "jmpi");
+}
+
+/*
+ * A block sweeps its region: operands address [r12 + r14 + region offset +
+ * 64 * j] for up to 32 lines j, then the cursor r14 moves past them and
+ * wraps at the region size, so a line comes back after the whole region
+ * (reuse = region size). The cursor lives in a slot between calls.
+ */
+static void block(struct gen *g, size_t k, uint64_t n)
+{
+	uint64_t lines = g->region[k] / 64, done = 0, chunk = lines < 32 ? lines : 32;
+	uint64_t slot = g->cursors + 8 * k;
+	unsigned memop = 0;
+
+	dbuf_printf(g->out, "\t# region %zu: %llu bytes\n", k, (unsigned long long)g->region[k]);
+	g->cur_off = g->regoff[k];
+	line(g, "mov r14, [r12 + %llu]", (unsigned long long)slot);
+	/* Keys that emit nothing (ret comes with call) are drawn again, but
+	 * never forever. */
+	for (uint64_t tries = 0; done < n && tries < 16 * n; tries++) {
+		const char *key = g->keys[draw(g, g->mix, g->nmix)];
+		bool mem = has_memory(key);
+
+		if (mem && memop == chunk) {
+			line(g, "add r14, %llu", (unsigned long long)(64 * chunk));
+			line(g, "and r14, 0x%llx", (unsigned long long)(g->region[k] - 1));
+			memop = 0;
+		}
+		done += emit_one(g, key, mem ? memop : 0) ? 1 : 0;
+		memop += mem;
+	}
+	line(g, "add r14, %llu", (unsigned long long)(64 * chunk));
+	line(g, "and r14, 0x%llx", (unsigned long long)(g->region[k] - 1));
+	line(g, "mov [r12 + %llu], r14", (unsigned long long)slot);
+}
+
+static int load(struct gen *g, struct ditto_cpu *c)
+{
+	struct ditto_counts *mix = ditto_cpu_mix(c);
+	struct weighted dws[80];
+	size_t ndws;
+
+	g->nmix = mix ? ditto_counts_size(mix) : 0;
+	g->mix = calloc(g->nmix + 1, sizeof(*g->mix));
+	g->keys = calloc(g->nmix + 1, sizeof(*g->keys));
+	if (!g->mix || !g->keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nmix; i++) {
+		ditto_counts_entry(mix, i, &g->keys[i], &g->mix[i].count);
+		g->mix[i].value = i;
+	}
+	if (!g->nmix) {
+		g->keys[0] = "alu.rr.none.64.base";
+		g->mix[0] = (struct weighted){ 0, 1 };
+		g->nmix = 1;
+	}
+	g->nraw = hist_weights(ditto_cpu_raw(c), g->raw, 80);
+	g->nwaw = hist_weights(ditto_cpu_waw(c), g->waw, 80);
+	g->nbr = hist_weights(ditto_cpu_branches(c), g->br, 160);
+	ndws = hist_weights(ditto_cpu_dws(c), dws, 80);
+	/* The heaviest reuse sizes become regions; the smallest is one line. */
+	for (size_t i = 0; i < ndws; i++) {
+		uint64_t size = dws[i].value < 64 ? 64 : dws[i].value;
+
+		size = size > MAX_REGION ? MAX_REGION : size;
+		if (g->nreg < MAX_REGIONS && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
+			g->region[g->nreg] = size;
+			g->regw[g->nreg++] = dws[i].count;
+		}
+	}
+	if (!g->nreg) {
+		g->region[0] = 4096;
+		g->regw[0] = 1;
+		g->nreg = 1;
+	}
+	return 0;
+}
+
+int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct dbuf *out,
+		  uint64_t *region_bytes)
+{
+	struct gen g = { .out = out, .name = name };
+	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr;
+	int err;
+
+	ditto_rng_seed(&g.rng, seed);
+	if ((err = load(&g, c)))
+		goto out;
+	ipr = (uint64_t)ditto_hist_mean(ditto_cpu_insts_per_request(c));
+	n = ipr ? ipr : 10000;
+	per_block = n < 2000 ? n : 2000;
+	loops = n / per_block ? n / per_block : 1;
+	for (size_t k = 0; k < g.nreg; k++) {
+		g.regoff[k] = total;
+		total += g.region[k];
+		wsum += g.regw[k];
+	}
+	/* A block's operands reach up to 32 lines past its cursor; then one
+	 * cursor slot per region. */
+	total += REGION_PAD;
+	g.cursors = total;
+	total += 8 * MAX_REGIONS;
+	dbuf_printf(out, "# generated by libditto from a cpu profile: %llu instructions per call\n"
+		    "\t.intel_syntax noprefix\n\t.section .rodata\n\t.globl %s_region_bytes\n"
+		    "%s_region_bytes:\n\t.quad %llu\n\t.text\n\t.globl %s\n\t.type %s, @function\n"
+		    "%s:\n", (unsigned long long)n, name, name, (unsigned long long)total, name,
+		    name, name);
+	for (const char *const *r = (const char *const[]){ "rbx", "rbp", "r12", "r13", "r14",
+							    "r15", "rsi", NULL }; *r; r++)
+		line(&g, "push %s", *r);
+	line(&g, "cld");
+	line(&g, "mov r12, rdi");
+	line(&g, "mov r15, [rsi]");
+	line(&g, "mov r13, [rsi + 8]");
+	line(&g, "mov ebp, %llu", (unsigned long long)loops);
+	dbuf_printf(out, ".L%s_loop:\n", name);
+	for (size_t k = 0; k < g.nreg; k++)
+		block(&g, k, per_block * g.regw[k] / wsum + 1);
+	line(&g, "inc r13");
+	line(&g, "dec ebp");
+	line(&g, "jnz .L%s_loop", name);
+	line(&g, "pop rsi");
+	line(&g, "mov [rsi], r15");
+	line(&g, "mov [rsi + 8], r13");
+	for (const char *const *r = (const char *const[]){ "r15", "r14", "r13", "r12", "rbp",
+							    "rbx", NULL }; *r; r++)
+		line(&g, "pop %s", *r);
+	line(&g, "ret");
+	dbuf_printf(out, ".L%s_leaf:\n\tret\n\t.size %s, .-%s\n"
+		    "\t.section .note.GNU-stack,\"\",@progbits\n", name, name, name);
+	*region_bytes = total;
+	err = out->oom ? -ENOMEM : 0;
+out:
+	free(g.mix);
+	free(g.keys);
+	return err ? ditto_err(err, "synth: cannot generate the body: %s", ditto_strerror(err)) : 0;
+}
