@@ -6,6 +6,7 @@ this user did not start, CAP_SYS_PTRACE under Yama)."""
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -38,6 +39,8 @@ class Target:
         if line.strip() != b'ready':
             self.stop()
             raise RuntimeError('%s did not start: %r' % (argv, line))
+        # "ready" is printed just before the loop: let the write return.
+        time.sleep(0.2)
 
     @property
     def pid(self):
