@@ -12,8 +12,9 @@
  * layout order inside a block); each region block sweeps its own disjoint
  * region of the working-set size it stands for; conditional branches test
  * an iteration counter against masks that give their taken and transition
- * rates. state[] keeps the sweep cursor and the branch counter between
- * requests. The regions, NAME_region_bytes in size, belong to the caller.
+ * rates. state[1] keeps the branch counter between requests (state[0] is
+ * spare); each region's sweep cursor lives in a slot after the regions.
+ * The regions, NAME_region_bytes in size, belong to the caller.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,7 +33,7 @@
 #define REGION_PAD 4096
 
 /* Registers the stream may use; r12 regions, r13 branch counter, r14
- * region cursor, rbp loop counter (and r15) are reserved. */
+ * region cursor, rbp loop counter are reserved (r15 is left alone). */
 static const char *const pool[NPOOL][4] = {
 	{ "al", "ax", "eax", "rax" }, { "bl", "bx", "ebx", "rbx" }, { "cl", "cx", "ecx", "rcx" },
 	{ "dl", "dx", "edx", "rdx" }, { "sil", "si", "esi", "rsi" }, { "dil", "di", "edi", "rdi" },
@@ -359,11 +360,10 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 		    "%s:\n", (unsigned long long)n, name, name, (unsigned long long)total, name,
 		    name, name);
 	for (const char *const *r = (const char *const[]){ "rbx", "rbp", "r12", "r13", "r14",
-							    "r15", "rsi", NULL }; *r; r++)
+							    "rsi", NULL }; *r; r++)
 		line(&g, "push %s", *r);
 	line(&g, "cld");
 	line(&g, "mov r12, rdi");
-	line(&g, "mov r15, [rsi]");
 	line(&g, "mov r13, [rsi + 8]");
 	line(&g, "mov ebp, %llu", (unsigned long long)loops);
 	dbuf_printf(out, ".L%s_loop:\n", name);
@@ -373,9 +373,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	line(&g, "dec ebp");
 	line(&g, "jnz .L%s_loop", name);
 	line(&g, "pop rsi");
-	line(&g, "mov [rsi], r15");
 	line(&g, "mov [rsi + 8], r13");
-	for (const char *const *r = (const char *const[]){ "r15", "r14", "r13", "r12", "rbp",
+	for (const char *const *r = (const char *const[]){ "r14", "r13", "r12", "rbp",
 							    "rbx", NULL }; *r; r++)
 		line(&g, "pop %s", *r);
 	line(&g, "ret");

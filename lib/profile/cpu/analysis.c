@@ -13,6 +13,7 @@
 
 #include "core_int.h"
 #include "cpu_int.h"
+#include "cpu_run.h"
 
 #define LINE_SHIFT 6
 #define DEP_CAP 1024		/* the artifact's last bin: 1024 and beyond */
@@ -402,13 +403,11 @@ static unsigned rate_bin(double r)
 	return k < 0 ? 0 : k > 7 ? 7 : (unsigned)k;
 }
 
-static int store_branches(const struct analysis *a, struct ditto_cpu *out)
+/* Per-branch rates, binned, weighted by executions. */
+static int branch_hist(const struct analysis *a, struct ditto_hist *h)
 {
-	struct ditto_hist *h = ditto_cpu_branches(out);
 	int err = 0;
 
-	if (!h)
-		return -ENOMEM;
 	for (size_t i = 0; i < a->brcap && !err; i++) {
 		const struct branch *b = &a->br[i];
 		double taken, trans;
@@ -424,45 +423,34 @@ static int store_branches(const struct analysis *a, struct ditto_cpu *out)
 	return err;
 }
 
-static int merge_hist(struct ditto_hist *dst, const struct ditto_hist *src)
-{
-	return dst ? ditto_hist_merge(dst, src) : -ENOMEM;
-}
-
-static int add_u64(struct ditto_cpu *c, uint64_t (*get)(const struct ditto_cpu *),
-		   int (*set)(struct ditto_cpu *, uint64_t), uint64_t v)
-{
-	return set(c, get(c) + v);
-}
-
 int analysis_store(struct analysis *a, const struct keytab *kt, struct ditto_cpu *out)
 {
-	int err = 0;
+	const uint64_t c[CPU_NCOUNTS] = {
+		[CPU_C_WINDOWS] = a->windows, [CPU_C_INSTRUCTIONS] = a->insts,
+		[CPU_C_UNDECODED] = a->undecoded, [CPU_C_LOADS] = a->loads,
+		[CPU_C_STORES] = a->stores, [CPU_C_CHASED] = a->chased,
+		[CPU_C_DWS_COLD] = a->dws_cold, [CPU_C_IWS_COLD] = a->iws_cold,
+		[CPU_C_JIT] = a->jit,
+	};
+	struct ditto_hist *br = ditto_hist_new(DITTO_HIST_EXACT, 0);
+	const struct ditto_hist *h[CPU_NHISTS] = {
+		[CPU_H_IPR] = a->ipr, [CPU_H_BRANCHES] = br, [CPU_H_DWS] = a->dws,
+		[CPU_H_IWS] = a->iws, [CPU_H_RAW] = a->raw, [CPU_H_WAR] = a->war,
+		[CPU_H_WAW] = a->waw, [CPU_H_MEM_RAW] = a->mem_raw,
+	};
+	int err = br ? branch_hist(a, br) : -ENOMEM;
 
 	if (a->oom)
-		return ditto_err(-ENOMEM, "cpu profile: out of memory while analysing");
+		err = -ENOMEM;
 	for (size_t i = 0; i < a->nmix && !err; i++)
 		if (a->mix[i])
 			err = ditto_counts_add(ditto_cpu_mix(out), keytab_key(kt, i), a->mix[i]);
-	err = err ? err : add_u64(out, ditto_cpu_windows, ditto_cpu_set_windows, a->windows);
-	err = err ? err : add_u64(out, ditto_cpu_instructions, ditto_cpu_set_instructions, a->insts);
-	err = err ? err : add_u64(out, ditto_cpu_undecoded, ditto_cpu_set_undecoded, a->undecoded);
-	err = err ? err : add_u64(out, ditto_cpu_loads, ditto_cpu_set_loads, a->loads);
-	err = err ? err : add_u64(out, ditto_cpu_stores, ditto_cpu_set_stores, a->stores);
-	err = err ? err : add_u64(out, ditto_cpu_chased_loads, ditto_cpu_set_chased_loads, a->chased);
-	err = err ? err : add_u64(out, ditto_cpu_dws_cold, ditto_cpu_set_dws_cold, a->dws_cold);
-	err = err ? err : add_u64(out, ditto_cpu_iws_cold, ditto_cpu_set_iws_cold, a->iws_cold);
-	err = err ? err : add_u64(out, ditto_cpu_jit_instructions, ditto_cpu_set_jit_instructions,
-				  a->jit);
-	err = err ? err : merge_hist(ditto_cpu_insts_per_request(out), a->ipr);
-	err = err ? err : merge_hist(ditto_cpu_dws(out), a->dws);
-	err = err ? err : merge_hist(ditto_cpu_iws(out), a->iws);
-	err = err ? err : merge_hist(ditto_cpu_raw(out), a->raw);
-	err = err ? err : merge_hist(ditto_cpu_war(out), a->war);
-	err = err ? err : merge_hist(ditto_cpu_waw(out), a->waw);
-	err = err ? err : merge_hist(ditto_cpu_mem_raw(out), a->mem_raw);
-	err = err ? err : store_branches(a, out);
-	return err ? ditto_err(err, "cpu profile: cannot store results: %s", ditto_strerror(err)) : 0;
+	if (err)
+		err = ditto_err(err, "cpu profile: cannot store results: %s", ditto_strerror(err));
+	else
+		err = cpu_add(out, c, h);
+	ditto_hist_free(br);
+	return err;
 }
 
 uint64_t analysis_instructions(const struct analysis *a)

@@ -95,7 +95,6 @@ uint8_t insn_canon_reg(const struct insn_classifier *c, unsigned reg);
 struct keytab;
 struct keytab *keytab_new(void);
 void keytab_free(struct keytab *kt);
-size_t keytab_count(const struct keytab *kt);
 const char *keytab_key(const struct keytab *kt, size_t i);
 
 struct decoder;
@@ -133,7 +132,6 @@ uint64_t analysis_instructions(const struct analysis *a);
 /* Effective address of memory operand m of `in` with registers r. */
 bool insn_mem_addr(const struct insn *in, const struct mem_ref *m, const struct user_regs_struct *r,
 		   uint64_t *addr);
-uint64_t regs_value(const struct user_regs_struct *r, unsigned capstone_reg, bool *ok);
 
 /* ---- ptrace windows (stepper.c) ---- */
 struct step_opts {
@@ -144,7 +142,6 @@ struct step_opts {
 struct step_result {
 	uint64_t insts;
 	uint64_t ns;			/* wall time the thread was held */
-	uint64_t requests;		/* request reads seen */
 	bool thread_exited;
 	bool timed_out;
 };

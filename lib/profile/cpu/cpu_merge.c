@@ -11,10 +11,11 @@ typedef uint64_t (*get_fn)(const struct ditto_cpu *);
 typedef int (*set_fn)(struct ditto_cpu *, uint64_t);
 typedef struct ditto_hist *(*hist_fn)(struct ditto_cpu *);
 
+/* In the order of enum cpu_count and enum cpu_hist (cpu_run.h). */
 static const struct {
 	get_fn get;
 	set_fn set;
-} counts[] = {
+} counts[CPU_NCOUNTS] = {
 	{ ditto_cpu_windows, ditto_cpu_set_windows },
 	{ ditto_cpu_instructions, ditto_cpu_set_instructions },
 	{ ditto_cpu_undecoded, ditto_cpu_set_undecoded },
@@ -27,23 +28,38 @@ static const struct {
 	{ ditto_cpu_stepped_ns, ditto_cpu_set_stepped_ns },
 };
 
-static const hist_fn hists[] = {
+static const hist_fn hists[CPU_NHISTS] = {
 	ditto_cpu_insts_per_request, ditto_cpu_branches, ditto_cpu_dws, ditto_cpu_iws,
 	ditto_cpu_raw, ditto_cpu_war, ditto_cpu_waw, ditto_cpu_mem_raw,
 };
 
+int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
+	    const struct ditto_hist *const h[CPU_NHISTS])
+{
+	int err = 0;
+
+	for (size_t i = 0; i < CPU_NCOUNTS && !err; i++)
+		err = counts[i].set(dst, counts[i].get(dst) + c[i]);
+	for (size_t i = 0; i < CPU_NHISTS && !err; i++) {
+		struct ditto_hist *d = hists[i](dst);
+
+		err = !h[i] ? 0 : d ? ditto_hist_merge(d, h[i]) : -ENOMEM;
+	}
+	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
+}
+
 int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
 {
 	struct ditto_counts *mix = ditto_cpu_mix(src);
-	int err = 0;
+	const struct ditto_hist *h[CPU_NHISTS];
+	uint64_t c[CPU_NCOUNTS];
+	int err;
 
-	for (size_t i = 0; i < ARRAY_SIZE(counts) && !err; i++)
-		err = counts[i].set(dst, counts[i].get(dst) + counts[i].get(src));
-	for (size_t i = 0; i < ARRAY_SIZE(hists) && !err; i++) {
-		struct ditto_hist *d = hists[i](dst), *s = hists[i](src);
-
-		err = d && s ? ditto_hist_merge(d, s) : -ENOMEM;
-	}
+	for (size_t i = 0; i < CPU_NCOUNTS; i++)
+		c[i] = counts[i].get(src);
+	for (size_t i = 0; i < CPU_NHISTS; i++)
+		h[i] = hists[i](src);
+	err = cpu_add(dst, c, h);
 	for (size_t i = 0; mix && i < ditto_counts_size(mix) && !err; i++) {
 		const char *key;
 		uint64_t n;

@@ -16,7 +16,7 @@
 
 struct run_class {
 	struct analysis *a;
-	uint64_t stepped_ns, requests, windows;
+	uint64_t stepped_ns;
 	size_t next;		/* next member (round-robin) */
 	unsigned idle;		/* windows in a row that found it blocked */
 };
@@ -175,8 +175,6 @@ int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 	err = step_window(r->t[i].tgid, r->t[i].tid, decoder_for(r, r->t[i].tgid), k->a, &so, &res);
 	r->taken++;
 	k->stepped_ns += res.ns;
-	k->requests += res.requests;
-	k->windows += res.insts > 0;
 	k->idle = res.insts == 0 && res.timed_out ? k->idle + 1 : 0;
 	if (k->idle == IDLE_WINDOWS)
 		ditto_warn("cpu windows: thread class %d stayed blocked in a system call for %d "
@@ -207,15 +205,6 @@ int cpu_run_store(struct cpu_run *r, unsigned c, struct ditto_cpu *out)
 	if ((err = analysis_store(k->a, r->kt, out)))
 		return err;
 	return ditto_cpu_set_stepped_ns(out, ditto_cpu_stepped_ns(out) + k->stepped_ns);
-}
-
-uint64_t cpu_run_stepped_ns(const struct cpu_run *r)
-{
-	uint64_t n = 0;
-
-	for (unsigned c = 0; c < r->ncls; c++)
-		n += r->cls[c].stepped_ns;
-	return n;
 }
 
 uint64_t cpu_run_instructions(const struct cpu_run *r)

@@ -37,7 +37,6 @@ double cpu_run_wait_s(const struct cpu_run *r);
 /* Add class c's results to out. */
 int cpu_run_store(struct cpu_run *r, unsigned c, struct ditto_cpu *out);
 uint64_t cpu_run_instructions(const struct cpu_run *r);
-uint64_t cpu_run_stepped_ns(const struct cpu_run *r);
 
 /* ---- the same, in a child process that is the tracer (cpu_child.c) ---- */
 struct cpu_child;
@@ -54,7 +53,21 @@ void cpu_child_stop(struct cpu_child *c);
 int cpu_child_finish(struct cpu_child *c, struct ditto_model **res);
 void cpu_child_free(struct cpu_child *c);
 
-/* dst += src (cpu_merge.c). */
+/* ---- adding to a cpu entry (cpu_merge.c) ---- */
+enum cpu_count {
+	CPU_C_WINDOWS, CPU_C_INSTRUCTIONS, CPU_C_UNDECODED, CPU_C_LOADS, CPU_C_STORES,
+	CPU_C_CHASED, CPU_C_DWS_COLD, CPU_C_IWS_COLD, CPU_C_JIT, CPU_C_STEPPED_NS,
+	CPU_NCOUNTS
+};
+enum cpu_hist {
+	CPU_H_IPR, CPU_H_BRANCHES, CPU_H_DWS, CPU_H_IWS, CPU_H_RAW, CPU_H_WAR, CPU_H_WAW,
+	CPU_H_MEM_RAW, CPU_NHISTS
+};
+struct ditto_hist;
+/* dst's counts += c, histograms += h (NULL entries skipped). */
+int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
+	    const struct ditto_hist *const h[CPU_NHISTS]);
+/* dst += src, mix included. */
 int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src);
 
 #endif /* DITTO_CPU_RUN_H */

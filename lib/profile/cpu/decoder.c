@@ -99,11 +99,6 @@ void keytab_free(struct keytab *kt)
 	free(kt);
 }
 
-size_t keytab_count(const struct keytab *kt)
-{
-	return kt->n;
-}
-
 const char *keytab_key(const struct keytab *kt, size_t i)
 {
 	return i < kt->n ? kt->keys[i] : NULL;

@@ -35,7 +35,7 @@ static bool is_32bit(unsigned reg)
 	       reg == X86_REG_ESP;
 }
 
-uint64_t regs_value(const struct user_regs_struct *r, unsigned reg, bool *ok)
+static uint64_t regs_value(const struct user_regs_struct *r, unsigned reg, bool *ok)
 {
 	uint64_t v = 0;
 

@@ -270,10 +270,8 @@ static int step_loop(struct stepper *s)
 			s->res->insts++;
 		}
 		rep_rip = in->rep && next.rip == cur.rip ? cur.rip : 0;
-		if (in->kind == IK_SYSCALL && is_request_read(s, &cur, &next)) {
+		if (in->kind == IK_SYSCALL && is_request_read(s, &cur, &next))
 			analysis_request_boundary(s->a);
-			s->res->requests++;
-		}
 		cur = next;
 	}
 	return 0;
