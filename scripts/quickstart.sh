@@ -15,8 +15,8 @@ redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no >build/re
 redis=$!
 bench=
 cleanup() {
-	[ -n "$bench" ] && kill "$bench" 2>/dev/null
-	kill "$redis" 2>/dev/null
+	if [ -n "$bench" ]; then kill "$bench" 2>/dev/null || true; fi
+	kill "$redis" 2>/dev/null || true
 	wait "$redis" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
@@ -29,5 +29,6 @@ bench=$!
 set -x
 "$ditto" profile --pid "$redis" --duration 5 -o build/redis.msgpack
 kill "$bench" 2>/dev/null || true
+bench=
 "$ditto" model validate build/redis.msgpack
 "$ditto" model show build/redis.msgpack
