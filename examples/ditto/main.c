@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmd_model.h"
 #include "cmd_profile.h"
+#include "cmd_synth.h"
 
 /* The top level has no name of its own in messages: "ditto: ...". */
 #define CMD ""
@@ -18,6 +19,8 @@
 static const struct cli_command commands[] = {
 	{ "model", "inspect, check, merge and compare model files", cmd_model },
 	{ "profile", "profile a live service into a model", cmd_profile },
+	{ "synth", "write and build the clone of a modelled service", cmd_synth },
+	{ "clone", "profile a live service, then write and build its clone", cmd_clone },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -68,6 +68,7 @@ enum ditto_error {
 	DITTO_ENOTFOUND = 4005, /* no such element (path, service, key) */
 	DITTO_ETYPE = 4006,     /* element exists but has another type than asked */
 	DITTO_EOPTS = 4007,     /* options struct has unknown non-zero fields or bad sz */
+	DITTO_EBUILD = 4008,    /* a generated clone failed to build (see message) */
 };
 
 /*

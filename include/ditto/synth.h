@@ -1,10 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Synth stage: turn a model into a self-contained clone source tree.
+ * Synth stage: turn a model into a self-contained clone source tree, and
+ * build it.
  *
- * Nothing is declared here yet: the foundation release ships the model
- * (model.h) that this stage reads and writes. Later releases add the
- * ditto_synth_* functions to this header without changing existing ones.
+ * The tree holds the clone runtime (network skeletons, wire framings,
+ * syscall replay, background threads; copied from libditto, so the clone
+ * needs no libditto), a generated clone_config.c (the model's statistics
+ * as tables), a generated body.S (the request body: a standalone x86-64
+ * System V function drawn from the cpu section) and a Makefile. It holds
+ * nothing of the original but statistics: no code, payload or addresses.
+ *
+ *     DITTO_OPTS(ditto_synth_opts, so, .seed = 7);
+ *     err = ditto_synth_write(model, "clone-dir", &so);
+ *     err = err ? err : ditto_synth_build("clone-dir", NULL);
+ *     // clone-dir/clone [--port P] [--max-seconds S] [--max-requests N]
+ *
+ * Functions here are thread-safe on distinct models; the model is only
+ * read.
  */
 #ifndef DITTO_SYNTH_H
 #define DITTO_SYNTH_H
@@ -14,6 +26,53 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ditto_model;
+
+struct ditto_synth_opts {
+	size_t sz;
+	/* Service of the model to clone (NULL: the first). */
+	const char *service;
+	/* Generator seed (0: 1). The same model, seed and libditto version
+	 * give the same tree, byte for byte. */
+	uint64_t seed;
+	/* The clone's default listen port (0: the model's first port, or
+	 * 8080 when it has none); the clone's --port overrides it. */
+	unsigned port;
+	/* Replace dir when it exists. Only an empty directory or a tree
+	 * libditto wrote is ever replaced. */
+	bool force;
+	size_t :0;
+};
+
+/*
+ * Write the clone tree of one service of m into dir. The model is
+ * validated first and refused (-DITTO_EINVALID, the validation message in
+ * ditto_last_error()) when invalid; sections it lacks (framing, threads,
+ * syscalls, requests, cpu) get defaults, each named in a warning through
+ * the log callback. The tree appears whole or not at all: it is written
+ * next to dir and renamed into place.
+ * Errors: -EEXIST dir exists and force is off; -ENOTEMPTY dir is not a
+ * clone tree; -DITTO_ENOTFOUND no such service (or no service at all);
+ * -DITTO_EOPTS; -errno of the file system.
+ */
+DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
+				const struct ditto_synth_opts *opts);
+
+struct ditto_build_opts {
+	size_t sz;
+	/* C compiler (NULL: make's default, cc). */
+	const char *cc;
+	size_t :0;
+};
+
+/*
+ * Build the clone tree in dir with make, giving dir/clone. The compiler's
+ * output goes to dir/build.log; on failure the error message ends with
+ * its last lines. Errors: -ENOENT dir or make missing; -DITTO_EBUILD the
+ * build failed; -DITTO_EOPTS.
+ */
+DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts);
 
 #ifdef __cplusplus
 }

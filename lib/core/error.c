@@ -24,6 +24,7 @@ static const struct {
 	{ DITTO_ENOTFOUND, "no such element" },
 	{ DITTO_ETYPE, "element has another type" },
 	{ DITTO_EOPTS, "unsupported options" },
+	{ DITTO_EBUILD, "clone build failed" },
 };
 
 DITTO_API const char *ditto_strerror(int err)

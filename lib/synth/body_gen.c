@@ -12,8 +12,10 @@
  * layout order inside a block); each region block sweeps its own disjoint
  * region of the working-set size it stands for; conditional branches test
  * an iteration counter against masks that give their taken and transition
- * rates. state[1] keeps the branch counter between requests (state[0] is
- * spare); each region's sweep cursor lives in a slot after the regions.
+ * rates. state[0] is the caller's: the loop iterations of this call (0:
+ * the built-in count, the mean instructions per request), each about
+ * NAME_loop_insts instructions; state[1] keeps the branch counter between
+ * requests; each region's sweep cursor lives in a slot after the regions.
  * The regions, NAME_region_bytes in size, belong to the caller.
  */
 #include <errno.h>
@@ -58,6 +60,7 @@ struct gen {
 	uint64_t idx, last_wr[NPOOL];
 	uint64_t cur_off;	/* offset of the region being emitted */
 	uint64_t cursors;	/* offset of the per-region cursor slots */
+	uint64_t lines;		/* instructions emitted so far */
 	struct dbuf *out;
 	const char *name;
 };
@@ -129,6 +132,7 @@ static void line(struct gen *g, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	dbuf_printf(g->out, "\t%s\n", buf);
+	g->lines++;
 }
 
 static bool key_is(const char *key, const char *func)
@@ -331,10 +335,10 @@ static int load(struct gen *g, struct ditto_cpu *c)
 }
 
 int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct dbuf *out,
-		  uint64_t *region_bytes)
+		  struct body_info *info)
 {
 	struct gen g = { .out = out, .name = name };
-	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr;
+	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr, start;
 	int err;
 
 	ditto_rng_seed(&g.rng, seed);
@@ -365,13 +369,19 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	line(&g, "cld");
 	line(&g, "mov r12, rdi");
 	line(&g, "mov r13, [rsi + 8]");
-	line(&g, "mov ebp, %llu", (unsigned long long)loops);
+	line(&g, "mov rbp, [rsi]");
+	line(&g, "mov eax, %llu", (unsigned long long)loops);
+	line(&g, "test rbp, rbp");
+	line(&g, "cmovz rbp, rax");
 	dbuf_printf(out, ".L%s_loop:\n", name);
+	start = g.lines;
 	for (size_t k = 0; k < g.nreg; k++)
 		block(&g, k, per_block * g.regw[k] / wsum + 1);
 	line(&g, "inc r13");
-	line(&g, "dec ebp");
+	line(&g, "dec rbp");
 	line(&g, "jnz .L%s_loop", name);
+	dbuf_printf(out, "\t.section .rodata\n\t.globl %s_loop_insts\n%s_loop_insts:\n"
+		    "\t.quad %llu\n\t.text\n", name, name, (unsigned long long)(g.lines - start));
 	line(&g, "pop rsi");
 	line(&g, "mov [rsi + 8], r13");
 	for (const char *const *r = (const char *const[]){ "r14", "r13", "r12", "rbp",
@@ -380,7 +390,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	line(&g, "ret");
 	dbuf_printf(out, ".L%s_leaf:\n\tret\n\t.size %s, .-%s\n"
 		    "\t.section .note.GNU-stack,\"\",@progbits\n", name, name, name);
-	*region_bytes = total;
+	info->region_bytes = total;
+	info->loop_insts = g.lines - start;
 	err = out->oom ? -ENOMEM : 0;
 out:
 	free(g.mix);

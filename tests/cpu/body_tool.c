@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	struct ditto_service *s;
 	struct ditto_cpu *c;
 	struct dbuf out;
-	uint64_t bytes;
+	struct body_info info;
 	FILE *f;
 
 	if (argc < 3)
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dbuf_init(&out);
-	if (body_generate(c, argc > 3 ? strtoull(argv[3], NULL, 0) : 1, "ditto_body", &out, &bytes)) {
+	if (body_generate(c, argc > 3 ? strtoull(argv[3], NULL, 0) : 1, "ditto_body", &out, &info)) {
 		fprintf(stderr, "body_tool: %s\n", ditto_last_error());
 		return 1;
 	}
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	printf("%llu\n", (unsigned long long)bytes);
+	printf("%llu\n", (unsigned long long)info.region_bytes);
 	dbuf_free(&out);
 	ditto_model_free(m);
 	return 0;

@@ -9,11 +9,13 @@ The library is loaded from $DITTO_LIBRARY if set, else libditto.so.0.
 """
 
 from . import _lib
-from .errors import (CorruptError, DittoError, DittoTypeError, InvalidError, LimitError,
+from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, InvalidError,
+                     LimitError,
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
 from .profile import Profile, profile, profile_cpu
+from .synth import build, synth
 from .model import (Comparison, Cpu, Meta, Metric, Model, Requests, Service, Syscall,
                     ThreadClass)
 
@@ -21,7 +23,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
-           'Profile', 'profile', 'profile_cpu', 'Cpu']
+           'Profile', 'profile', 'profile_cpu', 'Cpu', 'synth', 'build', 'BuildError']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

@@ -25,6 +25,7 @@ EMISMATCH = 4004
 ENOTFOUND = 4005
 ETYPE = 4006
 EOPTS = 4007
+EBUILD = 4008
 
 # enum ditto_hist_kind
 HIST_LOG2 = 1
@@ -92,6 +93,15 @@ class CpuOpts(Structure):
                 ('stop', POINTER(c_int))]
 
 
+class SynthOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
+                ('force', c_bool)]
+
+
+class BuildOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('cc', c_char_p)]
+
+
 def make_opts(cls, **fields):
     """An options struct with sz set and every other field zero unless given."""
     o = cls(**fields)
@@ -117,6 +127,9 @@ _SIGS = {
     'ditto_profile_cancel': (None, [_P]),
     'ditto_profile_finish': (c_int, [_P, _PP]),
     'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
+    # synth.h
+    'ditto_synth_write': (c_int, [_P, _S, POINTER(SynthOpts)]),
+    'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
     # model.h: counts maps
     'ditto_counts_size': (c_size_t, [_P]),
     'ditto_counts_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), _U64P]),

@@ -7,7 +7,7 @@ from . import _lib
 from ._lib import lib
 
 __all__ = ['DittoError', 'CorruptError', 'SchemaError', 'InvalidError', 'LimitError',
-           'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
+           'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError', 'BuildError',
            'strerror', 'last_error']
 
 
@@ -76,6 +76,11 @@ class OptionsError(DittoError):
     """-DITTO_EOPTS: options struct with unknown non-zero fields or bad sz."""
 
 
+class BuildError(DittoError):
+    """-DITTO_EBUILD: a generated clone failed to build (the message ends
+    with the build log's last lines)."""
+
+
 _CLASSES = {
     -_lib.ECORRUPT: CorruptError,
     -_lib.ESCHEMA: SchemaError,
@@ -85,6 +90,7 @@ _CLASSES = {
     -_lib.ENOTFOUND: NotFoundError,
     -_lib.ETYPE: DittoTypeError,
     -_lib.EOPTS: OptionsError,
+    -_lib.EBUILD: BuildError,
 }
 
 

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+"""Synth stage: a model -> a self-contained clone source tree, and its build.
+
+    m = ditto.Model.load('redis.msgpack')
+    ditto.synth(m, 'redis-clone', seed=7)
+    ditto.build('redis-clone')          # redis-clone/clone
+"""
+
+from ctypes import byref
+
+from . import _lib
+from ._lib import lib
+from .errors import check
+
+
+def synth(model, directory, service=None, seed=0, port=0, force=False):
+    """Write the clone tree of one service of model into directory
+    (ditto_synth_write). Sections the model lacks get defaults, with
+    warnings through the log; an invalid model raises InvalidError; an
+    existing directory raises DittoError (code -EEXIST) unless force (then only a
+    clone tree or an empty directory is replaced)."""
+    o = _lib.make_opts(_lib.SynthOpts, service=_lib.encode(service) if service else None,
+                       seed=int(seed), port=int(port), force=bool(force))
+    check(lib.ditto_synth_write(model._p, _lib.encode(str(directory)), byref(o)))
+    return str(directory)
+
+
+def build(directory, cc=None):
+    """Build a clone tree with make (ditto_synth_build); returns the path of
+    the clone executable. Raises BuildError with the log's tail on failure."""
+    o = _lib.make_opts(_lib.BuildOpts, cc=_lib.encode(cc) if cc else None)
+    check(lib.ditto_synth_build(_lib.encode(str(directory)), byref(o)))
+    return str(directory) + '/clone'

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ditto clone --pid PID -o DIR: profile a live service (`ditto profile`),
+ * then write and build its clone (`ditto synth`), in one go.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_profile.h"
+#include "cmd_synth.h"
+
+#define CMD "clone"
+
+int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a);
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ditto clone --pid PID -o DIR [options]\n"
+	      "\n"
+	      "Profile a live service (as 'ditto profile'), write its model next to DIR,\n"
+	      "then write and build its clone into DIR (as 'ditto synth'). Load the\n"
+	      "service while it is profiled: the model is what the load made it do.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -p, --pid PID         the service's process\n"
+	      "  -d, --duration S      profile window in seconds (default 5)\n"
+	      "  -o, --output DIR      clone tree to create (required)\n"
+	      "  -m, --model FILE      where to keep the model (default DIR.msgpack)\n"
+	      "  -W, --cpu-windows N   CPU windows (default 8; 0: none)\n"
+	      "  -I, --cpu-insts N     instructions per CPU window (default 20000)\n"
+	      "  -e, --seed N          generator seed (default 1)\n"
+	      "  -P, --port P          the clone's default port (default: the service's)\n"
+	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
+	      "  -n, --no-build        write the tree only\n"
+	      "  -q, --quiet           print only errors and where the clone is\n"
+	      "  -h, --help            this help\n",
+	      f);
+}
+
+struct clone_args {
+	const char *pid, *duration, *model, *windows, *insts;
+	struct synth_args s;
+};
+
+static int parse(int argc, char **argv, struct clone_args *a)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "cpu-windows", required_argument, NULL, 'W' },
+		{ "cpu-insts", required_argument, NULL, 'I' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-build", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, r;
+
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:e:P:fnqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': a->pid = optarg; continue;
+		case 'd': a->duration = optarg; continue;
+		case 'm': a->model = optarg; continue;
+		case 'W': a->windows = optarg; continue;
+		case 'I': a->insts = optarg; continue;
+		case 'h': usage(stdout); return -1;
+		}
+		if ((r = synth_option(CMD, c, optarg, &a->s)) < 0)
+			return -r;
+		if (!r)
+			return cli_bad_option(CMD, c, argv);
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!a->pid)
+		return cli_usage_error(CMD, "missing --pid PID");
+	if (!a->s.output)
+		return cli_usage_error(CMD, "missing --output DIR");
+	return CLI_OK;
+}
+
+int cmd_clone(int argc, char **argv)
+{
+	struct clone_args a = { .duration = "5" };
+	char *model = NULL, *pv[16];
+	int n = 0, rc = parse(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!a.model) {
+		size_t len = strlen(a.s.output);
+
+		while (len > 1 && a.s.output[len - 1] == '/')
+			len--;
+		if (!(model = malloc(len + 9)))
+			return cli_failf("out of memory");
+		snprintf(model, len + 9, "%.*s.msgpack", (int)len, a.s.output);
+		a.model = model;
+	}
+	/* The profile is `ditto profile` itself: same options, same checks. */
+	pv[n++] = "profile";
+	pv[n++] = "--pid", pv[n++] = (char *)a.pid;
+	pv[n++] = "--duration", pv[n++] = (char *)a.duration;
+	pv[n++] = "--output", pv[n++] = (char *)a.model;
+	if (a.windows)
+		pv[n++] = "--cpu-windows", pv[n++] = (char *)a.windows;
+	if (a.insts)
+		pv[n++] = "--cpu-insts", pv[n++] = (char *)a.insts;
+	if (a.s.quiet)
+		pv[n++] = "--quiet";
+	pv[n] = NULL;
+	rc = cmd_profile(n, pv);
+	a.s.model = a.model;
+	if (!rc)
+		rc = synth_run(&a.s);
+	free(model);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ditto synth MODEL -o DIR: write the clone tree of a model and build it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_synth.h"
+
+#define CMD "synth"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ditto synth MODEL -o DIR [options]\n"
+	      "\n"
+	      "Write a clone of a modelled service: a self-contained C source tree (runtime,\n"
+	      "generated configuration and request body in x86-64 assembly, Makefile) that\n"
+	      "needs no libditto, then build it with make into DIR/clone.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output DIR      directory to create (required)\n"
+	      "  -s, --service NAME    service of the model to clone (default: the first)\n"
+	      "  -e, --seed N          generator seed (default 1): same model and seed, same tree\n"
+	      "  -P, --port P          the clone's default port (default: the model's)\n"
+	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
+	      "  -n, --no-build        write the tree only\n"
+	      "      --cc CC           C compiler for the build (default: cc)\n"
+	      "  -q, --quiet           print only errors\n"
+	      "  -h, --help            this help\n",
+	      f);
+}
+
+/* Options shared with `ditto clone`; 1 when c was one of them, <0 on a
+ * usage error. */
+int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a);
+int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
+{
+	uint64_t u;
+
+	switch (c) {
+	case 'o': a->output = arg; return 1;
+	case 's': a->service = arg; return 1;
+	case 'e':
+		if (!cli_parse_u64(arg, &a->seed))
+			return -cli_usage_error(cmd, "--seed: '%s' is not a number", arg);
+		return 1;
+	case 'P':
+		if (!cli_parse_u64(arg, &u) || !u || u > 65535)
+			return -cli_usage_error(cmd, "--port: '%s' is not 1..65535", arg);
+		a->port = (unsigned)u;
+		return 1;
+	case 'f': a->force = true; return 1;
+	case 'n': a->no_build = true; return 1;
+	case 'C': a->cc = arg; return 1;
+	case 'q': a->quiet = true; return 1;
+	default: return 0;
+	}
+}
+
+int synth_run(const struct synth_args *a)
+{
+	DITTO_OPTS(ditto_synth_opts, so, .service = a->service, .seed = a->seed, .port = a->port,
+		   .force = a->force);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
+	struct ditto_model *m = NULL;
+	int err, rc;
+
+	if ((rc = cli_load(a->model, false, &m)))
+		return rc;
+	err = ditto_synth_write(m, a->output, &so);
+	ditto_model_free(m);
+	if (err)
+		return cli_fail(a->output, err);
+	if (!a->quiet)
+		fprintf(stderr, "ditto: clone tree written to %s\n", a->output);
+	if (a->no_build)
+		return CLI_OK;
+	if ((err = ditto_synth_build(a->output, &bo)))
+		return cli_fail("build", err);
+	if (!a->quiet)
+		printf("clone built: %s/clone\nstart it:    %s/clone [--port P] [--max-seconds S]\n",
+		       a->output, a->output);
+	return CLI_OK;
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "service", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-build", no_argument, NULL, 'n' },
+		{ "cc", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct synth_args a = { 0 };
+	int c, r;
+
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, ":o:s:e:P:fnqh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return CLI_OK;
+		}
+		if ((r = synth_option(CMD, c, optarg, &a)) < 0)
+			return -r;
+		if (!r)
+			return cli_bad_option(CMD, c, argv);
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(CMD, optind < argc ? "one MODEL file, please" : "missing MODEL");
+	a.model = argv[optind];
+	if (!a.output)
+		return cli_usage_error(CMD, "missing --output DIR");
+	return synth_run(&a);
+}

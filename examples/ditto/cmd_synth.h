@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* `ditto synth` (model -> clone tree, built) and `ditto clone` (profile a
+ * live service, then synth). */
+#ifndef DITTO_CMD_SYNTH_H
+#define DITTO_CMD_SYNTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct synth_args {
+	const char *model, *output, *service, *cc;
+	uint64_t seed;
+	unsigned port;
+	bool force, no_build, quiet;
+};
+
+/* Write and (unless no_build) build the clone tree; prints where it is. */
+int synth_run(const struct synth_args *a);
+int cmd_synth(int argc, char **argv);
+int cmd_clone(int argc, char **argv);
+
+#endif

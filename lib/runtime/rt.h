@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The clone runtime: what every generated clone is built from. libditto's
+ * synthesizer copies lib/runtime/ into the clone's tree next to a generated
+ * clone_config.c (one `const struct rt_config rt_config`) and body.S (the
+ * request bodies); the clone needs nothing of libditto. Plain C11 + POSIX,
+ * Linux x86-64.
+ *
+ * Command line of a clone:
+ *   clone [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]
+ * It binds 127.0.0.1:P (default: the model's port), prints "ready" on
+ * stdout (flushed) once listening, serves until SIGTERM/SIGINT, S seconds
+ * or N requests, then closes its sockets, joins its threads, waits for its
+ * processes, removes its scratch file and exits 0 (3: port taken, 2: bad
+ * option, 1: other failure, with a message on stderr).
+ */
+#ifndef DITTO_RT_H
+#define DITTO_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A histogram to draw from: bucket i holds values in [lo[i], hi[i]) (one
+ * value when hi == lo + 1) with cumulative weight cum[i] (cum[n-1] is the
+ * total). n == 0: the histogram is empty and draws give `dflt`.
+ */
+struct rt_hist {
+	uint32_t n;
+	const uint64_t *lo, *hi, *cum;
+	uint64_t dflt;
+};
+
+enum rt_framing {
+	RT_FRAMING_RAW = 0,		/* each read is one request */
+	RT_FRAMING_HTTP1,		/* HTTP/1.1, keep-alive, Content-Length */
+	RT_FRAMING_RESP,		/* redis: arrays of bulk strings, inline commands */
+	RT_FRAMING_MEMCACHE_TEXT,	/* memcached text protocol */
+	RT_FRAMING_MEMCACHE_BINARY,	/* memcached binary protocol */
+	RT_FRAMING_LENGTH_PREFIXED,	/* 4-byte big-endian length + payload */
+};
+
+enum rt_io {
+	RT_IO_EPOLL = 0,	/* epoll_wait loops */
+	RT_IO_POLL,		/* poll() loop */
+	RT_IO_SELECT,		/* select() loop */
+	RT_IO_BLOCKING,		/* blocking accept, one thread per connection */
+	RT_IO_BUSYPOLL,		/* non-blocking fds polled in a spin loop */
+};
+
+/* What a replayed system call does; the generator derives it from the
+ * syscall description table (argument roles and class). */
+enum rt_replay {
+	RT_REPLAY_FILE_READ = 0,	/* read family on the scratch file */
+	RT_REPLAY_FILE_WRITE,		/* write family on the scratch file */
+	RT_REPLAY_FSYNC,		/* fsync / fdatasync on the scratch file */
+	RT_REPLAY_OPEN,			/* open the scratch file and close it again */
+	RT_REPLAY_CLOSE,		/* close of a fd opened for it (dup of scratch) */
+	RT_REPLAY_STAT,			/* stat family on the scratch file */
+	RT_REPLAY_LSEEK,		/* lseek on the scratch file, offset drawn */
+	RT_REPLAY_SLEEP,		/* nanosleep family, size = ns */
+	RT_REPLAY_YIELD,		/* sched_yield */
+	RT_REPLAY_FUTEX_WAKE,		/* FUTEX_WAKE on a private word (no waiter) */
+	RT_REPLAY_MMAP,			/* anonymous mmap of size bytes, then munmap */
+};
+
+/* One kind of call issued per request at its model rate. */
+struct rt_call {
+	const char *name;	/* the original call's name, for messages */
+	long nr;		/* the system call number issued (x86-64) */
+	enum rt_replay kind;
+	double per_request;	/* calls per request; fractions accumulate */
+	struct rt_hist size;	/* bytes moved (ns for sleeps) */
+	struct rt_hist offset;	/* file offsets of non-sequential calls */
+	double sequential;	/* share of calls at the previous call's end */
+	unsigned iovcnt;	/* > 0: the vectored form with this many iovecs */
+	bool positional;	/* the p-form (offset argument) */
+};
+
+/* How the request-serving threads use their sockets. */
+struct rt_net {
+	long read_nr;		/* read, recvfrom, readv or recvmsg */
+	uint32_t read_size;	/* buffer size asked for per read */
+	long write_nr;		/* write, sendto, writev or sendmsg */
+	unsigned write_iov;	/* iovecs per vectored write (>= 1) */
+	double writes_per_request;	/* >= 1: a response is cut in that many writes */
+	uint32_t epoll_events;	/* maxevents per epoll_wait */
+};
+
+/* A background thread class: `threads` threads that each wake every
+ * period_ns and keep the CPU busy_ns per wake-up. */
+struct rt_background {
+	const char *name;
+	unsigned threads;
+	uint64_t period_ns;
+	uint64_t busy_ns;
+};
+
+struct rt_config {
+	const char *service;	/* the model's service name */
+	enum rt_framing framing;
+	uint16_t port;		/* default listen port */
+	enum rt_io io;
+	unsigned processes;	/* > 1: pre-forked processes sharing the listen socket */
+	unsigned threads;	/* request-serving threads per process (epoll/poll/select/busypoll) */
+	bool accept_dispatch;	/* an acceptor thread hands connections to the threads */
+	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
+	struct rt_net net;
+	struct rt_hist response_bytes;	/* whole response on the wire, bytes */
+	struct rt_hist insts_per_request;	/* request body instructions */
+	const struct rt_call *calls;
+	unsigned ncalls;
+	const struct rt_background *background;
+	unsigned nbackground;
+	uint64_t scratch_bytes;	/* size of the scratch file file calls use (0: none) */
+	uint64_t seed;		/* per-thread generators derive from it */
+	/* The request body (body.S): one call runs state[0] loop iterations of
+	 * body_loop_insts instructions (0: its built-in count); state[1] is
+	 * the body's own. Regions of *body_region_bytes belong to the caller. */
+	void (*body)(void *regions, uint64_t state[2]);
+	const uint64_t *body_region_bytes;
+	uint64_t body_loop_insts;
+};
+
+extern const struct rt_config rt_config;
+
+#endif /* DITTO_RT_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ditto_synth_build(): run make in a clone tree, its output kept in
+ * build.log, and on failure put the log's tail in the error message.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+
+#include <ditto/synth.h>
+
+#define TAIL 600
+
+/* The last TAIL bytes of the log, starting at a line. */
+static void log_tail(const char *log, char *out, size_t len)
+{
+	FILE *f = fopen(log, "r");
+	long size;
+	size_t n;
+	char *nl;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > TAIL ? size - TAIL : 0, SEEK_SET);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	if (size > TAIL && (nl = strchr(out, '\n')))
+		memmove(out, nl + 1, strlen(nl + 1) + 1);
+}
+
+static void child(const char *dir, const char *log, const char *cc)
+{
+	char ccvar[PATH_MAX + 4];
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(126);
+	if (cc) {
+		snprintf(ccvar, sizeof(ccvar), "CC=%s", cc);
+		execlp("make", "make", "--no-print-directory", ccvar, "clone", (char *)NULL);
+	} else {
+		execlp("make", "make", "--no-print-directory", "clone", (char *)NULL);
+	}
+	_exit(127);
+}
+
+DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts)
+{
+	char log[PATH_MAX], tail[TAIL + 1];
+	const char *cc = OPTS_GET(opts, cc, NULL);
+	int err = OPTS_CHECK(opts, ditto_build_opts), status;
+	pid_t pid;
+
+	if (err)
+		return err;
+	if (!dir || access(dir, F_OK))
+		return ditto_err(-ENOENT, "synth: no clone tree at %s", dir ? dir : "(null)");
+	if (snprintf(log, sizeof(log), "%s/build.log", dir) >= (int)sizeof(log))
+		return ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);
+	if ((pid = fork()) < 0)
+		return ditto_err(-errno, "synth: fork: %s", strerror(errno));
+	if (pid == 0)
+		child(dir, log, cc);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return ditto_err(-errno, "synth: waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return ditto_err(-ENOENT, "synth: cannot run make (install the Debian package make)");
+	log_tail(log, tail, sizeof(tail));
+	return ditto_err(-DITTO_EBUILD, "synth: building the clone in %s failed (%s/build.log):\n%s",
+			 dir, dir, tail);
+}

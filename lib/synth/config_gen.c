@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A service of the model -> clone_config.c, the one `struct rt_config` the
+ * clone runtime reads (lib/runtime/rt.h): skeleton, framing, response
+ * sizes, the per-request syscall replay table and background classes.
+ * Only statistics go in: no payload, no code, no addresses.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+#include "replay_map.h"
+
+#include <ditto/model.h>
+
+#define MAX_CALLS 64
+#define SCRATCH_MIN (1u << 20)
+#define SCRATCH_MAX (1ull << 30)
+
+struct cfg {
+	struct ditto_service *s;
+	const struct config_in *in;
+	struct dbuf *out;
+	struct ditto_thread_class *serving;
+	unsigned nhist;
+	double requests;
+};
+
+/* The class that reads requests from TCP sockets the most, else the first
+ * network or worker class, else the first class. */
+static struct ditto_thread_class *serving_class(struct ditto_service *s)
+{
+	struct ditto_thread_class *best = NULL, *fallback = NULL;
+	uint64_t best_calls = 0;
+
+	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
+		struct ditto_syscall *c = ditto_service_syscall(s, i);
+		enum ditto_fd_kind k = ditto_syscall_fd_kind(c);
+
+		if ((k == DITTO_FD_TCP || k == DITTO_FD_UNIX) && replay_is_net_read(ditto_syscall_name(c)) &&
+		    ditto_syscall_calls(c) > best_calls) {
+			best = ditto_service_find_thread(s, ditto_syscall_thread_class(c));
+			best_calls = best ? ditto_syscall_calls(c) : 0;
+		}
+	}
+	for (size_t i = 0; !best && i < ditto_service_thread_count(s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(s, i);
+		enum ditto_role r = ditto_thread_class_role(t);
+
+		if (!fallback)
+			fallback = t;
+		if (r == DITTO_ROLE_NETWORK || r == DITTO_ROLE_WORKER)
+			best = t;
+	}
+	return best ? best : fallback;
+}
+
+static bool in_class(const struct cfg *g, struct ditto_syscall *c)
+{
+	return g->serving &&
+	       !strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(g->serving));
+}
+
+/* Emits the arrays of h and returns its index; the initializer is
+ * written by hist_ref(). Values are inclusive ranges in the model and
+ * half-open ones in the runtime. */
+static unsigned hist_arrays(struct cfg *g, struct ditto_hist *h)
+{
+	size_t n = h ? ditto_hist_bucket_count(h) : 0;
+	unsigned id = g->nhist++;
+	uint64_t cum = 0;
+
+	if (!n)
+		return id;
+	for (int pass = 0; pass < 3; pass++) {
+		dbuf_printf(g->out, "static const uint64_t h%u_%s[] = {", id,
+			    pass == 0 ? "lo" : pass == 1 ? "hi" : "cum");
+		for (size_t i = 0; i < n; i++) {
+			uint64_t lo, hi, c;
+
+			ditto_hist_bucket(h, i, &lo, &hi, &c);
+			cum += pass == 2 ? c : 0;
+			dbuf_printf(g->out, "%s%lluULL", i ? ", " : " ",
+				    (unsigned long long)(pass == 0 ? lo : pass == 1 ? (hi == UINT64_MAX ? hi : hi + 1) : cum));
+		}
+		dbuf_puts(g->out, " };\n");
+	}
+	return id;
+}
+
+static void hist_ref(struct cfg *g, unsigned id, struct ditto_hist *h, uint64_t dflt, struct dbuf *b)
+{
+	size_t n = h ? ditto_hist_bucket_count(h) : 0;
+
+	(void)g;
+	if (!n || !ditto_hist_total(h))
+		dbuf_printf(b, "{ .n = 0, .dflt = %lluULL }", (unsigned long long)dflt);
+	else
+		dbuf_printf(b, "{ .n = %zu, .lo = h%u_lo, .hi = h%u_hi, .cum = h%u_cum, .dflt = %lluULL }",
+			    n, id, id, id, (unsigned long long)dflt);
+}
+
+static const char *framing_name(enum ditto_framing f)
+{
+	switch (f) {
+	case DITTO_FRAMING_HTTP1: return "RT_FRAMING_HTTP1";
+	case DITTO_FRAMING_RESP: return "RT_FRAMING_RESP";
+	case DITTO_FRAMING_MEMCACHE_TEXT: return "RT_FRAMING_MEMCACHE_TEXT";
+	case DITTO_FRAMING_MEMCACHE_BINARY: return "RT_FRAMING_MEMCACHE_BINARY";
+	case DITTO_FRAMING_LENGTH_PREFIXED: return "RT_FRAMING_LENGTH_PREFIXED";
+	default: return "RT_FRAMING_RAW";
+	}
+}
+
+static const char *io_name(enum ditto_io_model io)
+{
+	switch (io) {
+	case DITTO_IO_BLOCKING: return "RT_IO_BLOCKING";
+	case DITTO_IO_NONBLOCKING: return "RT_IO_BUSYPOLL";
+	case DITTO_IO_POLL: return "RT_IO_POLL";
+	case DITTO_IO_SELECT: return "RT_IO_SELECT";
+	default: return "RT_IO_EPOLL";
+	}
+}
+
+/* The busiest socket read and write calls of the serving class and the
+ * multiplexer's event count. */
+static void net_section(struct cfg *g, struct dbuf *b)
+{
+	struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
+	double wpr = 1;
+
+	for (size_t i = 0; i < ditto_service_syscall_count(g->s); i++) {
+		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
+		const char *name = ditto_syscall_name(c);
+		enum ditto_fd_kind k = ditto_syscall_fd_kind(c);
+		bool sock = k == DITTO_FD_TCP || k == DITTO_FD_UNIX || k == DITTO_FD_UDP;
+
+		if (!in_class(g, c))
+			continue;
+		if (sock && replay_is_net_read(name) && (!rd || ditto_syscall_calls(c) > ditto_syscall_calls(rd)))
+			rd = c;
+		if (sock && replay_is_net_write(name) && (!wr || ditto_syscall_calls(c) > ditto_syscall_calls(wr)))
+			wr = c;
+		if (!strncmp(name, "epoll_wait", 10) || !strncmp(name, "epoll_pwait", 11))
+			mux = c;
+	}
+	if (wr && g->requests > 0)
+		wpr = fmax(1.0, ditto_syscall_calls(wr) / g->requests);
+	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld, /* %s */\n\t\t.read_size = %u,\n"
+		    "\t\t.write_nr = %ld, /* %s */\n\t\t.write_iov = %u,\n"
+		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n\t},\n",
+		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L, rd ? ditto_syscall_name(rd) : "read",
+		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
+		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L, wr ? ditto_syscall_name(wr) : "write",
+		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u, wpr,
+		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u);
+	if (!rd || !wr)
+		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
+			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
+}
+
+/* One replay entry per modelled call the skeleton does not make itself. */
+static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
+{
+	unsigned n = 0;
+
+	dbuf_puts(b, "static const struct rt_call calls[] = {\n");
+	for (size_t i = 0; i < ditto_service_syscall_count(g->s) && n < MAX_CALLS; i++) {
+		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
+		struct replay_entry e;
+		unsigned hs, ho;
+
+		if (!in_class(g, c) || g->requests <= 0 ||
+		    replay_map(ditto_syscall_name(c), ditto_syscall_fd_kind(c), &e))
+			continue;
+		hs = hist_arrays(g, ditto_syscall_size(c));
+		ho = hist_arrays(g, ditto_syscall_offset(c));
+		dbuf_printf(b, "\t{ .name = \"%s\", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
+			    ditto_syscall_name(c), e.nr, e.kind, ditto_syscall_calls(c) / g->requests);
+		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
+		dbuf_puts(b, ",\n\t  .offset = ");
+		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
+		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s },\n",
+			    ditto_syscall_calls(c) ? (double)ditto_syscall_sequential(c) / ditto_syscall_calls(c) : 0,
+			    e.iovcnt, e.positional ? "true" : "false");
+		if (e.file) {
+			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
+				       ditto_hist_quantile(ditto_syscall_size(c), 1.0);
+
+			*scratch = reach > *scratch ? (uint64_t)reach : *scratch;
+			*scratch = *scratch < SCRATCH_MIN ? SCRATCH_MIN : *scratch;
+		}
+		n++;
+	}
+	if (!n)
+		dbuf_puts(b, "\t{ .name = \"none\" },\n");
+	dbuf_puts(b, "};\n");
+	*scratch = *scratch > SCRATCH_MAX ? SCRATCH_MAX : *scratch;
+	return n;
+}
+
+/* Every other class wakes as often and burns as much CPU as it did. */
+static unsigned background_section(struct cfg *g, struct dbuf *b)
+{
+	unsigned n = 0;
+	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
+
+	dbuf_puts(b, "static const struct rt_background background[] = {\n");
+	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(g->s, i);
+		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
+		double period = 0, busy = 0;
+
+		if (t == g->serving || !count)
+			continue;
+		if (wake) {
+			period = window_ns * count / wake;
+			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
+		}
+		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f },\n",
+			    ditto_thread_class_name(t), (unsigned long long)(count > 256 ? 256 : count),
+			    period, busy);
+		n++;
+	}
+	if (!n)
+		dbuf_puts(b, "\t{ .name = \"none\" },\n");
+	dbuf_puts(b, "};\n");
+	return n;
+}
+
+static void warn_missing(struct cfg *g)
+{
+	struct ditto_service *s = g->s;
+	const char *name = ditto_service_name(s);
+
+	if (ditto_service_framing(s) == DITTO_FRAMING_UNKNOWN)
+		ditto_warn("synth: %s: framing unknown: the clone answers each read as one request (raw)",
+			   name);
+	if (!ditto_service_thread_count(s))
+		ditto_warn("synth: %s: no thread classes: the clone runs one epoll thread", name);
+	if (g->requests <= 0)
+		ditto_warn("synth: %s: no requests counted: syscalls are not replayed per request "
+			   "and responses are 64 bytes", name);
+	if (!ditto_service_syscall_count(s))
+		ditto_warn("synth: %s: no syscalls section: the clone makes only its socket calls", name);
+}
+
+int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out)
+{
+	struct ditto_network *net = ditto_service_network(s);
+	struct ditto_requests *req = ditto_service_requests(s);
+	struct cfg g = { .s = s, .in = in, .out = out, .serving = serving_class(s) };
+	struct dbuf b;
+	struct ditto_hist *resp = req ? ditto_requests_response_bytes(req) : NULL, *ipr = NULL;
+	struct ditto_cpu *cpu = g.serving ? ditto_service_find_cpu(s, ditto_thread_class_name(g.serving)) : NULL;
+	enum ditto_io_model io = net ? ditto_network_io_model(net) : DITTO_IO_UNKNOWN;
+	uint64_t threads = net ? ditto_network_network_threads(net) : 1, procs = net ? ditto_network_processes(net) : 1;
+	uint64_t scratch = 0;
+	unsigned hresp, hipr, ncalls, nbg;
+	uint16_t port = in->port ? in->port : ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080;
+
+	g.requests = req ? (double)ditto_requests_count(req) : 0;
+	warn_missing(&g);
+	if (io == DITTO_IO_UNKNOWN && g.serving)
+		io = ditto_thread_class_io_model(g.serving);
+	if (!cpu && ditto_service_cpu_count(s))
+		cpu = ditto_service_cpu(s, 0);
+	ipr = cpu ? ditto_cpu_insts_per_request(cpu) : NULL;
+	dbuf_init(&b);
+	dbuf_printf(out, "/* Generated by libditto from the model of %s (seed %llu): the clone's\n"
+		    " * configuration (see rt.h). Statistics only. */\n#include \"rt.h\"\n\n",
+		    ditto_service_name(s), (unsigned long long)in->seed);
+	if (in->body_name)
+		dbuf_printf(out, "extern void %s(void *regions, uint64_t state[2]);\n"
+			    "extern const uint64_t %s_region_bytes, %s_loop_insts;\n\n",
+			    in->body_name, in->body_name, in->body_name);
+	hresp = hist_arrays(&g, resp);
+	hipr = hist_arrays(&g, ipr);
+	ncalls = calls_section(&g, &b, &scratch);
+	nbg = background_section(&g, &b);
+	dbuf_put(out, b.data, b.len);
+	dbuf_free(&b);
+	dbuf_printf(out, "\nconst struct rt_config rt_config = {\n\t.service = \"%s\",\n\t.framing = %s,\n"
+		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
+		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
+		    ditto_service_name(s), framing_name(ditto_service_framing(s)), port, io_name(io),
+		    (unsigned long long)(procs ? procs : 1), (unsigned long long)(threads ? threads : 1),
+		    net && ditto_network_accept_dispatch(net) ? "true" : "false");
+	net_section(&g, out);
+	dbuf_puts(out, "\t.response_bytes = ");
+	hist_ref(&g, hresp, resp, 64, out);
+	dbuf_puts(out, ",\n\t.insts_per_request = ");
+	hist_ref(&g, hipr, ipr, 0, out);
+	dbuf_printf(out, ",\n\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
+		    "\t.nbackground = %u,\n\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
+		    ncalls, nbg, (unsigned long long)scratch, (unsigned long long)in->seed);
+	if (in->body_name)
+		dbuf_printf(out, "\t.body = %s,\n\t.body_region_bytes = &%s_region_bytes,\n"
+			    "\t.body_loop_insts = %lluULL,\n",
+			    in->body_name, in->body_name, (unsigned long long)in->body_loop_insts);
+	dbuf_puts(out, "};\n");
+	return out->oom ? ditto_err(-ENOMEM, "synth: out of memory writing the configuration") : 0;
+}
