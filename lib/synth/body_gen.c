@@ -19,6 +19,7 @@
  * The regions, NAME_region_bytes in size, belong to the caller.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 #define MAX_REGION (64u << 20)
 #define NPOOL 10
 #define REGION_PAD 4096
+/* A request body longer than this is a model error, not a workload. */
+#define MAX_INSTS 1e8
 
 /* Registers the stream may use; r12 regions, r13 branch counter, r14
  * region cursor, rbp loop counter are reserved (r15 is left alone). */
@@ -344,7 +347,7 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	ditto_rng_seed(&g.rng, seed);
 	if ((err = load(&g, c)))
 		goto out;
-	ipr = (uint64_t)ditto_hist_mean(ditto_cpu_insts_per_request(c));
+	ipr = (uint64_t)fmin(ditto_hist_mean(ditto_cpu_insts_per_request(c)), MAX_INSTS);
 	n = ipr ? ipr : 10000;
 	per_block = n < 2000 ? n : 2000;
 	loops = n / per_block ? n / per_block : 1;

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the clone runtime's files share: options, the stop machinery, the
+ * generator, buffers, connections, framings, workers and the skeletons.
+ * Internal to the runtime; rt.h is the interface the generator writes to.
+ */
+#ifndef DITTO_RT_INT_H
+#define DITTO_RT_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "rt.h"
+
+#define RT_RESPONSE_MAX (16u << 20)	/* largest response built */
+#define RT_FRAME_MAX (64u << 20)	/* largest request accepted */
+#define RT_LINE_MAX (64u << 10)		/* longest text line / header block */
+#define RT_READ_SIZE_DEFAULT 16384u
+#define RT_EPOLL_EVENTS_DEFAULT 64u
+
+/* Prints "clone: <what>" (and strerror(err) when err != 0) on stderr. */
+void rt_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- rt_opts.c: the command line ---- */
+struct rt_opts {
+	uint16_t port;
+	double max_seconds;	/* 0: no limit */
+	uint64_t max_requests;	/* 0: no limit; per process when pre-forked */
+	const char *scratch_dir;
+};
+extern struct rt_opts rt_opts;
+int rt_opts_parse(int argc, char **argv);	/* 0; 1: --help; -1 after a message */
+
+/* ---- rt_stop.c: why and how the clone stops ---- */
+extern int rt_stop_fd;	/* eventfd, readable (never drained) once stopping */
+int rt_stop_init(void);	/* handlers, eventfd, deadline timer of this process */
+void rt_stop(void);	/* async-signal-safe, idempotent */
+bool rt_stopping(void);
+void rt_stop_count_request(void);	/* one request served; stops at --max-requests */
+void rt_stop_kick_join(pthread_t t);	/* wakes t out of a blocking call, joins it */
+int rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what);
+
+/* ---- rt_rng.c: per-thread generators and histogram draws ---- */
+struct rt_rng {
+	uint64_t s[4];
+};
+void rt_rng_seed(struct rt_rng *r, uint64_t seed, uint64_t stream);
+uint64_t rt_rng_next(struct rt_rng *r);
+uint64_t rt_rng_below(struct rt_rng *r, uint64_t bound);	/* [0, bound), 0 if bound == 0 */
+double rt_rng_unit(struct rt_rng *r);	/* [0, 1) */
+uint64_t rt_hist_draw(const struct rt_hist *h, struct rt_rng *r);
+uint64_t rt_hist_draw_min(const struct rt_hist *h, struct rt_rng *r, uint64_t min);
+
+/* ---- rt_buf.c: growable byte buffers ---- */
+struct rt_buf {
+	char *data;
+	size_t len, cap;
+};
+int rt_buf_reserve(struct rt_buf *b, size_t more);	/* 0 or -ENOMEM */
+int rt_buf_put(struct rt_buf *b, const void *p, size_t n);
+int rt_buf_puts(struct rt_buf *b, const char *s);
+int rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rt_buf_fill(struct rt_buf *b, size_t n);	/* n filler bytes */
+void rt_buf_drop(struct rt_buf *b, size_t n);	/* removes the first n bytes */
+void rt_buf_free(struct rt_buf *b);
+
+/* ---- rt_scratch.c: the per-process scratch file ---- */
+extern int rt_scratch_fd;		/* -1 when the config needs none */
+extern char rt_scratch_path[4096];
+extern uint64_t rt_scratch_size;
+int rt_scratch_create(void);
+void rt_scratch_remove(void);
+
+/* ---- rt_replay.c: the per-request system calls ---- */
+struct rt_replay;
+struct rt_replay *rt_replay_new(void);	/* NULL after a message */
+void rt_replay_run(struct rt_replay *r, struct rt_rng *rng);
+void rt_replay_free(struct rt_replay *r);
+
+/* ---- rt_request.c: what a request costs besides its bytes ---- */
+extern void *rt_regions;	/* the body's data regions (one mapping per process) */
+int rt_regions_map(void);
+void rt_regions_unmap(void);
+
+/* Per serving thread: generator, body state, replay state. */
+struct rt_thread {
+	struct rt_rng rng;
+	uint64_t body_state[2];
+	struct rt_replay *replay;
+};
+int rt_thread_init(struct rt_thread *t, uint64_t stream);
+void rt_thread_fini(struct rt_thread *t);
+void rt_request_work(struct rt_thread *t);	/* body, then replay */
+
+/* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
+ssize_t rt_sock_read(int fd, void *buf, size_t n);
+ssize_t rt_sock_write(int fd, const char *p, size_t n);
+void rt_sock_setup(int fd);	/* TCP_NODELAY */
+size_t rt_sock_read_size(void);
+
+/* ---- rt_framing.c and rt_frame_*.c: requests in, responses out ---- */
+struct rt_conn;
+
+/* One request cut from the input; pointers are into the input buffer. */
+struct rt_req {
+	const char *p;		/* the request's bytes */
+	size_t len;
+	int op;			/* framing-specific command */
+	bool serve;		/* a request: runs the body and replay, is counted */
+	bool quiet;		/* no response */
+	bool close_after;	/* close the connection once answered */
+	const char *arg;	/* framing-specific argument (RESP: CONFIG parameter) */
+	size_t arglen;
+	int minor;		/* HTTP: minor version */
+};
+
+/* > 0: a request of that many bytes is in req; 0: need more; -1: malformed. */
+typedef long (*rt_cut_fn)(const char *p, size_t n, struct rt_req *req);
+/* Appends the response to out; 0 or -ENOMEM. */
+typedef int (*rt_respond_fn)(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+
+long rt_frame_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
+int rt_frame_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+uint64_t rt_frame_size(struct rt_rng *rng, uint64_t min);	/* drawn response size, clamped */
+uint64_t rt_frame_size_min(struct rt_rng *rng, uint64_t min);	/* draw among buckets >= min */
+unsigned rt_digits(uint64_t v);
+uint64_t rt_fit_decimal(uint64_t total, uint64_t fixed);	/* n with fixed + digits(n) + n <= total */
+
+long rt_resp_cut(const char *p, size_t n, struct rt_req *req);
+int rt_resp_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+long rt_mctext_cut(const char *p, size_t n, struct rt_req *req);
+int rt_mctext_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+long rt_mcbin_cut(const char *p, size_t n, struct rt_req *req);
+int rt_mcbin_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+long rt_http_cut(const char *p, size_t n, struct rt_req *req);
+int rt_http_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+long rt_lp_cut(const char *p, size_t n, struct rt_req *req);
+int rt_lp_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+long rt_raw_cut(const char *p, size_t n, struct rt_req *req);
+int rt_raw_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+
+/* ---- rt_conn.c: one connection's buffers and state ---- */
+enum rt_want { RT_WANT_READ, RT_WANT_WRITE, RT_WANT_CLOSE };
+
+struct rt_conn {
+	int fd;
+	size_t slot;		/* index in the owning worker's list */
+	struct rt_buf in, out;
+	size_t out_off;		/* bytes of out already sent */
+	enum rt_want want;	/* what the connection waits for */
+	bool closing;		/* close once out is sent */
+	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary */
+};
+struct rt_conn *rt_conn_new(int fd);
+void rt_conn_free(struct rt_conn *c);	/* closes the fd */
+enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
+enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
+
+/* ---- rt_worker.c: a serving thread's connections ---- */
+struct rt_worker {
+	unsigned index;
+	struct rt_thread t;
+	const int *lfd;		/* listen sockets this worker accepts on */
+	unsigned nlfd;
+	int fd_limit;		/* connections at or above it are refused (select) */
+	int notify_fd;		/* dispatch: eventfd written when fds are queued, else -1 */
+	pthread_mutex_t qlock;	/* dispatch queue */
+	int *q;
+	size_t qlen, qcap;
+	atomic_size_t queued;	/* qlen, readable without the lock (busypoll) */
+	struct rt_conn **conns;
+	size_t nconns, conncap;
+	pthread_t tid;
+	bool started;
+};
+typedef void (*rt_loop_fn)(struct rt_worker *w);
+
+struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again);
+struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd);
+void rt_worker_drop(struct rt_worker *w, struct rt_conn *c);
+bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable);
+void rt_worker_push(struct rt_worker *w, int fd);
+size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max);
+
+/* ---- the skeletons ---- */
+void rt_net_epoll_loop(struct rt_worker *w);
+void rt_net_poll_loop(struct rt_worker *w);
+void rt_net_select_loop(struct rt_worker *w);
+void rt_net_busypoll_loop(struct rt_worker *w);
+int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
+void *rt_net_dispatch_acceptor(void *arg);
+int rt_net_blocking_run(int lfd, unsigned proc, bool announce);
+
+/* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
+int rt_listen_open(uint16_t port, unsigned n, bool reuseport, bool nonblock, int *fds);
+unsigned rt_listen_per_process(void);
+void rt_announce_ready(void);
+int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
+int rt_prefork_run(const int *lfd, unsigned nlfd);
+int rt_background_start(void);
+void rt_background_stop(void);
+
+#endif /* DITTO_RT_INT_H */

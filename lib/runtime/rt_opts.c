@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The clone's command line (see rt.h) and the one error printer the
+ * runtime's files share.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_int.h"
+
+struct rt_opts rt_opts;
+
+void rt_err(int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, "clone: %s: %s\n", msg, strerror(err));
+	else
+		fprintf(stderr, "clone: %s\n", msg);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]\n"
+		"  --port P          listen on 127.0.0.1:P (default %u)\n"
+		"  --max-seconds S   stop after S seconds (default 0: no limit)\n"
+		"  --max-requests N  stop after N requests (per process when pre-forked; 0: no limit)\n"
+		"  --scratch DIR     folder of the scratch file (default $TMPDIR or /tmp)\n",
+		prog, (unsigned)rt_config.port);
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int bad(const char *prog, const char *opt, const char *val)
+{
+	rt_err(0, "bad value for %s: '%s'", opt, val);
+	usage(prog);
+	return -1;
+}
+
+int rt_opts_parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "max-seconds", required_argument, NULL, 's' },
+		{ "max-requests", required_argument, NULL, 'n' },
+		{ "scratch", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tmp = getenv("TMPDIR");
+	uint64_t v;
+	int c;
+
+	rt_opts.port = rt_config.port;
+	rt_opts.scratch_dir = tmp && *tmp ? tmp : "/tmp";
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_u64(optarg, 65535, &v) || v == 0)
+				return bad(argv[0], "--port", optarg);
+			rt_opts.port = (uint16_t)v;
+			break;
+		case 's':
+			if (parse_seconds(optarg, &rt_opts.max_seconds))
+				return bad(argv[0], "--max-seconds", optarg);
+			break;
+		case 'n':
+			if (parse_u64(optarg, UINT64_MAX, &rt_opts.max_requests))
+				return bad(argv[0], "--max-requests", optarg);
+			break;
+		case 'd':
+			if (!*optarg)
+				return bad(argv[0], "--scratch", optarg);
+			rt_opts.scratch_dir = optarg;
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 1;
+		default:
+			usage(argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		rt_err(0, "unexpected argument '%s'", argv[optind]);
+		usage(argv[0]);
+		return -1;
+	}
+	return 0;
+}

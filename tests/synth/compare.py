@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+"""Original vs. clone under the same load: profile the original while a
+bounded load runs (`ditto clone` does it and writes the clone), start the
+clone, run the same load against it while `ditto profile` records it, and
+compare the two models. Shared by the tests and bench/clone-compare."""
+
+import json
+import os
+import subprocess
+import time
+
+import ditto as d
+from harness import ditto
+
+# What "the same" means per metric family (see the issue's bounds).
+SYSCALL_BOUND = 0.05
+BYTES_BOUND = 0.05
+
+
+def under_load(load_argv, fn):
+    """fn() while load_argv runs (stopped afterwards if still running)."""
+    load = subprocess.Popen(load_argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        return fn()
+    finally:
+        if load.poll() is None:
+            load.terminate()
+        load.communicate(timeout=30)
+
+
+def clone_service(pid, tree, load_argv, duration=3, windows=4):
+    """ditto clone of pid under load; returns the original's model path."""
+    model = str(tree) + '.msgpack'
+    under_load(load_argv, lambda: ditto('clone', '--pid', pid, '-o', tree, '--duration',
+                                        duration, '--cpu-windows', windows, '--quiet'))
+    return model
+
+
+def profile_clone(clone, name, out, load_argv, duration=3, windows=4):
+    under_load(load_argv, lambda: ditto('profile', '--pid', clone.pid, '--name', name,
+                                        '--duration', duration, '--cpu-windows', windows,
+                                        '--quiet', '-o', out))
+    return out
+
+
+def diff(a, b):
+    r = ditto('model', 'diff', '--json', a, b)
+    return {m['path']: m for m in json.loads(r.stdout)}
+
+
+def classes(model):
+    """Thread classes as comparable tuples (role, count, io model)."""
+    m = d.Model.load(model)
+    return sorted((t['role'], t['count'], t['io_model'])
+                  for t in m.get('services[0].threads'))
+
+
+def network(model):
+    return d.Model.load(model).get('services[0].network')
+
+
+def per_request(model):
+    """{(class, call, fd): calls per request} and request/response bytes."""
+    m = d.Model.load(model)
+    req = m.get('services[0].requests')
+    n = req['count'] or 1
+    calls = {(s['thread_class'], s['name'], s['fd_kind']): s['calls'] / n
+             for s in m.get('services[0].syscalls')}
+    mean = lambda path: m.hist(path).mean() if m.has(path) else 0.0
+    return calls, mean('services[0].requests.request_bytes'), \
+        mean('services[0].requests.response_bytes')
+
+
+def rel(a, b):
+    return abs(a - b) / a if a else abs(b)

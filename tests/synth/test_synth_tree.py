@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""The clone tree: generation is deterministic for a seed, existing
+directories are not clobbered, invalid models are refused with the
+validation error, missing sections give named warnings and a clone that
+still serves, and random valid models always give clones that build and
+serve (the generator's fuzz test)."""
+
+import os
+import subprocess
+
+import pytest
+
+import ditto as d
+import wire
+from conftest import TOOLS, Clone, ditto
+
+
+def random_model(tmp_path, seed, framing):
+    path = tmp_path / ('random-%d.msgpack' % seed)
+    subprocess.run([os.path.join(TOOLS, 'random_model'), str(seed), framing, str(path)],
+                   check=True)
+    return path
+
+
+def tree_files(path):
+    return {name: (path / name).read_bytes() for name in sorted(os.listdir(path))
+            if name not in ('clone', 'build.log')}
+
+
+def test_same_seed_same_tree_other_seed_other_body(tmp_path):
+    model = random_model(tmp_path, 11, 'resp')
+    for name, seed in (('a', 5), ('b', 5), ('c', 6)):
+        ditto('synth', model, '-o', tmp_path / name, '--seed', seed, '--no-build')
+    a, b, c = (tree_files(tmp_path / n) for n in 'abc')
+    assert a == b
+    assert a['body.S'] != c['body.S']
+    assert 'rt.h' in a and 'Makefile' in a and 'clone_config.c' in a
+
+
+def test_existing_directory_is_kept_without_force(tmp_path):
+    model = random_model(tmp_path, 12, 'http1')
+    out = tmp_path / 'out'
+    out.mkdir()
+    (out / 'precious').write_text('keep me')
+    r = ditto('synth', model, '-o', out, '--no-build', check=False)
+    assert r.returncode == 1 and 'exists' in r.stderr and '--force' in r.stderr
+    r = ditto('synth', model, '-o', out, '--no-build', '--force', check=False)
+    assert r.returncode == 1 and 'not a clone tree' in r.stderr
+    assert (out / 'precious').read_text() == 'keep me'
+    assert not [p for p in os.listdir(tmp_path) if '.tmp.' in p or '.old.' in p]
+
+
+def test_force_replaces_a_clone_tree(tmp_path):
+    model = random_model(tmp_path, 13, 'resp')
+    out = tmp_path / 'out'
+    ditto('synth', model, '-o', out, '--no-build', '--seed', 1)
+    first = (out / 'body.S').read_bytes()
+    ditto('synth', model, '-o', out, '--no-build', '--seed', 2, '--force')
+    assert (out / 'body.S').read_bytes() != first
+    assert not [p for p in os.listdir(tmp_path) if '.tmp.' in p or '.old.' in p]
+
+
+def test_invalid_model_is_refused_with_the_validation_error(tmp_path):
+    m = d.Model.load(str(random_model(tmp_path, 14, 'resp')))
+    m.services[0].threads[0].count = 0  # a thread class of no threads
+    bad = tmp_path / 'bad.msgpack'
+    m.save(str(bad))
+    r = ditto('synth', bad, '-o', tmp_path / 'out', '--no-build', check=False)
+    assert r.returncode == 1 and 'invalid' in r.stderr and 'threads[0].count' in r.stderr
+    assert not (tmp_path / 'out').exists()
+    with pytest.raises(d.InvalidError):
+        d.synth(m, str(tmp_path / 'out2'))
+
+
+def test_missing_sections_are_named_and_defaulted(tmp_path):
+    m = d.Model()
+    s = m.add_service('bare')
+    s.framing = 'length-prefixed'
+    path = tmp_path / 'bare.msgpack'
+    m.save(str(path))
+    r = ditto('synth', path, '-o', tmp_path / 'bare', check=False)
+    assert r.returncode == 0, r.stderr
+    for section in ('no cpu section', 'no thread classes', 'no requests', 'no syscalls'):
+        assert section in r.stderr
+    clone = Clone(tmp_path / 'bare')
+    try:
+        assert wire.drive(clone.port, 'length-prefixed', 200) >= 200 * 4
+    finally:
+        assert clone.stop() == 0
+
+
+def test_python_synth_and_build(tmp_path):
+    m = d.Model.load(str(random_model(tmp_path, 15, 'memcache-text')))
+    tree = d.synth(m, tmp_path / 'py', seed=3)
+    exe = d.build(tree)
+    assert os.access(exe, os.X_OK)
+    with pytest.raises(d.DittoError) as e:
+        d.synth(m, tmp_path / 'py')
+    assert e.value.code == -17  # EEXIST
+
+
+def test_build_failure_reports_the_log(tmp_path):
+    model = random_model(tmp_path, 16, 'resp')
+    out = tmp_path / 'broken'
+    ditto('synth', model, '-o', out, '--no-build')
+    with open(out / 'clone_config.c', 'a') as f:
+        f.write('\nthis is not C;\n')
+    with pytest.raises(d.BuildError) as e:
+        d.build(out)
+    assert 'build.log' in str(e.value) and 'error' in str(e.value)
+
+
+FUZZ = [(seed, framing) for seed, framing in enumerate(
+    ['resp', 'memcache-text', 'memcache-binary', 'http1', 'length-prefixed', 'raw',
+     'resp', 'http1', 'length-prefixed', 'memcache-text'], start=100)]
+
+
+@pytest.mark.parametrize('seed,framing', FUZZ)
+def test_random_model_clone_builds_and_serves_1000_requests(tmp_path, seed, framing):
+    model = random_model(tmp_path, seed, framing)
+    ditto('synth', model, '-o', tmp_path / 'clone', '--seed', seed)
+    clone = Clone(tmp_path / 'clone')
+    try:
+        n = 300 if framing == 'raw' else 1000
+        assert wire.drive(clone.port, framing, n) >= n
+        assert clone.proc.poll() is None
+    finally:
+        assert clone.stop() == 0
