@@ -1,8 +1,9 @@
 #!/bin/sh
-# Quick start: install what is missing, build, and run the main job of this
-# release: profile a live redis-server under redis-benchmark into a model
-# (system calls, threads, network model, then CPU windows on its event
-# loop), validate it and show it (later releases clone it end to end).
+# Quick start: install what is missing, build, and run the main job: clone a
+# live redis-server end to end. redis-server runs under redis-benchmark
+# while `ditto clone` profiles it (system calls, threads, network model,
+# then CPU windows on its event loop) and writes and builds the clone; then
+# the original stops, the clone starts and redis-benchmark drives it.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -10,25 +11,33 @@ scripts/bootstrap.sh
 ninja -C build >/dev/null
 ditto=build/examples/ditto/ditto
 port=$((23000 + $$ % 5000))
+cport=$((port + 1))
 
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no >build/redis.log 2>&1 &
 redis=$!
 bench=
+clone=
 cleanup() {
-	if [ -n "$bench" ]; then kill "$bench" 2>/dev/null || true; fi
-	kill "$redis" 2>/dev/null || true
-	wait "$redis" 2>/dev/null || true
+	for p in $bench $clone $redis; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
 sleep 0.5
-# A bounded load (it ends by itself, or is stopped once the profile is
-# written) that starts once the window is open and lasts through the CPU
-# windows that follow it.
+# A bounded load (it ends by itself, or is stopped once the clone is built)
+# that starts once the window is open and lasts through the CPU windows.
 redis-benchmark -p "$port" -n 3000000 -c 20 -t get,set -q >build/redis-benchmark.log 2>&1 &
 bench=$!
 set -x
-"$ditto" profile --pid "$redis" --duration 5 -o build/redis.msgpack
-kill "$bench" 2>/dev/null || true
-bench=
-"$ditto" model validate build/redis.msgpack
-"$ditto" model show build/redis.msgpack
+"$ditto" clone --pid "$redis" --duration 5 -o build/redis-clone --force
+set +x
+kill "$bench" "$redis" 2>/dev/null || true
+wait "$bench" "$redis" 2>/dev/null || true
+bench= redis=
+"$ditto" model show build/redis-clone.msgpack
+set -x
+build/redis-clone/clone --port "$cport" --max-seconds 120 >build/redis-clone.log 2>&1 &
+set +x
+clone=$!
+sleep 0.5
+set -x
+redis-benchmark -p "$cport" -n 100000 -c 20 -t get,set -q

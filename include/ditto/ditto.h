@@ -38,9 +38,9 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define DITTO_VERSION_MAJOR 0
-#define DITTO_VERSION_MINOR 3
+#define DITTO_VERSION_MINOR 4
 #define DITTO_VERSION_PATCH 0
-#define DITTO_VERSION_STRING "0.3.0"
+#define DITTO_VERSION_STRING "0.4.0"
 /* MAJOR*10000 + MINOR*100 + PATCH, comparable with ditto_version_number(). */
 #define DITTO_VERSION_NUMBER \
 	(DITTO_VERSION_MAJOR * 10000 + DITTO_VERSION_MINOR * 100 + DITTO_VERSION_PATCH)

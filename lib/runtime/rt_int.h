@@ -7,6 +7,12 @@
 #ifndef DITTO_RT_INT_H
 #define DITTO_RT_INT_H
 
+/* Included first by every runtime file: clones are built with a bare
+ * `cc`, so the GNU extensions (accept4, statx...) are asked for here. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/types.h>
@@ -37,8 +43,11 @@ extern int rt_stop_fd;	/* eventfd, readable (never drained) once stopping */
 int rt_stop_init(void);	/* handlers, eventfd, deadline timer of this process */
 void rt_stop(void);	/* async-signal-safe, idempotent */
 bool rt_stopping(void);
+void rt_fail(void);	/* a thread failed (message printed): stop, exit 1 */
+bool rt_failed(void);
 void rt_stop_count_request(void);	/* one request served; stops at --max-requests */
-void rt_stop_kick_join(pthread_t t);	/* wakes t out of a blocking call, joins it */
+/* Signals t out of blocking calls until it has set *done, then joins it. */
+void rt_stop_kick_join(pthread_t t, atomic_bool *done);
 int rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what);
 
 /* ---- rt_rng.c: per-thread generators and histogram draws ---- */
@@ -73,10 +82,10 @@ int rt_scratch_create(void);
 void rt_scratch_remove(void);
 
 /* ---- rt_replay.c: the per-request system calls ---- */
-struct rt_replay;
-struct rt_replay *rt_replay_new(void);	/* NULL after a message */
-void rt_replay_run(struct rt_replay *r, struct rt_rng *rng);
-void rt_replay_free(struct rt_replay *r);
+struct rt_replayer;
+struct rt_replayer *rt_replay_new(void);	/* NULL after a message */
+void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng);
+void rt_replay_free(struct rt_replayer *r);
 
 /* ---- rt_request.c: what a request costs besides its bytes ---- */
 extern void *rt_regions;	/* the body's data regions (one mapping per process) */
@@ -87,7 +96,7 @@ void rt_regions_unmap(void);
 struct rt_thread {
 	struct rt_rng rng;
 	uint64_t body_state[2];
-	struct rt_replay *replay;
+	struct rt_replayer *replay;
 };
 int rt_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_thread_fini(struct rt_thread *t);
@@ -189,12 +198,21 @@ void rt_net_poll_loop(struct rt_worker *w);
 void rt_net_select_loop(struct rt_worker *w);
 void rt_net_busypoll_loop(struct rt_worker *w);
 int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
-void *rt_net_dispatch_acceptor(void *arg);
 int rt_net_blocking_run(int lfd, unsigned proc, bool announce);
 
+/* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
+struct rt_acceptor {
+	int lfd;
+	struct rt_worker *w;
+	unsigned nw;
+	pthread_t tid;
+	bool started;
+	atomic_bool done;
+};
+void *rt_net_dispatch_acceptor(void *arg);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
-int rt_listen_open(uint16_t port, unsigned n, bool reuseport, bool nonblock, int *fds);
-unsigned rt_listen_per_process(void);
+unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
+int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */
 void rt_announce_ready(void);
 int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
 int rt_prefork_run(const int *lfd, unsigned nlfd);

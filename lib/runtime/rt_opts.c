@@ -3,14 +3,14 @@
  * The clone's command line (see rt.h) and the one error printer the
  * runtime's files share.
  */
+#include "rt_int.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "rt_int.h"
 
 struct rt_opts rt_opts;
 

@@ -67,7 +67,7 @@ def per_request(model):
     n = req['count'] or 1
     calls = {(s['thread_class'], s['name'], s['fd_kind']): s['calls'] / n
              for s in m.get('services[0].syscalls')}
-    mean = lambda path: m.hist(path).mean() if m.has(path) else 0.0
+    mean = lambda path: m.hist(path).mean if m.has(path) else 0.0
     return calls, mean('services[0].requests.request_bytes'), \
         mean('services[0].requests.response_bytes')
 

@@ -27,8 +27,14 @@ def tree_files(path):
             if name not in ('clone', 'build.log')}
 
 
+# A model profiled from a real redis-server (statistics only), kept with the
+# fuzz corpus.
+PROFILED = os.path.join(os.path.dirname(__file__), '..', 'fuzz', 'corpus', 'synth_generate',
+                        'profiled-redis.msgpack')
+
+
 def test_same_seed_same_tree_other_seed_other_body(tmp_path):
-    model = random_model(tmp_path, 11, 'resp')
+    model = PROFILED
     for name, seed in (('a', 5), ('b', 5), ('c', 6)):
         ditto('synth', model, '-o', tmp_path / name, '--seed', seed, '--no-build')
     a, b, c = (tree_files(tmp_path / n) for n in 'abc')
@@ -51,7 +57,7 @@ def test_existing_directory_is_kept_without_force(tmp_path):
 
 
 def test_force_replaces_a_clone_tree(tmp_path):
-    model = random_model(tmp_path, 13, 'resp')
+    model = PROFILED
     out = tmp_path / 'out'
     ditto('synth', model, '-o', out, '--no-build', '--seed', 1)
     first = (out / 'body.S').read_bytes()
@@ -62,7 +68,7 @@ def test_force_replaces_a_clone_tree(tmp_path):
 
 def test_invalid_model_is_refused_with_the_validation_error(tmp_path):
     m = d.Model.load(str(random_model(tmp_path, 14, 'resp')))
-    m.services[0].threads[0].count = 0  # a thread class of no threads
+    m.service(0).threads[0].count = 0  # a thread class of no threads
     bad = tmp_path / 'bad.msgpack'
     m.save(str(bad))
     r = ditto('synth', bad, '-o', tmp_path / 'out', '--no-build', check=False)

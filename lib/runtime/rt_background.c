@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Background thread classes: per entry `threads` threads that wake every
+ * period_ns (absolute deadlines on CLOCK_MONOTONIC, so a late wake-up
+ * does not drift) and keep the CPU busy for busy_ns. They wait on a
+ * condition variable so that the stop wakes them at once; period 0 means
+ * they only wait for the stop.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond;
+static atomic_bool quit;
+static pthread_t *tids;
+static unsigned ntids;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Arithmetic the compiler cannot drop; the clock (vDSO, no system call)
+ * is read every few thousand rounds. */
+static void spin(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+	volatile uint64_t x = 1;
+
+	while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
+		for (int i = 0; i < 4096; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if (now_ns() >= end)
+			break;
+	}
+}
+
+static void *bg_main(void *arg)
+{
+	const struct rt_background *b = arg;
+	uint64_t next = now_ns();
+
+	pthread_mutex_lock(&lock);
+	while (!atomic_load(&quit)) {
+		struct timespec ts;
+
+		if (!b->period_ns) {
+			pthread_cond_wait(&cond, &lock);
+			continue;
+		}
+		next += b->period_ns;
+		ts.tv_sec = (time_t)(next / 1000000000ull);
+		ts.tv_nsec = (long)(next % 1000000000ull);
+		while (!atomic_load(&quit) && pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
+			;
+		if (atomic_load(&quit))
+			break;
+		pthread_mutex_unlock(&lock);
+		spin(b->busy_ns);
+		pthread_mutex_lock(&lock);
+		/* behind schedule: the next period starts now, no burst */
+		if (next < now_ns())
+			next = now_ns();
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+int rt_background_start(void)
+{
+	pthread_condattr_t attr;
+	unsigned total = 0;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&cond, &attr);
+	pthread_condattr_destroy(&attr);
+	for (unsigned i = 0; i < rt_config.nbackground; i++)
+		total += rt_config.background[i].threads;
+	if (!total)
+		return 0;
+	tids = calloc(total, sizeof(*tids));
+	if (!tids) {
+		rt_err(ENOMEM, "%u background threads", total);
+		return -1;
+	}
+	for (unsigned i = 0; i < rt_config.nbackground; i++)
+		for (unsigned k = 0; k < rt_config.background[i].threads; k++) {
+			if (rt_thread_start(&tids[ntids], bg_main, (void *)&rt_config.background[i],
+					    "background"))
+				return -1;
+			ntids++;
+		}
+	return 0;
+}
+
+void rt_background_stop(void)
+{
+	pthread_mutex_lock(&lock);
+	atomic_store(&quit, true);
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	for (unsigned i = 0; i < ntids; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	tids = NULL;
+	ntids = 0;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One connection's state machine, the same for every skeleton: read once,
+ * cut the requests out of the bytes (pipelined ones each in turn, a
+ * partial one waits), serve each (body, replay, response) and write its
+ * response in the model's number of writes. A write that would block
+ * leaves the rest queued: the connection then waits to be writable and
+ * serves no further request until its output is gone.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define KEEP_BUF (1u << 20)	/* larger idle buffers are given back */
+
+struct rt_conn *rt_conn_new(int fd)
+{
+	struct rt_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->want = RT_WANT_READ;
+	return c;
+}
+
+void rt_conn_free(struct rt_conn *c)
+{
+	close(c->fd);
+	rt_buf_free(&c->in);
+	rt_buf_free(&c->out);
+	free(c);
+}
+
+static size_t pending(const struct rt_conn *c)
+{
+	return c->out.len - c->out_off;
+}
+
+static void trim(struct rt_buf *b)
+{
+	if (!b->len && b->cap > KEEP_BUF)
+		rt_buf_free(b);
+}
+
+static void sent_all(struct rt_conn *c)
+{
+	c->out.len = c->out_off = 0;
+	trim(&c->out);
+}
+
+/* Writes max bytes of the queue: 1 done, 0 the socket is full, -1 error. */
+static int send_some(struct rt_conn *c, size_t max)
+{
+	while (max) {
+		size_t m = max < pending(c) ? max : pending(c);
+		ssize_t n = rt_sock_write(c->fd, c->out.data + c->out_off, m);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		c->out_off += (size_t)n;
+		max -= (size_t)n;
+	}
+	return 1;
+}
+
+static unsigned writes_per_response(void)
+{
+	double w = rt_config.net.writes_per_request;
+
+	if (!(w >= 1.0))
+		return 1;
+	return w > 1024 ? 1024 : (unsigned)(w + 0.5);	/* rounded; no libm */
+}
+
+/* The response at out[start..]: in writes_per_response() pieces, unless
+ * older bytes still wait for the socket (they go out together later). */
+static int send_response(struct rt_conn *c, size_t start)
+{
+	size_t len = c->out.len - start, chunk, done;
+	unsigned k = writes_per_response();
+
+	if (c->out_off < start)
+		return 0;
+	chunk = (len + k - 1) / k;
+	for (done = 0; done < len; done += chunk) {
+		size_t m = chunk < len - done ? chunk : len - done;
+		int r = send_some(c, m);
+
+		if (r <= 0)
+			return r;
+	}
+	sent_all(c);
+	return 1;
+}
+
+/* Serves the complete requests in the input, in order. */
+static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
+{
+	enum rt_want want = RT_WANT_READ;
+	size_t pos = 0;
+
+	while (pos < c->in.len && !c->closing && !rt_stopping()) {
+		struct rt_req req;
+		long n = rt_frame_cut(c, c->in.data + pos, c->in.len - pos, &req);
+		size_t start = c->out.len;
+		int r;
+
+		if (n == 0)
+			break;
+		if (n < 0) {	/* malformed: this connection ends */
+			want = RT_WANT_CLOSE;
+			break;
+		}
+		if (req.serve)
+			rt_request_work(t);
+		if (rt_frame_respond(c, &req, &t->rng, &c->out)) {
+			want = RT_WANT_CLOSE;
+			break;
+		}
+		pos += (size_t)n;
+		c->closing = req.close_after;
+		r = send_response(c, start);
+		if (req.serve)
+			rt_stop_count_request();
+		if (r <= 0) {
+			want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
+			break;
+		}
+	}
+	rt_buf_drop(&c->in, pos);
+	trim(&c->in);
+	if (want == RT_WANT_READ && pending(c))
+		want = RT_WANT_WRITE;
+	if (want == RT_WANT_READ && c->closing)
+		want = RT_WANT_CLOSE;
+	return c->want = want;
+}
+
+enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
+{
+	size_t rs = rt_sock_read_size();
+	ssize_t n;
+
+	if (rt_buf_reserve(&c->in, rs))
+		return c->want = RT_WANT_CLOSE;
+	n = rt_sock_read(c->fd, c->in.data + c->in.len, rs);
+	if (n == 0)
+		return c->want = RT_WANT_CLOSE;
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? c->want : (c->want = RT_WANT_CLOSE);
+	c->in.len += (size_t)n;
+	return serve(c, t);
+}
+
+enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t)
+{
+	int r = send_some(c, pending(c));
+
+	if (r <= 0)
+		return c->want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
+	sent_all(c);
+	if (c->closing)
+		return c->want = RT_WANT_CLOSE;
+	return serve(c, t);
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The blocking skeleton: an acceptor thread in blocking accept4() starts
+ * one thread per connection, which reads and writes with blocking calls.
+ * The main thread waits for the stop, signals the acceptor out of accept,
+ * shuts the connections down (their blocked reads return) and joins all.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct session {
+	pthread_t tid;
+	int fd;			/* -1 once closed (under lock) */
+	uint64_t stream;
+	atomic_bool done;
+	struct session *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct session *sessions;
+
+static void *session_main(void *arg)
+{
+	struct session *s = arg;
+	struct rt_thread t = { .replay = NULL };
+	struct rt_conn *c = rt_conn_new(s->fd);
+
+	if (c && !rt_thread_init(&t, s->stream)) {
+		rt_sock_setup(s->fd);
+		/* blocking writes finish, so only reads are waited for */
+		while (!rt_stopping() && rt_conn_readable(c, &t) != RT_WANT_CLOSE)
+			;
+	}
+	/* closed under the lock: the stop never shuts down a reused number */
+	pthread_mutex_lock(&lock);
+	if (c)
+		rt_conn_free(c);
+	else
+		close(s->fd);
+	s->fd = -1;
+	pthread_mutex_unlock(&lock);
+	rt_thread_fini(&t);
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+/* Joins the threads of closed connections (by the acceptor, as it goes). */
+static void reap(void)
+{
+	struct session **pp = &sessions, *s;
+
+	pthread_mutex_lock(&lock);
+	while ((s = *pp)) {
+		if (atomic_load(&s->done)) {
+			pthread_join(s->tid, NULL);
+			*pp = s->next;
+			free(s);
+		} else {
+			pp = &s->next;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static void start_session(int fd, uint64_t stream)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		close(fd);
+		return;
+	}
+	s->fd = fd;
+	s->stream = stream;
+	pthread_mutex_lock(&lock);
+	rc = pthread_create(&s->tid, NULL, session_main, s);
+	if (!rc) {
+		s->next = sessions;
+		sessions = s;
+	}
+	pthread_mutex_unlock(&lock);
+	if (rc) {
+		rt_err(rc, "cannot start a connection thread");
+		close(fd);
+		free(s);
+	}
+}
+
+struct blocking_acceptor {
+	int lfd;
+	unsigned proc;
+	atomic_bool done;
+};
+
+static void *acceptor_main(void *arg)
+{
+	struct blocking_acceptor *a = arg;
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	uint64_t seq = 0;
+
+	while (!rt_stopping()) {
+		int fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			reap();
+			start_session(fd, (uint64_t)a->proc << 32 | (1u << 31) | seq++);
+		} else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			nanosleep(&pause, NULL);
+		} else if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN && errno != EPROTO) {
+			rt_err(errno, "accept");
+			rt_fail();
+		}
+	}
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+static void stop_sessions(void)
+{
+	struct session *s;
+
+	pthread_mutex_lock(&lock);
+	for (s = sessions; s; s = s->next)
+		if (s->fd >= 0)
+			shutdown(s->fd, SHUT_RDWR);
+	pthread_mutex_unlock(&lock);
+	while ((s = sessions)) {
+		pthread_join(s->tid, NULL);
+		sessions = s->next;
+		free(s);
+	}
+}
+
+int rt_net_blocking_run(int lfd, unsigned proc, bool announce)
+{
+	struct blocking_acceptor a = { .lfd = lfd, .proc = proc };
+	struct pollfd p = { .fd = rt_stop_fd, .events = POLLIN };
+	pthread_t tid;
+
+	if (rt_thread_start(&tid, acceptor_main, &a, "acceptor"))
+		return -1;
+	if (announce)
+		rt_announce_ready();
+	while (!rt_stopping())
+		poll(&p, 1, -1);
+	rt_stop_kick_join(tid, &a.done);
+	stop_sessions();
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The epoll skeleton: one level-triggered epoll loop per serving thread
+ * over its listen sockets (or its dispatch eventfd), its connections and
+ * the stop eventfd; maxevents from the model (64 when it has none).
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+/* epoll's data: a connection's address or one of these small tags,
+ * which no address can be. */
+enum { TAG_STOP = 1, TAG_NOTIFY = 2, TAG_LISTEN = 3 };
+
+static int watch(int ep, int op, int fd, uint32_t events, uint64_t data)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = data };
+
+	return epoll_ctl(ep, op, fd, &ev);
+}
+
+static void add_conn(struct rt_worker *w, int ep, struct rt_conn *c)
+{
+	if (c && watch(ep, EPOLL_CTL_ADD, c->fd, EPOLLIN, (uintptr_t)c))
+		rt_worker_drop(w, c);
+}
+
+static void on_listen(struct rt_worker *w, int ep, int lfd)
+{
+	bool again = true;
+
+	for (int i = 0; i < 32 && again; i++)
+		add_conn(w, ep, rt_worker_accept(w, lfd, &again));
+}
+
+static void on_notify(struct rt_worker *w, int ep)
+{
+	uint64_t count;
+	int fds[64];
+	size_t n;
+
+	if (read(w->notify_fd, &count, sizeof(count)) < 0) {
+		/* EAGAIN: another wake-up already took the sockets */
+	}
+	while ((n = rt_worker_take(w, fds, 64)))
+		for (size_t i = 0; i < n; i++)
+			add_conn(w, ep, rt_worker_adopt(w, fds[i]));
+}
+
+static void on_conn(struct rt_worker *w, int ep, struct rt_conn *c, uint32_t events)
+{
+	enum rt_want before = c->want;
+	bool err = events & (EPOLLERR | EPOLLHUP);
+
+	if (!rt_worker_service(w, c, (events & EPOLLIN) || err, (events & EPOLLOUT) || err))
+		return;
+	if (c->want != before &&
+	    watch(ep, EPOLL_CTL_MOD, c->fd, c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN, (uintptr_t)c))
+		rt_worker_drop(w, c);
+}
+
+static int setup(struct rt_worker *w, int ep)
+{
+	if (watch(ep, EPOLL_CTL_ADD, rt_stop_fd, EPOLLIN, TAG_STOP))
+		return -1;
+	if (w->notify_fd >= 0 && watch(ep, EPOLL_CTL_ADD, w->notify_fd, EPOLLIN, TAG_NOTIFY))
+		return -1;
+	for (unsigned i = 0; i < w->nlfd; i++)
+		if (watch(ep, EPOLL_CTL_ADD, w->lfd[i], EPOLLIN, TAG_LISTEN + i))
+			return -1;
+	return 0;
+}
+
+static void dispatch(struct rt_worker *w, int ep, const struct epoll_event *ev)
+{
+	uint64_t d = ev->data.u64;
+
+	if (d == TAG_STOP)
+		return;		/* the loop condition sees it */
+	if (d == TAG_NOTIFY)
+		on_notify(w, ep);
+	else if (d >= TAG_LISTEN && d < TAG_LISTEN + w->nlfd)
+		on_listen(w, ep, w->lfd[d - TAG_LISTEN]);
+	else
+		on_conn(w, ep, (struct rt_conn *)(uintptr_t)d, ev->events);
+}
+
+void rt_net_epoll_loop(struct rt_worker *w)
+{
+	unsigned max = rt_config.net.epoll_events ? rt_config.net.epoll_events : RT_EPOLL_EVENTS_DEFAULT;
+	struct epoll_event *ev = calloc(max, sizeof(*ev));
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (!ev || ep < 0 || setup(w, ep)) {
+		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
+		rt_fail();
+	}
+	while (!rt_stopping()) {
+		int n = epoll_wait(ep, ev, (int)max, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rt_err(errno, "epoll_wait");
+			rt_fail();
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			dispatch(w, ep, &ev[i]);
+	}
+	if (ep >= 0)
+		close(ep);
+	free(ev);
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The system calls a request makes besides its socket I/O, replayed at the
+ * model's per-request rates on the scratch file (never anything else).
+ *
+ * Per thread and entry an accumulator adds per_request and issues the
+ * whole calls it owes, keeping the fraction. File offsets follow the
+ * entry's `sequential` share: continue where its previous call ended,
+ * else a drawn offset. Positional forms (pread64, pwritev...) take the
+ * offset as an argument. Plain forms (read, writev...) use a file
+ * descriptor of their own per thread and entry, whose position continues
+ * by itself; an lseek is issued only when the offset jumps (a
+ * non-sequential draw, or a wrap at the end of the file), the one call
+ * the replay adds. OPEN leaves its descriptor in a small ring and CLOSE
+ * closes the oldest one there (nothing when the ring is empty); a full
+ * ring closes its oldest before an OPEN.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING 64			/* descriptors OPEN may leave open per thread */
+#define IOV_CAP 64		/* iovecs of one vectored call */
+#define DATA_MAX (16u << 20)	/* bytes of one file call */
+#define SLEEP_MAX_NS 1000000000ull	/* keeps a stop prompt */
+#define MMAP_MAX (1ull << 30)
+
+/* The argument shape of a file data call, from its number. */
+struct shape {
+	long nr;
+	bool write, vec, pos;
+};
+
+static const struct shape shapes[] = {
+	{ SYS_read, false, false, false },   { SYS_pread64, false, false, true },
+	{ SYS_readv, false, true, false },   { SYS_preadv, false, true, true },
+	{ SYS_preadv2, false, true, true },  { SYS_write, true, false, false },
+	{ SYS_pwrite64, true, false, true }, { SYS_writev, true, true, false },
+	{ SYS_pwritev, true, true, true },   { SYS_pwritev2, true, true, true },
+};
+
+struct entry {
+	double acc;		/* calls owed, fraction kept */
+	uint64_t next;		/* where the previous call ended */
+	uint64_t pos;		/* position of fd */
+	int fd;			/* own descriptor of a plain-form call, else -1 */
+	struct shape shape;
+	unsigned iovcnt;
+};
+
+struct rt_replayer {
+	struct entry *e;
+	int ring[RING];
+	unsigned head, count;
+	char *data;
+	size_t cap;
+	struct iovec iov[IOV_CAP];
+	uint32_t futex_word;
+};
+
+/* The number decides the shape (the wrong shape would pass an iovec array
+ * as a data buffer); an unknown number takes the shape from the flags. */
+static struct shape shape_of(const struct rt_call *c)
+{
+	bool write = c->kind == RT_REPLAY_FILE_WRITE, vec = c->iovcnt > 0;
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (shapes[i].nr == c->nr && shapes[i].write == write)
+			return shapes[i];
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (shapes[i].write == write && shapes[i].vec == vec && shapes[i].pos == c->positional)
+			return shapes[i];
+	return shapes[0];
+}
+
+static int entry_init(struct entry *e, const struct rt_call *c)
+{
+	e->fd = -1;
+	if (c->kind != RT_REPLAY_FILE_READ && c->kind != RT_REPLAY_FILE_WRITE)
+		return 0;
+	e->shape = shape_of(c);
+	e->iovcnt = !e->shape.vec ? 0 : c->iovcnt ? c->iovcnt : 1;
+	e->iovcnt = e->iovcnt > IOV_CAP ? IOV_CAP : e->iovcnt;
+	if (e->shape.pos || rt_scratch_fd < 0)
+		return 0;
+	e->fd = open(rt_scratch_path, O_RDWR | O_CLOEXEC);
+	if (e->fd < 0) {
+		rt_err(errno, "cannot open the scratch file %s", rt_scratch_path);
+		return -1;
+	}
+	return 0;
+}
+
+struct rt_replayer *rt_replay_new(void)
+{
+	struct rt_replayer *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->e = calloc(rt_config.ncalls ? rt_config.ncalls : 1, sizeof(*r->e)))) {
+		free(r);
+		rt_err(ENOMEM, "replay state");
+		return NULL;
+	}
+	for (unsigned i = 0; i < rt_config.ncalls; i++)
+		r->e[i].fd = -1;
+	for (unsigned i = 0; i < rt_config.ncalls; i++)
+		if (entry_init(&r->e[i], &rt_config.calls[i])) {
+			rt_replay_free(r);
+			return NULL;
+		}
+	return r;
+}
+
+static void close_oldest(struct rt_replayer *r)
+{
+	if (!r->count)
+		return;
+	close(r->ring[r->head]);
+	r->head = (r->head + 1) % RING;
+	r->count--;
+}
+
+void rt_replay_free(struct rt_replayer *r)
+{
+	if (!r)
+		return;
+	while (r->count)
+		close_oldest(r);
+	for (unsigned i = 0; i < rt_config.ncalls; i++)
+		if (r->e[i].fd >= 0)
+			close(r->e[i].fd);
+	free(r->e);
+	free(r->data);
+	free(r);
+}
+
+/* Offset and size of a file call, inside the file. */
+static void place(struct entry *e, const struct rt_call *c, struct rt_rng *rng, uint64_t *off, uint64_t *size)
+{
+	uint64_t fsize = rt_scratch_size, sz = rt_hist_draw(&c->size, rng), o;
+	bool seq = rt_rng_unit(rng) < c->sequential;
+
+	sz = sz > fsize ? fsize : sz;
+	sz = sz > DATA_MAX ? DATA_MAX : sz;
+	o = seq ? e->next : fsize ? rt_hist_draw(&c->offset, rng) % fsize : 0;
+	if (o + sz > fsize)
+		o = seq ? 0 : o % (fsize - sz + 1);
+	e->next = o + sz;
+	*off = o;
+	*size = sz;
+}
+
+static char *data_buf(struct rt_replayer *r, size_t size)
+{
+	char *p;
+
+	if (size <= r->cap)
+		return r->data;
+	p = realloc(r->data, size);
+	if (!p)
+		return NULL;
+	/* written to the file: filler, never uninitialised memory */
+	memset(p + r->cap, 'x', size - r->cap);
+	r->data = p;
+	r->cap = size;
+	return p;
+}
+
+static void file_data(struct rt_replayer *r, struct entry *e, const struct rt_call *c, struct rt_rng *rng)
+{
+	uint64_t off, size, part;
+	char *buf;
+	int fd = e->shape.pos ? rt_scratch_fd : e->fd;
+	long ret;
+
+	if (fd < 0)
+		return;
+	place(e, c, rng, &off, &size);
+	buf = data_buf(r, size ? size : 1);
+	if (!buf)
+		return;
+	if (!e->shape.pos && e->pos != off) {
+		lseek(fd, (off_t)off, SEEK_SET);
+		e->pos = off;
+	}
+	part = e->iovcnt ? size / e->iovcnt : 0;
+	for (unsigned k = 0; k < e->iovcnt; k++) {
+		r->iov[k].iov_base = buf + k * part;
+		r->iov[k].iov_len = k + 1 < e->iovcnt ? part : size - k * part;
+	}
+	/* One argument list fits all four shapes; extra arguments are unused
+	 * (pos_h and the flags of preadv2/pwritev2 are 0). */
+	if (e->shape.vec)
+		ret = syscall(e->shape.nr, fd, r->iov, e->iovcnt, (long)off, 0L, 0L);
+	else
+		ret = syscall(e->shape.nr, fd, buf, (size_t)size, (long)off);
+	if (!e->shape.pos && ret > 0)
+		e->pos += (uint64_t)ret;
+}
+
+static void do_open(struct rt_replayer *r, const struct rt_call *c)
+{
+	long fd;
+
+	if (r->count == RING)
+		close_oldest(r);
+	if (c->nr == SYS_open)
+		fd = syscall(SYS_open, rt_scratch_path, O_RDONLY | O_CLOEXEC);
+	else
+		fd = syscall(SYS_openat, AT_FDCWD, rt_scratch_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	r->ring[(r->head + r->count) % RING] = (int)fd;
+	r->count++;
+}
+
+static void do_stat(const struct rt_call *c)
+{
+	union {
+		struct stat st;
+		struct statx stx;
+	} u;
+
+	switch (c->nr) {
+	case SYS_stat:
+	case SYS_lstat:
+		syscall(c->nr, rt_scratch_path, &u.st);
+		break;
+	case SYS_newfstatat:
+		syscall(c->nr, AT_FDCWD, rt_scratch_path, &u.st, 0);
+		break;
+	case SYS_statx:
+		syscall(c->nr, AT_FDCWD, rt_scratch_path, 0, STATX_BASIC_STATS, &u.stx);
+		break;
+	default:
+		syscall(SYS_fstat, rt_scratch_fd, &u.st);
+		break;
+	}
+}
+
+static void do_sleep(const struct rt_call *c, struct rt_rng *rng)
+{
+	uint64_t ns = rt_hist_draw(&c->size, rng);
+	struct timespec ts;
+
+	ns = ns > SLEEP_MAX_NS ? SLEEP_MAX_NS : ns;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	if (c->nr == SYS_clock_nanosleep)
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	else
+		syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
+{
+	uint64_t page = 4096, size = rt_hist_draw(&c->size, rng);
+	void *p;
+
+	size = size > MMAP_MAX ? MMAP_MAX : size;
+	size = size < page ? page : (size + page - 1) / page * page;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		munmap(p, size);
+}
+
+static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
+{
+	const struct rt_call *c = &rt_config.calls[i];
+	uint64_t fsize = rt_scratch_size;
+
+	switch (c->kind) {
+	case RT_REPLAY_FILE_READ:
+	case RT_REPLAY_FILE_WRITE:
+		file_data(r, &r->e[i], c, rng);
+		break;
+	case RT_REPLAY_FSYNC:
+		syscall(c->nr == SYS_fdatasync ? SYS_fdatasync : SYS_fsync, rt_scratch_fd);
+		break;
+	case RT_REPLAY_OPEN:
+		do_open(r, c);
+		break;
+	case RT_REPLAY_CLOSE:
+		close_oldest(r);
+		break;
+	case RT_REPLAY_STAT:
+		do_stat(c);
+		break;
+	case RT_REPLAY_LSEEK:
+		lseek(rt_scratch_fd, fsize ? (off_t)(rt_hist_draw(&c->offset, rng) % fsize) : 0, SEEK_SET);
+		break;
+	case RT_REPLAY_SLEEP:
+		do_sleep(c, rng);
+		break;
+	case RT_REPLAY_YIELD:
+		sched_yield();
+		break;
+	case RT_REPLAY_FUTEX_WAKE:
+		syscall(SYS_futex, &r->futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		break;
+	case RT_REPLAY_MMAP:
+		do_mmap(c, rng);
+		break;
+	}
+}
+
+void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng)
+{
+	for (unsigned i = 0; i < rt_config.ncalls; i++) {
+		struct entry *e = &r->e[i];
+
+		e->acc += rt_config.calls[i].per_request;
+		while (e->acc >= 1.0) {
+			e->acc -= 1.0;
+			issue(r, i, rng);
+		}
+	}
+}

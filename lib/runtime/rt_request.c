@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What one request costs besides its bytes, in the model's order: the
+ * body (body.S, its instructions drawn per request) on the process's data
+ * regions, then the replayed system calls. Also the per-thread state both
+ * need.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+void *rt_regions;
+static size_t regions_size;
+
+int rt_regions_map(void)
+{
+	size_t size = rt_config.body_region_bytes ? (size_t)*rt_config.body_region_bytes : 0;
+	void *p;
+
+	if (!rt_config.body || !size)
+		return 0;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		rt_err(errno, "cannot map %zu bytes of body regions", size);
+		return -1;
+	}
+	rt_regions = p;
+	regions_size = size;
+	return 0;
+}
+
+void rt_regions_unmap(void)
+{
+	if (rt_regions)
+		munmap(rt_regions, regions_size);
+	rt_regions = NULL;
+}
+
+int rt_thread_init(struct rt_thread *t, uint64_t stream)
+{
+	rt_rng_seed(&t->rng, rt_config.seed, stream);
+	t->body_state[0] = 0;
+	t->body_state[1] = 0;	/* the body's own; kept between requests */
+	t->replay = rt_replay_new();
+	return t->replay ? 0 : -1;
+}
+
+void rt_thread_fini(struct rt_thread *t)
+{
+	rt_replay_free(t->replay);
+	t->replay = NULL;
+}
+
+/* Loop iterations for this request: the drawn instruction count over the
+ * instructions of one iteration, at least one; 0 lets the body use its
+ * built-in count. */
+static uint64_t body_loops(struct rt_thread *t)
+{
+	uint64_t insts = rt_hist_draw(&rt_config.insts_per_request, &t->rng), loops;
+
+	if (!rt_config.body_loop_insts)
+		return 0;
+	loops = insts / rt_config.body_loop_insts;
+	return loops ? loops : 1;
+}
+
+void rt_request_work(struct rt_thread *t)
+{
+	if (rt_config.body) {
+		t->body_state[0] = body_loops(t);
+		rt_config.body(rt_regions, t->body_state);
+	}
+	rt_replay_run(t->replay, &t->rng);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Connection reads and writes through the system calls the model saw
+ * (read, recvfrom, readv, recvmsg; write, sendto, writev, sendmsg), with
+ * its read size and iovec count. Unknown numbers fall back to read/write.
+ */
+#include "rt_int.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define WRITE_IOV_MAX 64
+
+size_t rt_sock_read_size(void)
+{
+	return rt_config.net.read_size ? rt_config.net.read_size : RT_READ_SIZE_DEFAULT;
+}
+
+void rt_sock_setup(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+ssize_t rt_sock_read(int fd, void *buf, size_t n)
+{
+	struct iovec iov = { buf, n };
+	struct msghdr msg;
+
+	switch (rt_config.net.read_nr) {
+	case SYS_recvfrom:
+		return recvfrom(fd, buf, n, 0, NULL, NULL);
+	case SYS_readv:
+		return readv(fd, &iov, 1);
+	case SYS_recvmsg:
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		return recvmsg(fd, &msg, 0);
+	default:
+		return read(fd, buf, n);
+	}
+}
+
+/* Splits [p, p + n) into the model's iovec count (at least one). */
+static int split(const char *p, size_t n, struct iovec *iov)
+{
+	unsigned k = rt_config.net.write_iov ? rt_config.net.write_iov : 1;
+	size_t part;
+
+	k = k > WRITE_IOV_MAX ? WRITE_IOV_MAX : k;
+	k = n < k ? (n ? (unsigned)n : 1) : k;
+	part = n / k;
+	for (unsigned i = 0; i < k; i++) {
+		iov[i].iov_base = (char *)p + i * part;
+		iov[i].iov_len = i + 1 < k ? part : n - i * part;
+	}
+	return (int)k;
+}
+
+ssize_t rt_sock_write(int fd, const char *p, size_t n)
+{
+	struct iovec iov[WRITE_IOV_MAX];
+	struct msghdr msg;
+
+	switch (rt_config.net.write_nr) {
+	case SYS_sendto:
+		return sendto(fd, p, n, MSG_NOSIGNAL, NULL, 0);
+	case SYS_writev:
+		return writev(fd, iov, split(p, n, iov));
+	case SYS_sendmsg:
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)split(p, n, iov);
+		return sendmsg(fd, &msg, MSG_NOSIGNAL);
+	default:
+		return write(fd, p, n);
+	}
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Why and how a clone process stops: SIGTERM/SIGINT, the --max-seconds
+ * timer (SIGALRM) and the --max-requests count all end in rt_stop(), which
+ * sets a flag and makes an eventfd readable that every event loop watches.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+int rt_stop_fd = -1;
+static atomic_int stopping;
+static atomic_uint_fast64_t served;
+static atomic_int failed;
+
+void rt_stop(void)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&stopping, 1))
+		return;
+	/* Never read back: the fd stays readable for every loop. */
+	if (rt_stop_fd >= 0 && write(rt_stop_fd, &one, sizeof(one)) < 0) {
+		/* nothing to do in a signal handler; the flag is set */
+	}
+}
+
+bool rt_stopping(void)
+{
+	return atomic_load_explicit(&stopping, memory_order_relaxed) != 0;
+}
+
+void rt_fail(void)
+{
+	atomic_store(&failed, 1);
+	rt_stop();
+}
+
+bool rt_failed(void)
+{
+	return atomic_load(&failed) != 0;
+}
+
+void rt_stop_count_request(void)
+{
+	uint64_t n;
+
+	if (!rt_opts.max_requests)
+		return;
+	n = atomic_fetch_add(&served, 1) + 1;
+	if (n >= rt_opts.max_requests)
+		rt_stop();
+}
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	rt_stop();
+	errno = saved;
+}
+
+/* SIGUSR1 only interrupts a blocking call (no SA_RESTART). */
+static void on_kick(int sig)
+{
+	(void)sig;
+}
+
+static int handle(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: blocked calls return EINTR */
+	return sigaction(sig, &sa, NULL);
+}
+
+static int arm_deadline(double seconds)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)seconds;
+	it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int rt_stop_init(void)
+{
+	sigset_t set;
+
+	rt_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rt_stop_fd < 0) {
+		rt_err(errno, "eventfd for stopping");
+		return -1;
+	}
+	if (handle(SIGTERM, on_stop_signal) || handle(SIGINT, on_stop_signal) ||
+	    handle(SIGALRM, on_stop_signal) || handle(SIGUSR1, on_kick) || handle(SIGPIPE, SIG_IGN)) {
+		rt_err(errno, "sigaction");
+		return -1;
+	}
+	/* A pre-forked child starts with them blocked (see rt_prefork.c). */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGALRM);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (rt_opts.max_seconds > 0 && arm_deadline(rt_opts.max_seconds)) {
+		rt_err(errno, "setitimer for --max-seconds");
+		return -1;
+	}
+	return 0;
+}
+
+void rt_stop_kick_join(pthread_t t, atomic_bool *done)
+{
+	const struct timespec slice = { 0, 5 * 1000 * 1000 };
+
+	/* A kick can land just before the thread blocks: repeat until done. */
+	while (!atomic_load(done)) {
+		pthread_kill(t, SIGUSR1);
+		nanosleep(&slice, NULL);
+	}
+	pthread_join(t, NULL);
+}
+
+int rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what)
+{
+	int rc = pthread_create(t, NULL, fn, arg);
+
+	if (rc)
+		rt_err(rc, "cannot start a %s thread", what);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A serving thread's connections, whatever loop drives them: accepting or
+ * adopting a socket, serving it when ready, closing it, and the queue an
+ * acceptor thread hands sockets over with (an eventfd says when).
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
+{
+	struct rt_conn *c;
+
+	/* select() cannot watch descriptors at or above FD_SETSIZE */
+	if (fd >= w->fd_limit) {
+		close(fd);
+		return NULL;
+	}
+	if (w->nconns == w->conncap) {
+		size_t cap = w->conncap ? 2 * w->conncap : 16;
+		struct rt_conn **p = realloc(w->conns, cap * sizeof(*p));
+
+		if (!p) {
+			close(fd);
+			return NULL;
+		}
+		w->conns = p;
+		w->conncap = cap;
+	}
+	c = rt_conn_new(fd);
+	if (!c) {
+		close(fd);
+		return NULL;
+	}
+	rt_sock_setup(fd);
+	c->slot = w->nconns;
+	w->conns[w->nconns++] = c;
+	return c;
+}
+
+/* *again: a socket came (another accept may succeed). EAGAIN is normal:
+ * threads and processes sharing a listen socket race for each one. */
+struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	*again = fd >= 0;
+	return fd >= 0 ? rt_worker_adopt(w, fd) : NULL;
+}
+
+void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
+{
+	struct rt_conn *last = w->conns[--w->nconns];
+
+	w->conns[c->slot] = last;
+	last->slot = c->slot;
+	rt_conn_free(c);
+}
+
+/* Readiness in, served out; false when the connection was closed. */
+bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable)
+{
+	enum rt_want want = c->want;
+
+	if (want == RT_WANT_WRITE && writable)
+		want = rt_conn_writable(c, &w->t);
+	else if (want == RT_WANT_READ && readable)
+		want = rt_conn_readable(c, &w->t);
+	if (want == RT_WANT_CLOSE) {
+		rt_worker_drop(w, c);
+		return false;
+	}
+	return true;
+}
+
+void rt_worker_push(struct rt_worker *w, int fd)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&w->qlock);
+	if (w->qlen == w->qcap) {
+		size_t cap = w->qcap ? 2 * w->qcap : 16;
+		int *q = realloc(w->q, cap * sizeof(*q));
+
+		if (!q) {
+			pthread_mutex_unlock(&w->qlock);
+			close(fd);
+			return;
+		}
+		w->q = q;
+		w->qcap = cap;
+	}
+	w->q[w->qlen++] = fd;
+	atomic_store(&w->queued, w->qlen);
+	pthread_mutex_unlock(&w->qlock);
+	if (w->notify_fd >= 0 && write(w->notify_fd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow with one write per socket */
+	}
+}
+
+size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max)
+{
+	size_t n;
+
+	if (!atomic_load(&w->queued))
+		return 0;
+	pthread_mutex_lock(&w->qlock);
+	n = w->qlen < max ? w->qlen : max;
+	memcpy(fds, w->q, n * sizeof(*fds));
+	memmove(w->q, w->q + n, (w->qlen - n) * sizeof(*fds));
+	w->qlen -= n;
+	atomic_store(&w->queued, w->qlen);
+	pthread_mutex_unlock(&w->qlock);
+	return n;
+}

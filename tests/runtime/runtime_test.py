@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Runtime test: start one clone built from lib/runtime on a free port,
+drive it with its real client (redis-benchmark, memcaslap, wrk, or the
+small clients below), stop it with SIGTERM while a client is still
+connected, and check its exit status (0), its one "ready" line and that no
+scratch file is left; then once more with only --max-seconds to stop it. The replay scenario counts the replayed system calls
+under strace instead.
+  runtime_test.py CLONE SCENARIO [THREADS]
+SCENARIO: resp, mctext, mcbin, http, lp, raw, replay. THREADS: the number
+of threads the clone's process should run (checked when given)."""
+
+import os
+import random
+import re
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+failures = []
+READY_S = 15
+STOP_S = 10
+
+
+def fail(msg):
+    print('FAIL: ' + msg, flush=True)
+    failures.append(msg)
+
+
+def scratch_parent():
+    return '/dev/shm' if os.path.isdir('/dev/shm') else None
+
+
+class Clone:
+    """A clone process on a random free port (exit status 3: port taken)."""
+
+    def __init__(self, exe, extra=(), wrap=(), env=None):
+        self.exe = exe
+        self.scratch = tempfile.mkdtemp(prefix='rt-scratch-', dir=scratch_parent())
+        self.err = tempfile.TemporaryFile()
+        for _ in range(10):
+            self.port = random.randint(20000, 59999)
+            argv = list(wrap) + [exe, '--port', str(self.port), '--max-seconds', '60',
+                                 '--scratch', self.scratch] + list(extra)
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.err, env=env)
+            if self.wait_ready():
+                return
+            if self.proc.returncode != 3:
+                raise RuntimeError('%s: no "ready" (exit status %s): %s' %
+                                   (exe, self.proc.returncode, self.stderr()))
+        raise RuntimeError('%s: no free port in 10 tries' % exe)
+
+    def wait_ready(self):
+        deadline = time.time() + READY_S
+        line = b''
+        while time.time() < deadline:
+            r, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            if r:
+                c = os.read(self.proc.stdout.fileno(), 1)
+                if not c:
+                    self.proc.wait()
+                    return False
+                line += c
+                if line == b'ready\n':
+                    return True
+            elif self.proc.poll() is not None:
+                return False
+        self.proc.kill()
+        self.proc.wait()
+        raise RuntimeError('%s: no "ready" within %d s' % (self.exe, READY_S))
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read().decode(errors='replace').strip()
+
+    def threads(self):
+        return len(os.listdir('/proc/%d/task' % self.proc.pid))
+
+    def children(self):
+        with open('/proc/%d/task/%d/children' % (self.proc.pid, self.proc.pid)) as f:
+            return len(f.read().split())
+
+    def finish(self, what, timeout):
+        """Waits for the exit; checks status 0, one "ready", no scratch file."""
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            fail('%s: still running %d s after %s' % (self.exe, timeout, what))
+            self.proc.kill()
+            rc = self.proc.wait()
+        rest = self.proc.stdout.read()
+        if rc != 0:
+            fail('%s: exit status %d after %s: %s' % (self.exe, rc, what, self.stderr()))
+        if rest:
+            fail('%s: more output after "ready": %r' % (self.exe, rest[:200]))
+        left = os.listdir(self.scratch)
+        if left:
+            fail('%s: scratch files left: %s' % (self.exe, left))
+            for f in left:
+                os.unlink(os.path.join(self.scratch, f))
+        os.rmdir(self.scratch)
+
+    def stop(self):
+        """SIGTERM while a client is connected and one request is partial."""
+        idle = self.connect()
+        partial = self.connect()
+        partial.sendall(b'\x00')
+        time.sleep(0.1)
+        self.proc.send_signal(signal.SIGTERM)
+        self.finish('SIGTERM', STOP_S)
+        idle.close()
+        partial.close()
+
+    def connect(self):
+        s = socket.create_connection(('127.0.0.1', self.port), timeout=10)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return s
+
+
+def recv_exact(s, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = s.recv(min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise ConnectionError('closed after %d of %d bytes' % (len(buf), n))
+        buf += chunk
+    return bytes(buf)
+
+
+def recv_until(s, sep):
+    buf = bytearray()
+    while not buf.endswith(sep):
+        c = s.recv(1)
+        if not c:
+            raise ConnectionError('closed before %r' % sep)
+        buf += c
+    return bytes(buf)
+
+
+def closed(s):
+    """Does the peer close the connection (within 5 s)?"""
+    s.settimeout(5)
+    try:
+        while True:
+            if not s.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+def run_tool(argv, timeout=60):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode(errors='replace').replace('\r', '\n')
+    return p.returncode, out
+
+
+def check_threads(clone, want):
+    if want is not None and clone.threads() != want:
+        fail('%s: %d threads, expected %d' % (clone.exe, clone.threads(), want))
+
+
+# ---- length-prefixed and raw ----
+
+def lp_request(s, payload):
+    s.sendall(struct.pack('>I', len(payload)) + payload)
+    return lp_response(s)
+
+
+def lp_response(s):
+    n = struct.unpack('>I', recv_exact(s, 4))[0]
+    if n > 16 << 20:
+        raise ValueError('response of %d bytes' % n)
+    recv_exact(s, n)
+    return n + 4
+
+
+def lp_client(clone, n, errors):
+    try:
+        s = clone.connect()
+        for i in range(n):
+            lp_request(s, b'q' * (i % 300))
+        s.close()
+    except Exception as e:  # reported by the caller
+        errors.append(repr(e))
+
+
+def scenario_lp(clone):
+    s = clone.connect()
+    sizes = [lp_request(s, b'hello') for _ in range(200)]
+    if min(sizes) < 4 or max(sizes) > 16 << 20:
+        fail('lp: response sizes out of range: %d..%d' % (min(sizes), max(sizes)))
+    # pipelined: 64 requests in one send, answered in order
+    s.sendall(b''.join(struct.pack('>I', 3) + b'abc' for _ in range(64)))
+    for _ in range(64):
+        lp_response(s)
+    # one request byte by byte, then a 1 MiB one
+    msg = struct.pack('>I', 10) + b'0123456789'
+    for b in msg:
+        s.send(bytes([b]))
+        time.sleep(0.001)
+    lp_response(s)
+    lp_request(s, b'z' * (1 << 20))
+    # parallel clients
+    errors = []
+    ts = [threading.Thread(target=lp_client, args=(clone, 300, errors)) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for e in errors:
+        fail('lp: client: ' + e)
+    # malformed: a length above 64 MiB closes that connection only
+    bad = clone.connect()
+    bad.sendall(struct.pack('>I', 0xffffffff) + b'x')
+    if not closed(bad):
+        fail('lp: a 4 GiB length did not close the connection')
+    lp_request(s, b'still there')
+    s.close()
+
+
+def scenario_raw(clone):
+    s = clone.connect()
+    for _ in range(200):
+        s.sendall(b'x' * 10)
+        recv_exact(s, 100)  # CFG_RESP_FIXED=100
+    s.close()
+    errors = []
+
+    def client():
+        try:
+            c = clone.connect()
+            for _ in range(200):
+                c.sendall(b'ping')
+                recv_exact(c, 100)
+            c.close()
+        except Exception as e:
+            errors.append(repr(e))
+    ts = [threading.Thread(target=client) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for e in errors:
+        fail('raw: client: ' + e)
+
+
+# ---- redis ----
+
+def resp_reply(s):
+    line = recv_until(s, b'\r\n')
+    if line[:1] == b'$':
+        n = int(line[1:-2])
+        return line + (recv_exact(s, n + 2) if n >= 0 else b'')
+    if line[:1] == b'*':
+        return line + b''.join(resp_reply(s) for _ in range(int(line[1:-2])))
+    return line
+
+
+def scenario_resp(clone):
+    for extra in ([], ['-P', '16']):
+        rc, out = run_tool(['redis-benchmark', '-h', '127.0.0.1', '-p', str(clone.port), '-n', '20000',
+                            '-c', '10', '-t', 'get,set,incr,lpush', '-q'] + extra)
+        bad = [l for l in out.split('\n') if re.search(r'warn|err|fail', l, re.I)]
+        done = re.findall(r'^(SET|GET|INCR|LPUSH): [0-9.]+ requests per second', out, re.M)
+        if rc != 0 or bad or len(done) != 4:
+            fail('redis-benchmark %s: status %d, %s, finished %s' % (' '.join(extra), rc, bad[:3], done))
+    s = clone.connect()
+    s.sendall(b'PING\r\n')
+    if resp_reply(s) != b'+PONG\r\n':
+        fail('resp: inline PING')
+    s.sendall(b'*3\r\n$6\r\nconfig\r\n$3\r\nGET\r\n$10\r\nappendonly\r\n')
+    if resp_reply(s) != b'*2\r\n$10\r\nappendonly\r\n$0\r\n\r\n':
+        fail('resp: CONFIG GET')
+    s.sendall(b'*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n' * 100)
+    for _ in range(100):
+        r = resp_reply(s)
+        if r[:1] not in (b'$', b'+'):
+            fail('resp: GET reply %r' % r[:40])
+            break
+    bad = clone.connect()
+    bad.sendall(b'*1\r\n$x\r\n')
+    if not closed(bad):
+        fail('resp: a malformed bulk length did not close the connection')
+    s.sendall(b'PING\r\n')
+    resp_reply(s)
+    s.close()
+
+
+# ---- memcached ----
+
+def memcaslap(clone, binary):
+    argv = ['memcaslap', '-s', '127.0.0.1:%d' % clone.port, '-t', '3s', '-c', '8']
+    rc, out = run_tool(argv + (['--binary'] if binary else []))
+    bad = [l for l in out.split('\n') if re.search(r'error|fail|unexpect|timeout', l, re.I)]
+    ops = re.search(r'Ops: (\d+)', out)
+    if rc != 0 or bad or not ops or int(ops.group(1)) == 0:
+        fail('memcaslap%s: status %d, %s, %s' % (' --binary' if binary else '', rc, bad[:3],
+                                                  ops.group(0) if ops else 'no Ops line'))
+
+
+def scenario_mctext(clone):
+    memcaslap(clone, False)
+    memcaslap(clone, True)
+    s = clone.connect()
+    s.sendall(b'get a bb ccc\r\n')
+    keys = []
+    while True:
+        line = recv_until(s, b'\r\n')
+        if line == b'END\r\n':
+            break
+        f = line.split()
+        keys.append(f[1])
+        recv_exact(s, int(f[3]) + 2)
+    if keys != [b'a', b'bb', b'ccc']:
+        fail('mctext: get keys %r' % keys)
+    s.sendall(b'set k 0 0 5 noreply\r\nhello\r\nset k 0 0 2\r\nhi\r\n')
+    if recv_until(s, b'\r\n') != b'STORED\r\n':
+        fail('mctext: noreply then set')
+    for cmd, want in ((b'delete k', b'DELETED'), (b'incr n 7', b'7'), (b'stats', b'END'),
+                      (b'flush_all', b'OK'), (b'bogus', b'ERROR')):
+        s.sendall(cmd + b'\r\n')
+        got = recv_until(s, b'\r\n')
+        if got != want + b'\r\n':
+            fail('mctext: %r -> %r' % (cmd, got))
+    s.sendall(b'version\r\n')
+    if not recv_until(s, b'\r\n').startswith(b'VERSION '):
+        fail('mctext: version')
+    s.sendall(b'quit\r\n')
+    if not closed(s):
+        fail('mctext: quit did not close')
+
+
+def mcbin_packet(op, key=b'', extras=b'', value=b'', opaque=0):
+    body = extras + key + value
+    return struct.pack('>BBHBBHIIQ', 0x80, op, len(key), len(extras), 0, 0, len(body), opaque, 0) + body
+
+
+def mcbin_reply(s):
+    h = recv_exact(s, 24)
+    magic, op, klen, elen, _, status, blen, opaque, _ = struct.unpack('>BBHBBHIIQ', h)
+    body = recv_exact(s, blen)
+    return magic, op, status, opaque, body[elen:elen + klen], blen
+
+
+def scenario_mcbin(clone):
+    memcaslap(clone, True)
+    memcaslap(clone, False)
+    s = clone.connect()
+    s.sendall(mcbin_packet(0x0c, b'mykey', opaque=77))
+    magic, op, status, opaque, key, _ = mcbin_reply(s)
+    if (magic, op, status, opaque, key) != (0x81, 0x0c, 0, 77, b'mykey'):
+        fail('mcbin: GETK reply %r' % ((magic, op, status, opaque, key),))
+    # a quiet set gets no reply: the NOOP's is the next one
+    s.sendall(mcbin_packet(0x11, b'k', b'\0' * 8, b'value') + mcbin_packet(0x0a, opaque=5))
+    _, op, _, opaque, _, _ = mcbin_reply(s)
+    if (op, opaque) != (0x0a, 5):
+        fail('mcbin: SETQ + NOOP gave op %#x opaque %d' % (op, opaque))
+    s.sendall(mcbin_packet(0x07))
+    if mcbin_reply(s)[1] != 0x07 or not closed(s):
+        fail('mcbin: QUIT')
+    bad = clone.connect()
+    bad.sendall(b'\x80' + b'\0' * 7 + struct.pack('>I', 1 << 30) + b'\0' * 12)
+    if not closed(bad):
+        fail('mcbin: a 1 GiB body did not close the connection')
+
+
+# ---- HTTP ----
+
+def http_response(s):
+    head = recv_until(s, b'\r\n\r\n')
+    m = re.search(rb'Content-Length: (\d+)', head)
+    recv_exact(s, int(m.group(1)))
+    return head
+
+
+def scenario_http(clone):
+    rc, out = run_tool(['wrk', '-t2', '-c10', '-d3s', 'http://127.0.0.1:%d/' % clone.port])
+    reqs = re.search(r'(\d+) requests in', out)
+    if rc != 0 or 'Socket errors' in out or 'Non-2xx' in out or not reqs or int(reqs.group(1)) == 0:
+        fail('wrk: status %d: %s' % (rc, out.strip()[-300:]))
+    s = clone.connect()
+    s.sendall(b'GET /a HTTP/1.1\r\nHost: x\r\n\r\n' * 3 +
+              b'POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello')
+    for _ in range(4):
+        if not http_response(s).startswith(b'HTTP/1.1 200 OK\r\n'):
+            fail('http: pipelined status line')
+    s.sendall(b'GET / HTTP/1.1\r\nConnection: close\r\n\r\n')
+    http_response(s)
+    if not closed(s):
+        fail('http: Connection: close did not close')
+    s = clone.connect()
+    s.sendall(b'GET / HTTP/1.0\r\n\r\n')
+    http_response(s)
+    if not closed(s):
+        fail('http: HTTP/1.0 without keep-alive did not close')
+    s = clone.connect()
+    s.sendall(b'NONSENSE\r\n\r\n')
+    if not closed(s):
+        fail('http: a malformed request did not close')
+
+
+# ---- replay under strace ----
+
+# What tests/runtime/cfg_test.c's replay table asks per request.
+EXPECTED = {'read': 0.5, 'pwritev': 0.25, 'fdatasync': 0.1, 'openat': 0.3, 'close': 0.3,
+            'newfstatat': 0.4, 'clock_nanosleep': 0.2, 'sched_yield': 0.15, 'futex': 1.5,
+            'mmap': 0.35, 'munmap': 0.35}
+
+
+def strace_counts(path):
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 5 and fields[3].isdigit() and fields[-1] != 'total':
+                counts[fields[-1]] = int(fields[3])
+    return counts
+
+
+def strace_run(exe, n):
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    env = dict(os.environ)
+    # LeakSanitizer cannot stop a traced process's threads
+    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    clone = Clone(exe, ['--max-requests', str(n)], ['strace', '-f', '-c', '-o', out], env)
+    s = clone.connect()
+    for _ in range(n):
+        lp_request(s, b'replay')
+    clone.finish('%d requests' % n, 30)
+    s.close()
+    counts = strace_counts(out)
+    os.unlink(out)
+    return counts
+
+
+def scenario_replay(exe):
+    """Two runs, so that start-up and exit calls cancel out."""
+    small, large = 200, 2200
+    a, b = strace_run(exe, small), strace_run(exe, large)
+    for name, rate in EXPECTED.items():
+        got = (b.get(name, 0) - a.get(name, 0)) / (large - small)
+        print('  %-16s %.3f per request (want %.3f)' % (name, got, rate))
+        if abs(got - rate) > 0.05 * rate:
+            fail('replay: %s: %.3f per request, want %.3f' % (name, got, rate))
+
+
+SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
+             'mcbin': scenario_mcbin, 'http': scenario_http}
+
+
+def options(exe):
+    """Exit 2 on a bad option, 3 on a port in use."""
+    rc = subprocess.run([exe, '--port', 'x'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    if rc != 2:
+        fail('bad option: exit status %d, want 2' % rc)
+    clone = Clone(exe)
+    rc = subprocess.run([exe, '--port', str(clone.port), '--max-seconds', '5'], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE, timeout=10).returncode
+    if rc != 3:
+        fail('port in use: exit status %d, want 3' % rc)
+    clone.stop()
+
+
+def check_deadline(exe):
+    """--max-seconds alone stops the clone, with status 0."""
+    clone = Clone(exe, ['--max-seconds', '0.5'])
+    clone.finish('--max-seconds 0.5', STOP_S)
+
+
+def main():
+    exe, scenario = sys.argv[1], sys.argv[2]
+    want_threads = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    want_children = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    start = time.time()
+    if scenario == 'replay':
+        scenario_replay(exe)
+    else:
+        clone = Clone(exe)
+        try:
+            check_threads(clone, want_threads)
+            if want_children is not None and clone.children() != want_children:
+                fail('%d processes forked, expected %d' % (clone.children(), want_children))
+            SCENARIOS[scenario](clone)
+            check_threads(clone, want_threads if scenario not in ('http',) else None)
+        except Exception as e:
+            fail('%s: %r; clone stderr: %s' % (scenario, e, clone.stderr()))
+        clone.stop()
+        check_deadline(exe)
+        if scenario == 'lp':
+            options(exe)
+    print('%s %s: %s in %.1f s' % (os.path.basename(exe), scenario,
+                                   'FAILED' if failures else 'ok', time.time() - start))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
