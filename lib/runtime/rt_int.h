@@ -173,13 +173,17 @@ struct rt_worker {
 	const int *lfd;		/* listen sockets this worker accepts on */
 	unsigned nlfd;
 	int fd_limit;		/* connections at or above it are refused (select) */
-	int notify_fd;		/* dispatch: eventfd written when fds are queued, else -1 */
+	int notify_fd;		/* eventfd written when fds are queued (dispatch, shared), else -1 */
 	pthread_mutex_t qlock;	/* dispatch queue */
 	int *q;
 	size_t qlen, qcap;
 	atomic_size_t queued;	/* qlen, readable without the lock (busypoll) */
 	struct rt_conn **conns;
 	size_t nconns, conncap;
+	atomic_size_t load;	/* nconns, for the other workers to read */
+	struct rt_worker *pool;	/* all workers of the process */
+	unsigned npool;
+	bool shared;		/* its listen socket is other workers' too */
 	pthread_t tid;
 	bool started;
 };

@@ -16,12 +16,19 @@ static void take_queued(struct rt_worker *w)
 			rt_worker_adopt(w, fds[i]);
 }
 
+static void accept_some(struct rt_worker *w, int lfd)
+{
+	bool again = true;
+
+	for (int i = 0; i < 32 && again; i++)
+		rt_worker_accept(w, lfd, &again);
+}
+
 void rt_net_busypoll_loop(struct rt_worker *w)
 {
 	while (!rt_stopping()) {
 		for (unsigned i = 0; i < w->nlfd; i++)
-			for (bool again = true; again;)
-				rt_worker_accept(w, w->lfd[i], &again);
+			accept_some(w, w->lfd[i]);
 		take_queued(w);
 		/* a dropped connection's slot takes the last one: look again */
 		for (size_t i = 0; i < w->nconns;)

@@ -101,7 +101,9 @@ static void on_fixed(struct rt_worker *w, const struct pollfd *p)
 				rt_worker_adopt(w, fds[i]);
 		return;
 	}
-	for (bool again = true; again;)
+	bool again = true;
+
+	for (int i = 0; i < 32 && again; i++)
 		rt_worker_accept(w, p->fd, &again);
 }
 

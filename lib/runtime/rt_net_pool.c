@@ -2,8 +2,9 @@
 /*
  * The serving threads of one process for the event-loop skeletons (epoll,
  * poll, select, busypoll): `threads` workers, the first one on the main
- * thread. Each listens on its own SO_REUSEPORT socket, or all share one,
- * or (accept_dispatch) an acceptor thread hands them connections.
+ * thread. Each listens on its own SO_REUSEPORT socket, or all share one
+ * (and hand connections to the least loaded, see rt_worker_accept), or
+ * (accept_dispatch) an acceptor thread hands them connections.
  */
 #include "rt_int.h"
 
@@ -37,19 +38,24 @@ static void *worker_main(void *arg)
 static int worker_init(struct rt_worker *w, unsigned i, const int *lfd, unsigned nlfd, unsigned proc)
 {
 	w->index = i;
+	w->pool = w - i;
+	w->npool = rt_config.threads ? rt_config.threads : 1;
 	w->notify_fd = -1;
 	w->fd_limit = rt_config.io == RT_IO_SELECT ? FD_SETSIZE : INT_MAX;
 	pthread_mutex_init(&w->qlock, NULL);
-	if (rt_config.accept_dispatch) {
+	if (!rt_config.accept_dispatch) {
+		/* one socket each with SO_REUSEPORT, else the shared one */
+		w->lfd = nlfd > 1 ? &lfd[i % nlfd] : lfd;
+		w->nlfd = 1;
+		w->shared = nlfd == 1 && w->npool > 1;
+	}
+	/* the acceptor's or the other workers' hand-over (rt_worker_accept) */
+	if (rt_config.accept_dispatch || w->shared) {
 		w->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->notify_fd < 0) {
 			rt_err(errno, "eventfd of serving thread %u", i);
 			return -1;
 		}
-	} else {
-		/* one socket each with SO_REUSEPORT, else the shared one */
-		w->lfd = nlfd > 1 ? &lfd[i % nlfd] : lfd;
-		w->nlfd = 1;
 	}
 	return rt_thread_init(&w->t, (uint64_t)proc << 32 | i);
 }
