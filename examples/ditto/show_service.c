@@ -109,9 +109,16 @@ static void show_requests(struct ditto_service *s)
 	       " pipelined\n",
 	       ditto_requests_count(r), ditto_requests_connections(r),
 	       fmt_ratio(count, conns).s, fmt_pct((double)ditto_requests_pipelined(r), count).s);
+	/* The exact totals when the profiler recorded them, else bucket means. */
+	double req = ditto_requests_request_bytes_total(r) ?
+		     ditto_requests_request_bytes_total(r) / (count ? count : 1) :
+		     ditto_hist_mean(ditto_requests_request_bytes(r));
+	double resp = ditto_requests_response_bytes_total(r) ?
+		      ditto_requests_response_bytes_total(r) / (count ? count : 1) :
+		      ditto_hist_mean(ditto_requests_response_bytes(r));
+
 	printf("    mean request %s, mean response %s, service time p50 %s, p99 %s\n",
-	       fmt_bytes(ditto_hist_mean(ditto_requests_request_bytes(r))).s,
-	       fmt_bytes(ditto_hist_mean(ditto_requests_response_bytes(r))).s,
+	       fmt_bytes(req).s, fmt_bytes(resp).s,
 	       fmt_ns(ditto_hist_quantile(svc, 0.5)).s, fmt_ns(ditto_hist_quantile(svc, 0.99)).s);
 }
 

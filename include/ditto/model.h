@@ -24,6 +24,7 @@
  *                               calls, errors, size, ret, flags, offset,
  *                               sequential, latency_ns
  *     requests                  count, connections, pipelined,
+ *                               request_bytes_total, response_bytes_total,
  *                               request_bytes, response_bytes,
  *                               per_connection, service_ns
  *     cpu[]                     per thread class: thread_class, windows,
@@ -522,6 +523,12 @@ DITTO_API int ditto_requests_set_connections(struct ditto_requests *r, uint64_t 
 /* Requests that arrived before the previous response on their connection. */
 DITTO_API uint64_t ditto_requests_pipelined(const struct ditto_requests *r);
 DITTO_API int ditto_requests_set_pipelined(struct ditto_requests *r, uint64_t n);
+/* Exact byte totals of the requests and responses counted (the size
+ * histograms below keep their distribution at log2 resolution). */
+DITTO_API uint64_t ditto_requests_request_bytes_total(const struct ditto_requests *r);
+DITTO_API int ditto_requests_set_request_bytes_total(struct ditto_requests *r, uint64_t n);
+DITTO_API uint64_t ditto_requests_response_bytes_total(const struct ditto_requests *r);
+DITTO_API int ditto_requests_set_response_bytes_total(struct ditto_requests *r, uint64_t n);
 /* Request and response sizes (log2), requests per connection (log2),
  * service time in ns (loglin). */
 DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests *r);

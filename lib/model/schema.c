@@ -213,6 +213,8 @@ static const struct field requests_fields[] = {
 	COUNT("count", CP_NONE),
 	COUNT("connections", CP_NONE),
 	COUNT("pipelined", CP_PER_FIELD, .per = "count"),
+	COUNT("request_bytes_total", CP_PER_FIELD, .per = "count"),
+	COUNT("response_bytes_total", CP_PER_FIELD, .per = "count"),
 	HIST("request_bytes", DITTO_HIST_LOG2, CP_DIST),
 	HIST("response_bytes", DITTO_HIST_LOG2, CP_DIST),
 	HIST("per_connection", DITTO_HIST_LOG2, CP_DIST),

@@ -148,6 +148,8 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 
 	ditto_requests_set_count(r, a->requests_override ? a->requests_override : q->requests);
 	ditto_requests_set_connections(r, q->connections);
+	ditto_requests_set_request_bytes_total(r, q->req_bytes_sum);
+	ditto_requests_set_response_bytes_total(r, q->resp_bytes_sum);
 	if ((err = add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
 	    (err = add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
 	    (err = add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||

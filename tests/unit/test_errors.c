@@ -8,7 +8,7 @@
 
 static const int ditto_codes[] = {
 	DITTO_ECORRUPT, DITTO_ESCHEMA,	 DITTO_EINVALID, DITTO_ELIMIT,
-	DITTO_EMISMATCH, DITTO_ENOTFOUND, DITTO_ETYPE,	  DITTO_EOPTS,
+	DITTO_EMISMATCH, DITTO_ENOTFOUND, DITTO_ETYPE,	  DITTO_EOPTS, DITTO_EBUILD,
 };
 #define NCODES (sizeof(ditto_codes) / sizeof(ditto_codes[0]))
 
@@ -63,6 +63,7 @@ START_TEST(test_error_code_values_are_stable)
 	ck_assert_int_eq(DITTO_ENOTFOUND, 4005);
 	ck_assert_int_eq(DITTO_ETYPE, 4006);
 	ck_assert_int_eq(DITTO_EOPTS, 4007);
+	ck_assert_int_eq(DITTO_EBUILD, 4008);
 }
 END_TEST
 
@@ -88,7 +89,7 @@ END_TEST
 START_TEST(test_strerror_unknown_code)
 {
 	ck_assert_str_eq(ditto_strerror(-99999), "unknown error");
-	ck_assert_str_eq(ditto_strerror(-(DITTO_EOPTS + 1)), "unknown error");
+	ck_assert_str_eq(ditto_strerror(-(DITTO_EBUILD + 1)), "unknown error");
 	ck_assert_str_eq(ditto_strerror(-(DITTO_ECORRUPT - 1)), "unknown error");
 	ck_assert_ptr_nonnull(ditto_strerror(0));
 	ck_assert_ptr_nonnull(ditto_strerror(INT32_MIN + 1));

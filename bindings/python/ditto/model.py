@@ -202,6 +202,8 @@ class Requests(_Element):
     count = _u64_prop('requests', 'count')
     connections = _u64_prop('requests', 'connections')
     pipelined = _u64_prop('requests', 'pipelined')
+    request_bytes_total = _u64_prop('requests', 'request_bytes_total')
+    response_bytes_total = _u64_prop('requests', 'response_bytes_total')
     request_bytes = _hist_prop('requests', 'request_bytes')
     response_bytes = _hist_prop('requests', 'response_bytes')
     per_connection = _hist_prop('requests', 'per_connection')

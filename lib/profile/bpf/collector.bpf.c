@@ -534,6 +534,13 @@ static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, lon
 	r->first_bytes[1] = bytes[1];
 }
 
+/* A response is complete: its size goes to the histogram and the total. */
+static __always_inline void resp_done(struct dt_req_stats *r, const struct dt_conn *c)
+{
+	HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
+	r->resp_bytes_sum += c->resp_bytes;
+}
+
 static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 now)
 {
 	__u32 z = 0;
@@ -547,7 +554,7 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 		return;
 	}
 	if (c->state == CONN_WRITING)
-		HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
+		resp_done(r, c);
 	if (r->requests == 0)
 		first_request(r, s->buf, bytes);
 	c->state = CONN_READING;
@@ -567,6 +574,7 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 		return;
 	if (c->state == CONN_READING) {
 		HIST_ADD(r->req_bytes, log2_bucket(c->req_bytes), 1);
+		r->req_bytes_sum += c->req_bytes;
 		HIST_ADD(r->service_ns, lat_bucket(now - c->req_start_ns), 1);
 		c->state = CONN_WRITING;
 		c->resp_bytes = 0;
@@ -583,7 +591,7 @@ static __always_inline void conn_close(struct dt_inflight *s)
 	if (!c || !r)
 		return;
 	if (c->state == CONN_WRITING)
-		HIST_ADD(r->resp_bytes, log2_bucket(c->resp_bytes), 1);
+		resp_done(r, c);
 	HIST_ADD(r->per_conn, log2_bucket(c->requests), 1);
 	r->closed++;
 	bpf_map_delete_elem(&conns, &s->sk);

@@ -97,6 +97,7 @@ struct dt_req_stats {
 	unsigned long long per_conn[LOG2_BUCKETS];
 	unsigned long long service_ns[LAT_BUCKETS];
 	unsigned long long syscalls, dropped;
+	unsigned long long req_bytes_sum, resp_bytes_sum;	/* exact totals */
 	unsigned long long first_bytes[2];	/* first 8 bytes of the first request: framing */
 	unsigned int first_len;
 };

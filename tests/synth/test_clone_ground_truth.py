@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""Clones of the ground-truth servers (tests/servers, one per network
+model): each is cloned under srv_client, its clone is loaded by the same
+client, and original and clone, profiled the same way, have the same thread
+classes, network model, socket calls per request and response bytes."""
+
+import os
+
+import pytest
+
+from compare import classes, clone_service, network, per_request, profile_clone, rel
+from conftest import Clone, Service, free_port
+
+pytestmark = pytest.mark.root
+
+SERVERS = os.environ.get('DITTO_SERVERS_DIR', '')
+CASES = {
+    'srv_epoll': ([], 4),
+    'srv_epoll_pool': (['--threads', '3'], 6),
+    'srv_prefork': (['--threads', '3'], 3),
+    'srv_poll': ([], 4),
+    'srv_select': ([], 4),
+    'srv_blocking': ([], 4),
+    'srv_busypoll': ([], 4),
+}
+
+
+def client(port, connections, requests=10 ** 7):
+    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections',
+            str(connections), '--requests', str(requests), '--request-bytes', '100',
+            '--response-bytes', '128', '--max-seconds', '60']
+
+
+def client_any(port, connections, requests=10 ** 7):
+    """srv_client checking only that whole length-prefixed answers come."""
+    return [a for a in client(port, connections, requests) if a not in ('--response-bytes',
+                                                                         '128')]
+
+
+@pytest.mark.parametrize('name', sorted(CASES))
+def test_ground_truth_clone_has_the_same_network_shape(tmp_path, started, name):
+    args, conns = CASES[name]
+    port = free_port()
+    srv = Service([os.path.join(SERVERS, name), '--port', str(port), '--response-bytes', '128',
+                   '--max-seconds', '120'] + args, port)
+    started.append(srv)
+    tree = tmp_path / 'clone'
+    orig = clone_service(srv.pid, tree, client(port, conns), duration=2.5, windows=2)
+    srv.stop()
+    clone = Clone(tree)
+    started.append(clone)
+    cm = profile_clone(clone, name, str(tmp_path / 'clone.msgpack'),
+                       client_any(clone.port, conns), duration=2.5, windows=2)
+    assert clone.stop() == 0
+    assert network(orig) == network(cm)
+    assert classes(orig) == classes(cm)
+    calls_o, _, resp_o = per_request(orig)
+    calls_c, _, resp_c = per_request(cm)
+    for key, rate in calls_o.items():
+        if key[2] == 'tcp' and rate >= 0.05:
+            assert key in calls_c and rel(rate, calls_c[key]) <= 0.05, (key, rate, calls_c)
+    assert rel(resp_o, resp_c) <= 0.05
