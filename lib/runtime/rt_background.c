@@ -4,12 +4,14 @@
  * period_ns (absolute deadlines on CLOCK_MONOTONIC, so a late wake-up
  * does not drift) and keep the CPU busy for busy_ns. They wait on a
  * condition variable so that the stop wakes them at once; period 0 means
- * they only wait for the stop.
+ * they only wait for the stop. One thread of a class named "main" is the
+ * process's main thread (rt_main_thread.c).
  */
 #include "rt_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -18,7 +20,7 @@ static atomic_bool quit;
 static pthread_t *tids;
 static unsigned ntids;
 
-static uint64_t now_ns(void)
+uint64_t rt_now_ns(void)
 {
 	struct timespec ts;
 
@@ -28,23 +30,32 @@ static uint64_t now_ns(void)
 
 /* Arithmetic the compiler cannot drop; the clock (vDSO, no system call)
  * is read every few thousand rounds. */
-static void spin(uint64_t ns)
+void rt_spin(uint64_t ns)
 {
-	uint64_t end = now_ns() + ns;
+	uint64_t end = rt_now_ns() + ns;
 	volatile uint64_t x = 1;
 
-	while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&quit, memory_order_relaxed) && !rt_stopping()) {
 		for (int i = 0; i < 4096; i++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		if (now_ns() >= end)
+		if (rt_now_ns() >= end)
 			break;
 	}
+}
+
+const struct rt_background *rt_background_main(void)
+{
+	for (unsigned i = 0; i < rt_config.nbackground; i++)
+		if (rt_config.background[i].threads && rt_config.background[i].name &&
+		    !strcmp(rt_config.background[i].name, "main"))
+			return &rt_config.background[i];
+	return NULL;
 }
 
 static void *bg_main(void *arg)
 {
 	const struct rt_background *b = arg;
-	uint64_t next = now_ns();
+	uint64_t next = rt_now_ns();
 
 	pthread_mutex_lock(&lock);
 	while (!atomic_load(&quit)) {
@@ -62,11 +73,11 @@ static void *bg_main(void *arg)
 		if (atomic_load(&quit))
 			break;
 		pthread_mutex_unlock(&lock);
-		spin(b->busy_ns);
+		rt_spin(b->busy_ns);
 		pthread_mutex_lock(&lock);
 		/* behind schedule: the next period starts now, no burst */
-		if (next < now_ns())
-			next = now_ns();
+		if (next < rt_now_ns())
+			next = rt_now_ns();
 	}
 	pthread_mutex_unlock(&lock);
 	return NULL;
@@ -83,6 +94,7 @@ int rt_background_start(void)
 	pthread_condattr_destroy(&attr);
 	for (unsigned i = 0; i < rt_config.nbackground; i++)
 		total += rt_config.background[i].threads;
+	total -= rt_background_main() ? 1 : 0;
 	if (!total)
 		return 0;
 	tids = calloc(total, sizeof(*tids));
@@ -91,7 +103,9 @@ int rt_background_start(void)
 		return -1;
 	}
 	for (unsigned i = 0; i < rt_config.nbackground; i++)
-		for (unsigned k = 0; k < rt_config.background[i].threads; k++) {
+		/* the main thread plays one of "main" (rt_main_thread.c) */
+		for (unsigned k = &rt_config.background[i] == rt_background_main(); k < rt_config.background[i].threads;
+		     k++) {
 			if (rt_thread_start(&tids[ntids], bg_main, (void *)&rt_config.background[i],
 					    "background"))
 				return -1;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the clone runtime's files share: options, the stop machinery, the
- * generator, buffers, connections, framings, workers and the skeletons.
+ * What the clone runtime's files share: options, the stop machinery,
+ * random numbers, buffers, connections, framings, workers and skeletons.
  * Internal to the runtime; rt.h is the interface the generator writes to.
  */
 #ifndef DITTO_RT_INT_H
@@ -201,8 +201,8 @@ void rt_net_epoll_loop(struct rt_worker *w);
 void rt_net_poll_loop(struct rt_worker *w);
 void rt_net_select_loop(struct rt_worker *w);
 void rt_net_busypoll_loop(struct rt_worker *w);
-int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
-int rt_net_blocking_run(int lfd, unsigned proc, bool announce);
+int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc);
+int rt_net_blocking_run(int lfd, unsigned proc);
 
 /* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
 struct rt_acceptor {
@@ -217,10 +217,15 @@ void *rt_net_dispatch_acceptor(void *arg);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */
-void rt_announce_ready(void);
-int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce);
+extern int rt_ready_fd;	/* pre-forked child: tells the parent instead of stdout */
+void rt_announce_ready(void);	/* once serving: "ready" */
+int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_prefork_run(const int *lfd, unsigned nlfd);
 int rt_background_start(void);
 void rt_background_stop(void);
+uint64_t rt_now_ns(void);	/* CLOCK_MONOTONIC */
+void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
+const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */
+void rt_main_thread_run(void);	/* rt_main_thread.c */
 
 #endif /* DITTO_RT_INT_H */

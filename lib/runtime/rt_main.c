@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	if (procs > 1)
 		rc = rt_prefork_run(fds, n);
 	else
-		rc = rt_process_run(fds, n, 0, true);
+		rc = rt_process_run(fds, n, 0);
 	free(fds);
 	return rc ? 1 : 0;
 }

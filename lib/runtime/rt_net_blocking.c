@@ -138,7 +138,7 @@ static void stop_sessions(void)
 	}
 }
 
-int rt_net_blocking_run(int lfd, unsigned proc, bool announce)
+int rt_net_blocking_run(int lfd, unsigned proc)
 {
 	struct blocking_acceptor a = { .lfd = lfd, .proc = proc };
 	struct pollfd p = { .fd = rt_stop_fd, .events = POLLIN };
@@ -146,8 +146,9 @@ int rt_net_blocking_run(int lfd, unsigned proc, bool announce)
 
 	if (rt_thread_start(&tid, acceptor_main, &a, "acceptor"))
 		return -1;
-	if (announce)
-		rt_announce_ready();
+	rt_announce_ready();
+	if (rt_background_main())
+		rt_main_thread_run();
 	while (!rt_stopping())
 		poll(&p, 1, -1);
 	rt_stop_kick_join(tid, &a.done);

@@ -2,7 +2,7 @@
 /*
  * The serving threads of one process for the event-loop skeletons (epoll,
  * poll, select, busypoll): `threads` workers, the first one on the main
- * thread. Each listens on its own SO_REUSEPORT socket, or all share one
+ * thread unless that plays the class "main" (rt_main_thread.c). Each listens on its own SO_REUSEPORT socket, or all share one
  * (and hand connections to the least loaded, see rt_worker_accept), or
  * (accept_dispatch) an acceptor thread hands them connections.
  */
@@ -76,9 +76,9 @@ static void worker_fini(struct rt_worker *w)
 	rt_thread_fini(&w->t);
 }
 
-static int start(struct rt_worker *w, unsigned n, struct rt_acceptor *acc, const int *lfd)
+static int start(struct rt_worker *w, unsigned first, unsigned n, struct rt_acceptor *acc, const int *lfd)
 {
-	for (unsigned i = 1; i < n; i++) {
+	for (unsigned i = first; i < n; i++) {
 		if (rt_thread_start(&w[i].tid, worker_main, &w[i], "serving"))
 			return -1;
 		w[i].started = true;
@@ -94,9 +94,11 @@ static int start(struct rt_worker *w, unsigned n, struct rt_acceptor *acc, const
 	return 0;
 }
 
-int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce)
+int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc)
 {
 	unsigned n = rt_config.threads ? rt_config.threads : 1, ready = 0;
+	/* w[0] runs on the main thread unless that plays the class "main" */
+	unsigned first = rt_background_main() ? 0 : 1;
 	struct rt_worker *w = calloc(n, sizeof(*w));
 	struct rt_acceptor acc = { .lfd = -1 };
 	int rc = -1;
@@ -108,16 +110,18 @@ int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce)
 	for (; ready < n; ready++)
 		if (worker_init(&w[ready], ready, lfd, nlfd, proc))
 			break;
-	if (ready == n && !start(w, n, &acc, lfd)) {
-		if (announce)
-			rt_announce_ready();
-		worker_main(&w[0]);
+	if (ready == n && !start(w, first, n, &acc, lfd)) {
+		rt_announce_ready();
+		if (first)
+			worker_main(&w[0]);
+		else
+			rt_main_thread_run();
 		rc = 0;
 	}
 	rt_stop();
 	if (acc.started)
 		rt_stop_kick_join(acc.tid, &acc.done);
-	for (unsigned i = 1; i < n; i++)
+	for (unsigned i = 0; i < n; i++)
 		if (w[i].started)
 			pthread_join(w[i].tid, NULL);
 	/* the workers set up, and the one whose setup failed */

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * processes > 1: the parent forks the processes after opening the listen
- * sockets, says "ready" once, forwards SIGTERM/SIGINT to them and waits
- * for all. --max-seconds and --max-requests apply to each process on its
- * own. A process that fails stops the others; the parent exits 1 then.
+ * sockets, says "ready" once all of them are serving (each writes a byte
+ * on a pipe), forwards SIGTERM/SIGINT to them and waits for all.
+ * --max-seconds and --max-requests apply to each process on its own. A
+ * process that fails stops the others; the parent exits 1 then.
  */
 #include "rt_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,24 +49,58 @@ static int install_forward(void)
 }
 
 /* In the child: keep only this process's listen sockets. */
-static void child(const int *lfd, unsigned nlfd, unsigned p, unsigned procs)
+static void child(const int *lfd, unsigned nlfd, unsigned p, unsigned procs, const int *ready)
 {
 	unsigned per = nlfd / procs, first = nlfd == 1 ? 0 : p * per, n = nlfd == 1 ? 1 : per;
 
 	for (unsigned i = 0; i < nlfd; i++)
 		if (i < first || i >= first + n)
 			close(lfd[i]);
+	close(ready[0]);
+	rt_ready_fd = ready[1];
 	/* rt_stop_init() installs the child's handlers, then unblocks */
-	exit(rt_process_run(lfd + first, n, p, false) ? 1 : 0);
+	exit(rt_process_run(lfd + first, n, p) ? 1 : 0);
 }
 
-/* Waits for every child; false if one failed (the others are stopped). */
-static bool wait_all(void)
+/* Notes the exit of pid; false if it failed (the others are stopped). */
+static bool reaped(pid_t pid, int st)
 {
-	unsigned left = nchildren;
-	bool ok = true;
+	for (unsigned i = 0; i < nchildren; i++)
+		if (children[i] == pid)
+			children[i] = 0;
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return true;
+	forward(SIGTERM);
+	return false;
+}
 
-	while (left) {
+/* One byte per child once it serves; false if one exits before. */
+static bool wait_ready(int fd, unsigned *exited, bool *ok)
+{
+	unsigned got = 0;
+
+	while (got < nchildren) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char buf[64];
+		int st;
+		pid_t pid;
+		ssize_t n;
+
+		if (poll(&p, 1, 100) > 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			got += (unsigned)n;
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			(*exited)++;
+			*ok = reaped(pid, st) && *ok;
+		}
+		if (*exited)	/* stopped or failed before all were serving */
+			return false;
+	}
+	return true;
+}
+
+static bool wait_all(unsigned exited, bool ok)
+{
+	while (exited < nchildren) {
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
 
@@ -71,26 +108,21 @@ static bool wait_all(void)
 			continue;
 		if (pid < 0)
 			break;
-		for (unsigned i = 0; i < nchildren; i++)
-			if (children[i] == pid)
-				children[i] = 0;
-		left--;
-		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-			ok = false;
-			forward(SIGTERM);
-		}
+		exited++;
+		ok = reaped(pid, st) && ok;
 	}
 	return ok;
 }
 
 int rt_prefork_run(const int *lfd, unsigned nlfd)
 {
-	unsigned procs = rt_config.processes;
+	unsigned procs = rt_config.processes, exited = 0;
+	int ready[2];
 	sigset_t set, old;
 	bool ok = true;
 
 	children = calloc(procs, sizeof(*children));
-	if (!children || install_forward()) {
+	if (!children || install_forward() || pipe2(ready, O_CLOEXEC)) {
 		rt_err(children ? errno : ENOMEM, "setting up %u processes", procs);
 		return -1;
 	}
@@ -101,7 +133,7 @@ int rt_prefork_run(const int *lfd, unsigned nlfd)
 		pid_t pid = fork();
 
 		if (pid == 0)
-			child(lfd, nlfd, p, procs);
+			child(lfd, nlfd, p, procs, ready);
 		if (pid < 0) {
 			rt_err(errno, "fork");
 			ok = false;
@@ -110,13 +142,15 @@ int rt_prefork_run(const int *lfd, unsigned nlfd)
 		children[nchildren++] = pid;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(ready[1]);
 	for (unsigned i = 0; i < nlfd; i++)
 		close(lfd[i]);
-	if (ok)
-		rt_announce_ready();
-	else
+	if (!ok)
 		forward(SIGTERM);
-	ok = wait_all() && ok;
+	else if (wait_ready(ready[0], &exited, &ok))
+		rt_announce_ready();
+	close(ready[0]);
+	ok = wait_all(exited, ok);
 	free(children);
 	return ok ? 0 : -1;
 }

@@ -9,22 +9,34 @@
 #include <stdio.h>
 #include <unistd.h>
 
+int rt_ready_fd = -1;
+
 void rt_announce_ready(void)
 {
-	fputs("ready\n", stdout);
-	fflush(stdout);
+	char one = 1;
+
+	if (rt_ready_fd < 0) {
+		fputs("ready\n", stdout);
+		fflush(stdout);
+		return;
+	}
+	if (write(rt_ready_fd, &one, 1) < 0) {
+		/* the parent is gone: it stops this process too */
+	}
+	close(rt_ready_fd);
+	rt_ready_fd = -1;
 }
 
-int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc, bool announce)
+int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 {
 	int rc = -1;
 
 	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start())
 		goto out;
 	if (rt_config.io == RT_IO_BLOCKING)
-		rc = rt_net_blocking_run(lfd[0], proc, announce);
+		rc = rt_net_blocking_run(lfd[0], proc);
 	else
-		rc = rt_net_pool_run(lfd, nlfd, proc, announce);
+		rc = rt_net_pool_run(lfd, nlfd, proc);
 out:
 	rt_stop();
 	rt_background_stop();

@@ -47,7 +47,8 @@
 #endif
 /* CFG_RESP_FIXED: every response that many bytes; CFG_RESP_SMALL: only
  * small ones (the replay test counts mmap: no large buffers wanted). */
-/* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads. */
+/* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
+ * CFG_MAIN_CLASS: a background class "main" (the main thread's). */
 
 #define HIST(name) { .n = sizeof(name##_lo) / sizeof(name##_lo[0]), .lo = name##_lo, \
 		     .hi = name##_hi, .cum = name##_cum, .dflt = 0 }
@@ -97,12 +98,18 @@ static const struct rt_call calls[] = { { .name = "none" } };
 #define SCRATCH 0
 #endif
 
-#ifdef CFG_BACKGROUND
+#if defined(CFG_BACKGROUND)
 static const struct rt_background background[] = {
 	{ .name = "ticker", .threads = 2, .period_ns = 10000000, .busy_ns = 1000000 },
 	{ .name = "idle", .threads = 1, .period_ns = 0, .busy_ns = 0 },
 };
 #define NBACKGROUND 2
+#elif defined(CFG_MAIN_CLASS)
+/* the original's main thread did not serve: the clone's plays it */
+static const struct rt_background background[] = {
+	{ .name = "main", .threads = 1, .period_ns = 20000000, .busy_ns = 500000 },
+};
+#define NBACKGROUND 1
 #else
 static const struct rt_background background[] = { { .name = "none" } };
 #define NBACKGROUND 0

@@ -6,9 +6,10 @@ small clients below), stop it with SIGTERM while a client is still
 connected, and check its exit status (0), its one "ready" line and that no
 scratch file is left; then once more with only --max-seconds to stop it. The replay scenario counts the replayed system calls
 under strace instead.
-  runtime_test.py CLONE SCENARIO [THREADS]
-SCENARIO: resp, mctext, mcbin, http, lp, raw, replay. THREADS: the number
-of threads the clone's process should run (checked when given)."""
+  runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
+SCENARIO: resp, mctext, mcbin, http, lp, raw, replay; http-spread also
+checks that every thread but the main one served. THREADS: the number of
+threads the clone's process should run; CHILDREN: processes it forks."""
 
 import os
 import random
@@ -160,6 +161,23 @@ def run_tool(argv, timeout=60):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
     out = p.stdout.decode(errors='replace').replace('\r', '\n')
     return p.returncode, out
+
+
+def thread_cpu(clone):
+    """{tid: user + system ticks} of the clone's threads."""
+    ticks = {}
+    for tid in os.listdir('/proc/%d/task' % clone.proc.pid):
+        with open('/proc/%d/task/%s/stat' % (clone.proc.pid, tid)) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        ticks[int(tid)] = int(fields[11]) + int(fields[12])
+    return ticks
+
+
+def check_spread(clone):
+    """Every serving thread (all but the main one here) got work."""
+    idle = [tid for tid, t in thread_cpu(clone).items() if tid != clone.proc.pid and t == 0]
+    if idle:
+        fail('%s: threads %s served nothing: connections not spread' % (clone.exe, idle))
 
 
 def check_threads(clone, want):
@@ -488,8 +506,10 @@ def main():
             check_threads(clone, want_threads)
             if want_children is not None and clone.children() != want_children:
                 fail('%d processes forked, expected %d' % (clone.children(), want_children))
-            SCENARIOS[scenario](clone)
-            check_threads(clone, want_threads if scenario not in ('http',) else None)
+            SCENARIOS[scenario.split('-')[0]](clone)
+            if scenario.endswith('-spread'):
+                check_spread(clone)
+            check_threads(clone, want_threads if scenario != 'http' else None)
         except Exception as e:
             fail('%s: %r; clone stderr: %s' % (scenario, e, clone.stderr()))
         clone.stop()
