@@ -61,6 +61,18 @@ int rt_buf_printf(struct rt_buf *b, const char *fmt, ...)
 }
 
 /* Payload bytes carry nothing of the model: a fixed letter. */
+int rt_buf_put_u64(struct rt_buf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[sizeof(tmp) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return rt_buf_put(b, tmp + sizeof(tmp) - n, n);
+}
+
 int rt_buf_fill(struct rt_buf *b, size_t n)
 {
 	if (rt_buf_reserve(b, n))

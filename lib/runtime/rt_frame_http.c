@@ -118,7 +118,8 @@ int rt_http_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf 
 	uint64_t fixed = sizeof(status) - 1 + 2 + strlen(conn) + 2;
 	uint64_t n = rt_fit_decimal(rt_frame_size(rng, fixed + 1), fixed);
 
-	if (rt_buf_printf(out, "%s%llu\r\n%s\r\n", status, (unsigned long long)n, conn))
+	if (rt_buf_puts(out, status) || rt_buf_put_u64(out, n) || rt_buf_puts(out, "\r\n") ||
+	    rt_buf_puts(out, conn) || rt_buf_puts(out, "\r\n"))
 		return -1;
 	return rt_buf_fill(out, n);
 }

@@ -195,7 +195,8 @@ static int get_reply(const struct rt_req *req, struct rt_rng *rng, struct rt_buf
 		uint64_t n = rt_fit_decimal(share, key_fixed(klen, gets));
 
 		if (rt_buf_puts(out, "VALUE ") || rt_buf_put(out, key, klen) ||
-		    rt_buf_printf(out, " 0 %llu%s\r\n", (unsigned long long)n, gets ? " 1" : "") ||
+		    rt_buf_puts(out, " 0 ") || rt_buf_put_u64(out, n) ||
+		    rt_buf_puts(out, gets ? " 1\r\n" : "\r\n") ||
 		    rt_buf_fill(out, n) || rt_buf_puts(out, "\r\n"))
 			return -1;
 	}
@@ -208,7 +209,7 @@ static int incr_reply(const struct rt_req *req, struct rt_buf *out)
 
 	if (!req->arg || !parse_size(req->arg, req->arglen, &v))
 		v = 1;
-	return rt_buf_printf(out, "%llu\r\n", (unsigned long long)v);
+	return rt_buf_put_u64(out, v) || rt_buf_puts(out, "\r\n");
 }
 
 int rt_mctext_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out)

@@ -160,7 +160,8 @@ static int bulk(struct rt_rng *rng, struct rt_buf *out)
 	if (s < 6)
 		return rt_buf_puts(out, "+OK\r\n");
 	n = rt_fit_decimal(s, 5);
-	if (rt_buf_printf(out, "$%llu\r\n", (unsigned long long)n) || rt_buf_fill(out, n))
+	if (rt_buf_puts(out, "$") || rt_buf_put_u64(out, n) || rt_buf_puts(out, "\r\n") ||
+	    rt_buf_fill(out, n))
 		return -1;
 	return rt_buf_puts(out, "\r\n");
 }

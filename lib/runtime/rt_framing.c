@@ -84,16 +84,17 @@ unsigned rt_digits(uint64_t v)
  * field and the bytes it counts, filling the total exactly when possible. */
 uint64_t rt_fit_decimal(uint64_t total, uint64_t fixed)
 {
-	uint64_t best = 0;
+	uint64_t room;
+	unsigned d;
 
-	for (unsigned d = 1; d <= 20; d++) {
-		uint64_t n;
-
-		if (total < fixed + d)
-			break;
-		n = total - fixed - d;
-		if (rt_digits(n) <= d && n > best)
-			best = n;
-	}
-	return best;
+	/* n + digits(n) == room has a solution with digits(room) or one fewer
+	 * digits; take the larger n. Two tries, not a search: this runs per
+	 * response and its cost counts against the body's instructions. */
+	if (total <= fixed)
+		return 0;
+	room = total - fixed;
+	d = rt_digits(room);
+	if (room > d && rt_digits(room - d) == d)
+		return room - d;
+	return d > 1 && room > d - 1 && rt_digits(room - (d - 1)) <= d - 1 ? room - (d - 1) : 0;
 }

@@ -71,6 +71,7 @@ int rt_buf_put(struct rt_buf *b, const void *p, size_t n);
 int rt_buf_puts(struct rt_buf *b, const char *s);
 int rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int rt_buf_fill(struct rt_buf *b, size_t n);	/* n filler bytes */
+int rt_buf_put_u64(struct rt_buf *b, uint64_t v);	/* decimal, without printf's cost */
 void rt_buf_drop(struct rt_buf *b, size_t n);	/* removes the first n bytes */
 void rt_buf_free(struct rt_buf *b);
 

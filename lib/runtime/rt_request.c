@@ -53,22 +53,23 @@ void rt_thread_fini(struct rt_thread *t)
 }
 
 /* Loop iterations for this request: the drawn instruction count over the
- * instructions of one iteration, at least one; 0 lets the body use its
- * built-in count. */
+ * instructions of one iteration, the remainder rounded up with its
+ * probability so that the mean comes out right even when a request is
+ * shorter than one iteration (0: the body is not called). */
 static uint64_t body_loops(struct rt_thread *t)
 {
-	uint64_t insts = rt_hist_draw(&rt_config.insts_per_request, &t->rng), loops;
+	uint64_t insts = rt_hist_draw(&rt_config.insts_per_request, &t->rng);
+	uint64_t per = rt_config.body_loop_insts;
 
-	if (!rt_config.body_loop_insts)
-		return 0;
-	loops = insts / rt_config.body_loop_insts;
-	return loops ? loops : 1;
+	return insts / per + (rt_rng_below(&t->rng, per) < insts % per);
 }
 
 void rt_request_work(struct rt_thread *t)
 {
-	if (rt_config.body) {
-		t->body_state[0] = body_loops(t);
+	if (rt_config.body && !rt_config.body_loop_insts) {
+		t->body_state[0] = 0;	/* the body's built-in count */
+		rt_config.body(rt_regions, t->body_state);
+	} else if (rt_config.body && (t->body_state[0] = body_loops(t))) {
 		rt_config.body(rt_regions, t->body_state);
 	}
 	rt_replay_run(t->replay, &t->rng);

@@ -102,6 +102,9 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 	int err;
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
+	if (ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)), "synth.runtime_insts",
+			     &in.runtime_insts))
+		in.runtime_insts = -1;
 	if ((err = body(s, o->seed, asm_, &info)))
 		return err;
 	in.body_loop_insts = info.loop_insts;

@@ -57,6 +57,7 @@ struct config_in {
 	const char *body_name;	/* NULL: no body */
 	uint64_t body_loop_insts;
 	double window_s;	/* the profile window, for background periods */
+	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
 };
 /*
  * clone_config.c for service s: the network skeleton, framing, response

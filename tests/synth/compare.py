@@ -67,9 +67,13 @@ def per_request(model):
     n = req['count'] or 1
     calls = {(s['thread_class'], s['name'], s['fd_kind']): s['calls'] / n
              for s in m.get('services[0].syscalls')}
-    mean = lambda path: m.hist(path).mean if m.has(path) else 0.0
-    return calls, mean('services[0].requests.request_bytes'), \
-        mean('services[0].requests.response_bytes')
+
+    def mean(what):
+        # the exact total when the profiler counted it, else bucket means
+        total = req.get(what + '_total', 0)
+        path = 'services[0].requests.' + what
+        return total / n if total else (m.hist(path).mean if m.has(path) else 0.0)
+    return calls, mean('request_bytes'), mean('response_bytes')
 
 
 def rel(a, b):

@@ -11,7 +11,9 @@ import pytest
 from compare import classes, clone_service, network, per_request, profile_clone, rel
 from conftest import Clone, Service, free_port
 
-pytestmark = pytest.mark.root
+pytestmark = [pytest.mark.root,
+              pytest.mark.skipif(os.environ.get('DITTO_SYNTH_QUICK') == '1',
+                                 reason='plain build only (sanitizer pass: see meson.build)')]
 
 SERVERS = os.environ.get('DITTO_SERVERS_DIR', '')
 CASES = {
