@@ -175,10 +175,11 @@ static void portable_key(const char *in, char *out, size_t len)
 }
 
 /* push and pop: register or memory operand alone, touching the stack. */
+/* A one-operand move is a push or a pop (whatever its memory direction:
+ * push [mem] is "m.rw"); the body emits those in balanced pairs only. */
 static bool is_push_pop(const char *key)
 {
-	return key_is(key, "mov") && (strstr(key, ".r.r.") || strstr(key, ".r.w.") ||
-				      strstr(key, ".m.r.") || strstr(key, ".m.w."));
+	return key_is(key, "mov") && (!strncmp(key + 3, ".r.", 3) || !strncmp(key + 3, ".m.", 3));
 }
 
 /* One instruction of class key; returns the instructions emitted. */

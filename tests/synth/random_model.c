@@ -115,6 +115,7 @@ static void cpu(struct ditto_service *s)
 		"vfp.rr.none.256.avx", "vint.rm.r.128.sse2", "atomic.mr.rw.32.base", "x87.m.r.80.x87",
 		"cvt.rr.none.64.sse2", "bit.rr.none.64.bmi", "sys.-.none.64.base", "nop.-.none.64.base",
 		"vint.rr.none.512.avx512", "crc32.rr.none.64.sse4.2", "push.r.w.64.base",
+		"mov.m.rw.64.base", "mov.r.w.64.base", "mov.m.r.64.base", "calli.m.rw.64.base",
 		"future.rrr.none.64.base", "mov.xx.none.7.weird", "jmpi.r.none.64.base",
 	};
 	struct ditto_cpu *c = ditto_service_add_cpu(s, "serve");

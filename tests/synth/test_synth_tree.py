@@ -132,3 +132,21 @@ def test_random_model_clone_builds_and_serves_1000_requests(tmp_path, seed, fram
         assert clone.proc.poll() is None
     finally:
         assert clone.stop() == 0
+
+
+PROFILED_MODELS = [(name, seed) for name in ('redis', 'memcached') for seed in (1, 2, 3, 4, 5)]
+
+
+@pytest.mark.parametrize('name,seed', PROFILED_MODELS)
+def test_clones_of_profiled_models_serve_for_any_seed(tmp_path, name, seed):
+    """Real mixes hold stack forms (push [mem], pop) that must stay balanced
+    in every chunk the body draws: a crash here is a generator bug."""
+    model = os.path.join(os.path.dirname(PROFILED), 'profiled-%s.msgpack' % name)
+    ditto('synth', model, '-o', tmp_path / 'clone', '--seed', seed)
+    clone = Clone(tmp_path / 'clone')
+    try:
+        framing = 'resp' if name == 'redis' else 'memcache-text'
+        assert wire.drive(clone.port, framing, 2000) >= 2000
+        assert clone.proc.poll() is None
+    finally:
+        assert clone.stop() == 0
