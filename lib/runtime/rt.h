@@ -89,12 +89,14 @@ struct rt_net {
 };
 
 /* A background thread class: `threads` threads that each wake every
- * period_ns and keep the CPU busy_ns per wake-up. */
+ * period_ns and keep the CPU busy_ns per wake-up, waiting in
+ * clock_nanosleep when `sleeps` (the original slept), else on a futex. */
 struct rt_background {
 	const char *name;
 	unsigned threads;
 	uint64_t period_ns;
 	uint64_t busy_ns;
+	bool sleeps;
 };
 
 struct rt_config {

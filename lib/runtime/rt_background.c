@@ -52,6 +52,22 @@ const struct rt_background *rt_background_main(void)
 	return NULL;
 }
 
+/* clock_nanosleep to an absolute deadline, in slices of at most 100 ms
+ * so that a stop is seen within one slice. */
+static void sleep_until(uint64_t deadline)
+{
+	const uint64_t slice = 100000000ull;
+
+	while (!atomic_load(&quit) && !rt_stopping()) {
+		uint64_t now = rt_now_ns(), to = deadline - now > slice ? now + slice : deadline;
+		struct timespec ts = { (time_t)(to / 1000000000ull), (long)(to % 1000000000ull) };
+
+		if (now >= deadline)
+			return;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
 static void *bg_main(void *arg)
 {
 	const struct rt_background *b = arg;
@@ -68,7 +84,13 @@ static void *bg_main(void *arg)
 		next += b->period_ns;
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
-		while (!atomic_load(&quit) && pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
+		if (b->sleeps) {
+			pthread_mutex_unlock(&lock);
+			sleep_until(next);
+			pthread_mutex_lock(&lock);
+		}
+		while (!b->sleeps && !atomic_load(&quit) &&
+		       pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
 			;
 		if (atomic_load(&quit))
 			break;

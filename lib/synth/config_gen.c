@@ -260,6 +260,25 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 	return n;
 }
 
+/* Whether class t waited mostly in a sleep call rather than on a futex. */
+static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
+{
+	uint64_t sleeps = 0, futex = 0;
+
+	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
+		struct ditto_syscall *c = ditto_service_syscall(s, i);
+		const char *name = ditto_syscall_name(c);
+
+		if (strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(t)))
+			continue;
+		if (!strcmp(name, "clock_nanosleep") || !strcmp(name, "nanosleep"))
+			sleeps += ditto_syscall_calls(c);
+		else if (!strcmp(name, "futex"))
+			futex += ditto_syscall_calls(c);
+	}
+	return sleeps > futex;
+}
+
 /* Every other class wakes as often and burns as much CPU as it did. */
 static unsigned background_section(struct cfg *g, struct dbuf *b)
 {
@@ -278,9 +297,10 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			period = window_ns * count / wake;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 		}
-		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f },\n",
-			    ditto_thread_class_name(t), (unsigned long long)(count > 256 ? 256 : count),
-			    period, busy);
+		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
+			    " .sleeps = %s },\n", ditto_thread_class_name(t),
+			    (unsigned long long)(count > 256 ? 256 : count), period, busy,
+			    class_sleeps(g->s, t) ? "true" : "false");
 		n++;
 	}
 	if (!n)
