@@ -64,46 +64,59 @@ static bool in_class(const struct cfg *g, struct ditto_syscall *c)
 	       !strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(g->serving));
 }
 
-/* Emits the arrays of h and returns its index; the initializer is
- * written by hist_ref(). Values are inclusive ranges in the model and
- * half-open ones in the runtime. */
-static unsigned hist_arrays_shifted(struct cfg *g, struct ditto_hist *h, uint64_t minus);
+/* How a model bucket (an inclusive range) becomes a runtime one (half-open):
+ * shifted down by `minus`, or, with `point`, narrowed to the one value at
+ * relative place `at` inside it. */
+struct bucket_map {
+	uint64_t minus;
+	bool point;
+	double at;
+};
 
-static unsigned hist_arrays(struct cfg *g, struct ditto_hist *h)
-{
-	return hist_arrays_shifted(g, h, 0);
-}
-
-/* Values less `minus`, at least 0. */
 static uint64_t less(uint64_t v, uint64_t minus)
 {
 	return v > minus ? v - minus : 0;
 }
 
-static unsigned hist_arrays_shifted(struct cfg *g, struct ditto_hist *h, uint64_t minus)
+static void map_bucket(const struct bucket_map *m, uint64_t lo, uint64_t hi, uint64_t out[2])
+{
+	if (m->point) {
+		out[0] = lo + (uint64_t)llround(m->at * (double)(hi - lo));
+		out[1] = out[0] + 1;
+		return;
+	}
+	out[0] = less(lo, m->minus);
+	out[1] = hi == UINT64_MAX ? hi : less(hi, m->minus) + 1;
+}
+
+/* Emits the lo/hi/cum arrays of h and returns their index; the
+ * initializer is written by hist_ref(). */
+static unsigned hist_emit(struct cfg *g, struct ditto_hist *h, const struct bucket_map *m)
 {
 	size_t n = h ? ditto_hist_bucket_count(h) : 0;
 	unsigned id = g->nhist++;
 	uint64_t cum = 0;
 
-	if (!n)
-		return id;
-	for (int pass = 0; pass < 3; pass++) {
+	for (int pass = 0; n && pass < 3; pass++) {
 		dbuf_printf(g->out, "static const uint64_t h%u_%s[] = {", id,
 			    pass == 0 ? "lo" : pass == 1 ? "hi" : "cum");
 		for (size_t i = 0; i < n; i++) {
-			uint64_t lo, hi, c;
+			uint64_t lo, hi, c, r[2];
 
 			ditto_hist_bucket(h, i, &lo, &hi, &c);
+			map_bucket(m, lo, hi, r);
 			cum += pass == 2 ? c : 0;
 			dbuf_printf(g->out, "%s%lluULL", i ? ", " : " ",
-				    (unsigned long long)(pass == 0 ? less(lo, minus) :
-							 pass == 1 ? less(hi == UINT64_MAX ? hi : hi + 1, minus) + 1 :
-							 cum));
+				    (unsigned long long)(pass < 2 ? r[pass] : cum));
 		}
 		dbuf_puts(g->out, " };\n");
 	}
 	return id;
+}
+
+static unsigned hist_arrays(struct cfg *g, struct ditto_hist *h)
+{
+	return hist_emit(g, h, &(struct bucket_map){ 0 });
 }
 
 /*
@@ -114,14 +127,10 @@ static unsigned hist_arrays_shifted(struct cfg *g, struct ditto_hist *h, uint64_
  */
 static unsigned hist_arrays_at_mean(struct cfg *g, struct ditto_hist *h, double mean)
 {
-	size_t n = h ? ditto_hist_bucket_count(h) : 0;
-	double base = 0, span = 0, total = 0, t;
-	unsigned id = g->nhist++;
-	uint64_t cum = 0;
+	struct bucket_map m = { .point = true };
+	double base = 0, span = 0, total = 0;
 
-	if (!n)
-		return id;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; h && i < ditto_hist_bucket_count(h); i++) {
 		uint64_t lo, hi, c;
 
 		ditto_hist_bucket(h, i, &lo, &hi, &c);
@@ -129,23 +138,9 @@ static unsigned hist_arrays_at_mean(struct cfg *g, struct ditto_hist *h, double 
 		span += (double)(hi - lo) * c;
 		total += c;
 	}
-	t = span > 0 ? (mean * total - base) / span : 0;
-	t = t < 0 ? 0 : t > 1 ? 1 : t;
-	for (int pass = 0; pass < 3; pass++) {
-		dbuf_printf(g->out, "static const uint64_t h%u_%s[] = {", id,
-			    pass == 0 ? "lo" : pass == 1 ? "hi" : "cum");
-		for (size_t i = 0; i < n; i++) {
-			uint64_t lo, hi, c, v;
-
-			ditto_hist_bucket(h, i, &lo, &hi, &c);
-			v = lo + (uint64_t)llround(t * (double)(hi - lo));
-			cum += pass == 2 ? c : 0;
-			dbuf_printf(g->out, "%s%lluULL", i ? ", " : " ",
-				    (unsigned long long)(pass == 0 ? v : pass == 1 ? v + 1 : cum));
-		}
-		dbuf_puts(g->out, " };\n");
-	}
-	return id;
+	m.at = span > 0 ? (mean * total - base) / span : 0;
+	m.at = m.at < 0 ? 0 : m.at > 1 ? 1 : m.at;
+	return hist_emit(g, h, &m);
 }
 
 static void hist_ref(struct cfg *g, unsigned id, struct ditto_hist *h, uint64_t dflt, struct dbuf *b)
@@ -320,12 +315,13 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
  */
 static uint64_t runtime_insts(struct ditto_service *s, const struct config_in *in)
 {
+	if (in->runtime_insts >= 0)
+		return (uint64_t)in->runtime_insts;
 	switch (ditto_service_framing(s)) {
-	case DITTO_FRAMING_RESP: return in->runtime_insts >= 0 ? (uint64_t)in->runtime_insts : 1500;
+	case DITTO_FRAMING_RESP: return 1500;
 	case DITTO_FRAMING_MEMCACHE_TEXT:
-	case DITTO_FRAMING_MEMCACHE_BINARY:
-		return in->runtime_insts >= 0 ? (uint64_t)in->runtime_insts : 2900;
-	default: return in->runtime_insts >= 0 ? (uint64_t)in->runtime_insts : 1000;
+	case DITTO_FRAMING_MEMCACHE_BINARY: return 2900;
+	default: return 1000;
 	}
 }
 
@@ -379,7 +375,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) / g.requests);
 	else
 		hresp = hist_arrays(&g, resp);
-	hipr = hist_arrays_shifted(&g, ipr, runtime_insts(s, in));
+	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, in) });
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);
