@@ -12,6 +12,7 @@
 #include "cmd_model.h"
 #include "cmd_profile.h"
 #include "cmd_synth.h"
+#include "cmd_tune.h"
 
 /* The top level has no name of its own in messages: "ditto: ...". */
 #define CMD ""
@@ -21,6 +22,9 @@ static const struct cli_command commands[] = {
 	{ "profile", "profile a live service into a model", cmd_profile },
 	{ "synth", "write and build the clone of a modelled service", cmd_synth },
 	{ "clone", "profile a live service, then write and build its clone", cmd_clone },
+	{ "load", "drive a service with requests and report its latency", cmd_load },
+	{ "measure", "measure a service command under load (cachegrind, profiler)", cmd_measure },
+	{ "tune", "bring a clone within bounds of its original, with a report", cmd_tune },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -3,18 +3,262 @@
  * Tune stage: load generation, measurement and the feedback loop that
  * brings a clone within bounds of its original.
  *
- * Nothing is declared here yet: the foundation release ships the model
- * (model.h) that this stage reads and writes. Later releases add the
- * ditto_tune_* functions to this header without changing existing ones.
+ * Three layers, each usable on its own:
+ *
+ *   ditto_load_run()     drive any service (the original or a clone) with
+ *                        requests in its wire framing, open or closed
+ *                        loop, and record latency in a histogram;
+ *   ditto_measure()      start a service command, load it, and measure it
+ *                        with one or more backends (cachegrind, libditto's
+ *                        profiler, hardware counters), as named metrics;
+ *   ditto_tune()         measure the original once, then synthesize,
+ *                        build and measure the clone, adjust the model's
+ *                        tuning knobs and repeat until every metric is in
+ *                        bounds; the iterations go to the model's tuning
+ *                        section and a report compares the two.
+ *
+ *     DITTO_OPTS(ditto_tune_opts, to, .dir = "clone", .original_argv = argv);
+ *     struct ditto_tune_report *r;
+ *     err = ditto_tune(model, &to, &r);
+ *
+ * Functions here are thread-safe on distinct objects.
  */
 #ifndef DITTO_TUNE_H
 #define DITTO_TUNE_H
 
 #include <ditto/ditto.h>
+#include <ditto/model.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------------ */
+/* Load generation                                                      */
+/* ------------------------------------------------------------------ */
+
+enum ditto_load_mode {
+	DITTO_LOAD_CLOSED = 1,	/* each connection sends when its answer came */
+	DITTO_LOAD_POISSON = 2,	/* open loop, exponential gaps at qps */
+	DITTO_LOAD_FIXED = 3,	/* open loop, even gaps at qps */
+};
+
+struct ditto_loadgen_opts {
+	size_t sz;
+	/* IPv4 address of the service (NULL: 127.0.0.1) and its TCP port. */
+	const char *host;
+	unsigned port;
+	/* Wire framing (0: the model service's, else an error). */
+	enum ditto_framing framing;
+	/* Arrival process (0: closed loop) and, in open loop, the target
+	 * rate in requests per second over all connections. */
+	enum ditto_load_mode mode;
+	double qps;
+	/* Connections (0: 8), opened before the clock starts. */
+	unsigned connections;
+	/* Stop after this many seconds (0: 5 unless requests is set) or this
+	 * many answered requests (0: no limit), whichever comes first. */
+	double duration_s;
+	uint64_t requests;
+	/* Seconds of load before recording starts (not counted). */
+	double warmup_s;
+	/* Value bytes of writing requests (0: from the model's request sizes,
+	 * else 32), and the share of requests that write (0: 0.5; negative:
+	 * none; framings without writes ignore it). */
+	uint64_t value_bytes;
+	double write_share;
+	/* Model to take framing and request sizes from (NULL: none). */
+	struct ditto_model *model;
+	const char *service;
+	/* Seed of arrivals, keys and sizes (0: 1). */
+	uint64_t seed;
+	/* An answer later than this is a timeout error (0: 5 s). */
+	double timeout_s;
+	/* Set *stop non-zero from any thread or signal handler to end early. */
+	const volatile int *stop;
+	size_t :0;
+};
+
+struct ditto_load_result;
+
+/*
+ * Drive the service: open the connections, send requests as the mode says
+ * and read every answer in full (a request's latency runs from its send
+ * time; in open loop from its intended send time, so a stalled service
+ * is not under-reported: coordinated omission is corrected). Runs in the
+ * calling thread with one event loop. Errors: -ECONNREFUSED (or another
+ * -errno of connect) when no connection could be made, -DITTO_EOPTS.
+ * Errors after the start (a connection closed, a malformed answer, a
+ * timeout) are counted in the result, not returned.
+ */
+DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto_load_result **out);
+DITTO_API void ditto_load_result_free(struct ditto_load_result *r);
+/* Requests answered in the recorded period, and requests that failed. */
+DITTO_API uint64_t ditto_load_result_completed(const struct ditto_load_result *r);
+DITTO_API uint64_t ditto_load_result_errors(const struct ditto_load_result *r);
+/* Target rate (0 in closed loop), the rate achieved, and the seconds recorded. */
+DITTO_API double ditto_load_result_offered_qps(const struct ditto_load_result *r);
+DITTO_API double ditto_load_result_achieved_qps(const struct ditto_load_result *r);
+DITTO_API double ditto_load_result_elapsed_s(const struct ditto_load_result *r);
+/* Bytes sent and received in the recorded period. */
+DITTO_API uint64_t ditto_load_result_bytes_sent(const struct ditto_load_result *r);
+DITTO_API uint64_t ditto_load_result_bytes_received(const struct ditto_load_result *r);
+/* Latency in nanoseconds, a DITTO_HIST_LOGLIN histogram owned by r. */
+DITTO_API const struct ditto_hist *ditto_load_result_latency(const struct ditto_load_result *r);
+/* {"offered_qps", "achieved_qps", "completed", "errors", "elapsed_s",
+ *  "bytes_sent", "bytes_received", "latency_ns": {"p50", "p90", "p99",
+ *  "p99.9", "max", "mean"}} (release with ditto_free()). */
+DITTO_API int ditto_load_result_to_json(const struct ditto_load_result *r, char **out);
+
+/* ------------------------------------------------------------------ */
+/* Measurement                                                          */
+/* ------------------------------------------------------------------ */
+
+enum ditto_backend {
+	DITTO_BACKEND_CACHEGRIND = 1 << 0,	/* valgrind: I1/D1/LL, branches */
+	DITTO_BACKEND_PROFILE = 1 << 1,		/* libditto's profiler: syscalls, bytes */
+	DITTO_BACKEND_COUNTERS = 1 << 2,	/* perf counters through libpfm4 */
+};
+
+/*
+ * Metric names the backends give (rates are per request unless named
+ * otherwise):
+ *   cachegrind  insts_per_request, i1_miss_rate, d1_miss_rate,
+ *               ll_miss_rate, branch_mispredict_rate
+ *               (cache geometry: I1 and D1 32 KiB 8-way, LL 1 MiB 16-way,
+ *               64-byte lines; startup is measured separately and
+ *               subtracted, so rates are those of serving)
+ *   profile     syscalls_per_request, socket_bytes_per_request,
+ *               read_calls_per_request, write_calls_per_request
+ *   counters    ipc, branch_mpki, l1i_mpki, l1d_mpki, llc_mpki
+ */
+struct ditto_metrics;
+
+DITTO_API int ditto_metrics_new(struct ditto_metrics **out);
+DITTO_API void ditto_metrics_free(struct ditto_metrics *m);
+DITTO_API size_t ditto_metrics_count(const struct ditto_metrics *m);
+/* Entry i; -DITTO_ENOTFOUND past the end. */
+DITTO_API int ditto_metrics_entry(const struct ditto_metrics *m, size_t i, const char **name,
+				  double *value);
+/* -DITTO_ENOTFOUND when absent. */
+DITTO_API int ditto_metrics_get(const struct ditto_metrics *m, const char *name, double *value);
+/* Sets or replaces; -EINVAL for a non-finite value. */
+DITTO_API int ditto_metrics_set(struct ditto_metrics *m, const char *name, double value);
+
+struct ditto_measure_opts {
+	size_t sz;
+	/* Backends to run (0: cachegrind). A backend the host cannot run
+	 * (no valgrind, no counters) is skipped with a warning. */
+	unsigned backends;
+	/* Command that starts the service; it must listen on load->port and
+	 * end on SIGTERM. */
+	char *const *argv;
+	/* The load: closed loop by default; duration and requests apply to
+	 * each backend run. */
+	const struct ditto_loadgen_opts *load;
+	/* Seconds to wait for the service to accept connections (0: 30). */
+	double startup_timeout_s;
+	/* Where backend output goes (NULL: a temporary directory, removed). */
+	const char *work_dir;
+	const volatile int *stop;
+	size_t :0;
+};
+
+/*
+ * Start argv once per backend, wait until it accepts, run the load, stop
+ * it with SIGTERM (SIGKILL after 10 s) and add the backend's metrics to
+ * *out (a new object when *out is NULL). The service is never left
+ * running. Errors: -ENOENT argv[0] or valgrind missing; -ETIMEDOUT the
+ * service never accepted; -ECHILD it died before the load ended (its
+ * exit status in ditto_last_error()).
+ */
+DITTO_API int ditto_measure(const struct ditto_measure_opts *opts, struct ditto_metrics **out);
+
+/* Whether this host exposes hardware counters to perf_event_open (via
+ * libpfm4's event tables); false with the reason in ditto_last_error(). */
+DITTO_API bool ditto_counters_available(void);
+
+/* ------------------------------------------------------------------ */
+/* The feedback loop                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Called after every iteration: its index (0 is the first clone), the
+ * largest relative error over the tuned metrics and its metric, whether
+ * the clone is the best so far, and a one-line note. */
+typedef void (*ditto_tune_progress_fn)(unsigned iteration, double max_error, const char *worst,
+				       bool best, const char *note, void *user);
+
+struct ditto_tune_opts {
+	size_t sz;
+	/* Where the clone tree is written and rebuilt (required); the best
+	 * clone so far is kept there when the loop ends for any reason. */
+	const char *dir;
+	/* Service of the model to clone (NULL: the first). */
+	const char *service;
+	/* Command that starts the original, listening on original_port (0:
+	 * the model's first port). NULL: the original is not measured and
+	 * the model's recorded targets are used where it has them. */
+	char *const *original_argv;
+	unsigned original_port;
+	/* Port the clone listens on while measured (0: a free port). */
+	unsigned port;
+	/* Iterations at most (0: 8), and the relative error bound of the
+	 * cachegrind rates and instructions per request (0: 0.05). */
+	unsigned max_iterations;
+	double bound;
+	/* Requests per cachegrind measurement (0: 3000) and connections. */
+	uint64_t requests;
+	unsigned connections;
+	/* Also load both natively at rising rates for the report's latency
+	 * and throughput rows and plot (slower). */
+	bool latency;
+	/* Seconds per latency load point (0: 3). */
+	double latency_s;
+	/* Generator seed (0: 1). */
+	uint64_t seed;
+	/* C compiler for the clone (NULL: cc). */
+	const char *cc;
+	ditto_tune_progress_fn progress;
+	void *user;
+	/* Set *stop non-zero from any thread or signal handler: the running
+	 * measurement ends, and the best clone so far is kept. */
+	const volatile int *stop;
+	size_t :0;
+};
+
+struct ditto_tune_report;
+
+/*
+ * Tune one service of m. Each iteration writes the clone with the current
+ * knobs (model tuning.knobs), builds it, measures it under the same load
+ * as the original, records an iteration (knobs tried, error per metric,
+ * accepted when best so far) in the model's tuning section, and moves the
+ * knobs towards the targets. A clone that fails to build or crashes is
+ * recorded as such and its knobs are backed off; the best clone is
+ * rebuilt in dir at the end and its knobs left in tuning.knobs. The
+ * report (also on error after the first iteration, else NULL) is the
+ * caller's. Errors: -DITTO_EOPTS; -ENOENT valgrind missing; errors of
+ * ditto_synth_write(); -ECANCELED when stopped before any clone ran.
+ */
+DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
+			 struct ditto_tune_report **out);
+DITTO_API void ditto_tune_report_free(struct ditto_tune_report *r);
+/* Iterations run, and whether every tuned metric ended within bounds. */
+DITTO_API unsigned ditto_tune_report_iterations(const struct ditto_tune_report *r);
+DITTO_API bool ditto_tune_report_converged(const struct ditto_tune_report *r);
+/* Rows of the comparison of the original and the best clone. */
+DITTO_API size_t ditto_tune_report_count(const struct ditto_tune_report *r);
+/* Row i: metric name, original, clone, relative error, its bound (0:
+ * reported, not tuned). -DITTO_ENOTFOUND past the end. */
+DITTO_API int ditto_tune_report_row(const struct ditto_tune_report *r, size_t i, const char **metric,
+				    double *original, double *clone, double *error, double *bound);
+/* {"converged", "iterations", "rows": [{"metric", "original", "clone",
+ *  "error", "bound"}], "latency": {"original": [{"qps", "achieved_qps",
+ *  "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"}], "clone": [...]}} */
+DITTO_API int ditto_tune_report_to_json(const struct ditto_tune_report *r, char **out);
+/* The latency percentiles against achieved load, original and clone, as
+ * an SVG file. -DITTO_ENOTFOUND when the report has no latency points. */
+DITTO_API int ditto_tune_report_plot_svg(const struct ditto_tune_report *r, const char *path);
 
 #ifdef __cplusplus
 }

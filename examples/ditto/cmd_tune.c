@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* (being written) */
+#include <stdio.h>
+
+#include "cli.h"
+#include "cmd_tune.h"
+
+int cmd_tune(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("ditto tune: not built yet\n", stderr);
+	return CLI_EINPUT;
+}
