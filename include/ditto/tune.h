@@ -27,7 +27,6 @@
 #define DITTO_TUNE_H
 
 #include <ditto/ditto.h>
-#include <ditto/model.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,8 +47,9 @@ struct ditto_loadgen_opts {
 	/* IPv4 address of the service (NULL: 127.0.0.1) and its TCP port. */
 	const char *host;
 	unsigned port;
-	/* Wire framing (0: the model service's, else an error). */
-	enum ditto_framing framing;
+	/* Wire framing, an enum ditto_framing of model.h (0: the model
+	 * service's, else an error). */
+	unsigned framing;
 	/* Arrival process (0: closed loop) and, in open loop, the target
 	 * rate in requests per second over all connections. */
 	enum ditto_load_mode mode;
@@ -80,6 +80,8 @@ struct ditto_loadgen_opts {
 };
 
 struct ditto_load_result;
+struct ditto_model;
+struct ditto_hist;
 
 /*
  * Drive the service: open the connections, send requests as the mode says
