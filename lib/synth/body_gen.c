@@ -17,6 +17,11 @@
  * NAME_loop_insts instructions; state[1] keeps the branch counter between
  * requests; each region's sweep cursor lives in a slot after the regions.
  * The regions, NAME_region_bytes in size, belong to the caller.
+ *
+ * Tuning knobs (struct synth_knobs) add what the profile cannot place:
+ * a share of branches that test random bits (r15, a xorshift state kept
+ * in a slot, stepped once per iteration), so they mispredict about half
+ * the time; and regions larger than D1 or than LL whose sweeps miss there.
  */
 #include <errno.h>
 #include <math.h>
@@ -30,15 +35,19 @@
 
 #include <ditto/model.h>
 
-#define MAX_REGIONS 8
+#define MAX_REGIONS 10
 #define MAX_REGION (64u << 20)
 #define NPOOL 10
 #define REGION_PAD 4096
 /* A request body longer than this is a model error, not a workload. */
 #define MAX_INSTS 1e8
+/* Regions of the miss knobs: past cachegrind's D1 (32 KiB) but inside its
+ * LL (1 MiB) as the tuner simulates them, and past that LL. */
+#define D1_MISS_REGION (256u << 10)
+#define LL_MISS_REGION (4u << 20)
 
 /* Registers the stream may use; r12 regions, r13 branch counter, r14
- * region cursor, rbp loop counter are reserved (r15 is left alone). */
+ * region cursor, r15 random bits, rbp loop counter are reserved. */
 static const char *const pool[NPOOL][4] = {
 	{ "al", "ax", "eax", "rax" }, { "bl", "bx", "ebx", "rbx" }, { "cl", "cx", "ecx", "rcx" },
 	{ "dl", "dx", "edx", "rdx" }, { "sil", "si", "esi", "rsi" }, { "dil", "di", "edi", "rdi" },
@@ -66,6 +75,8 @@ struct gen {
 	uint64_t lines;		/* instructions emitted so far */
 	struct dbuf *out;
 	const char *name;
+	const struct synth_knobs *k;
+	unsigned hard_bit;	/* next random bit a hard branch tests */
 };
 
 static uint64_t draw(struct gen *g, const struct weighted *w, size_t n)
@@ -208,7 +219,10 @@ static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
 	if (key_is(key, "jcc")) {
 		uint64_t b = draw(g, g->br, g->nbr);
 
-		line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
+		if (g->k->hard_branches > 0 && ditto_rng_double(&g->rng) < g->k->hard_branches)
+			line(g, "test r15d, 0x%x", 1u << (g->hard_bit++ % 31));
+		else
+			line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
 		line(g, "jz 1f");
 		dbuf_puts(g->out, "1:\n");
 		return 2;
@@ -296,6 +310,25 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	line(g, "mov [r12 + %llu], r14", (unsigned long long)slot);
 }
 
+/* The miss knobs' regions, weighted so that they get their share of the
+ * block instructions (and so of the memory operands). */
+static void miss_regions(struct gen *g)
+{
+	double d1 = g->k->d1_miss_share, ll = g->k->ll_miss_share, rest = 1 - d1 - ll, w = 0;
+	const double share[2] = { d1, ll };
+	const uint64_t size[2] = { D1_MISS_REGION, LL_MISS_REGION };
+
+	for (size_t i = 0; i < g->nreg; i++)
+		w += (double)g->regw[i];
+	rest = rest < 0.1 ? 0.1 : rest;
+	for (int i = 0; i < 2; i++) {
+		if (share[i] <= 0)
+			continue;
+		g->region[g->nreg] = size[i];
+		g->regw[g->nreg++] = (uint64_t)(w * share[i] / rest + 0.5) + 1;
+	}
+}
+
 static int load(struct gen *g, struct ditto_cpu *c)
 {
 	struct ditto_counts *mix = ditto_cpu_mix(c);
@@ -325,7 +358,7 @@ static int load(struct gen *g, struct ditto_cpu *c)
 		uint64_t size = dws[i].value < 64 ? 64 : dws[i].value;
 
 		size = size > MAX_REGION ? MAX_REGION : size;
-		if (g->nreg < MAX_REGIONS && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
+		if (g->nreg < MAX_REGIONS - 2 && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
 			g->region[g->nreg] = size;
 			g->regw[g->nreg++] = dws[i].count;
 		}
@@ -335,6 +368,7 @@ static int load(struct gen *g, struct ditto_cpu *c)
 		g->regw[0] = 1;
 		g->nreg = 1;
 	}
+	miss_regions(g);
 	return 0;
 }
 
@@ -408,16 +442,33 @@ static void chunk_call(struct gen *g, uint64_t slot, unsigned k)
 	line(g, "call rdx");
 }
 
-int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct dbuf *out,
-		  struct body_info *info)
+/* One xorshift64 step of the random bits in r15. */
+static void random_step(struct gen *g)
+{
+	static const char *const steps[] = { "shl", "13", "shr", "7", "shl", "17" };
+
+	for (int i = 0; i < 6; i += 2) {
+		line(g, "mov rax, r15");
+		line(g, "%s rax, %s", steps[i], steps[i + 1]);
+		line(g, "xor r15, rax");
+	}
+}
+
+int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
+		  const char *name, struct dbuf *out, struct body_info *info)
 {
 	double far_share, far_bytes;
-	uint64_t cold = 0, chunk_slot, chunk_lines = 0;
+	uint64_t cold = 0, chunk_slot, chunk_lines = 0, random_slot;
 	unsigned nchunks = 0;
-	struct gen g = { .out = out, .name = name };
+	struct synth_knobs dflt;
+	struct gen g = { .out = out, .name = name, .k = knobs };
 	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr, start;
 	int err;
 
+	if (!g.k) {
+		synth_knobs_defaults(&dflt);
+		g.k = &dflt;
+	}
 	ditto_rng_seed(&g.rng, seed);
 	if ((err = load(&g, c)))
 		goto out;
@@ -426,6 +477,7 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	per_block = n < 2000 ? n : 2000;
 	loops = n / per_block ? n / per_block : 1;
 	far_code(c, &far_share, &far_bytes);
+	far_share = fmin(far_share * g.k->far_code_scale, 0.95);
 	cold = (uint64_t)(per_block * far_share + 0.5);
 	if (cold >= 8) {
 		double k = (far_bytes - (double)(per_block - cold) * INSN_BYTES) / ((double)cold * INSN_BYTES);
@@ -446,17 +498,24 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	g.cursors = total;
 	total += 8 * MAX_REGIONS;
 	chunk_slot = total;
-	total += 8;
+	random_slot = total + 8;
+	total += 16;
 	dbuf_printf(out, "# generated by libditto from a cpu profile: %llu instructions per call\n"
 		    "\t.intel_syntax noprefix\n\t.section .rodata\n\t.globl %s_region_bytes\n"
 		    "%s_region_bytes:\n\t.quad %llu\n\t.text\n\t.globl %s\n\t.type %s, @function\n"
 		    "%s:\n", (unsigned long long)n, name, name, (unsigned long long)total, name,
 		    name, name);
 	for (const char *const *r = (const char *const[]){ "rbx", "rbp", "r12", "r13", "r14",
-							    "rsi", NULL }; *r; r++)
+							    "r15", "rsi", NULL }; *r; r++)
 		line(&g, "push %s", *r);
 	line(&g, "cld");
 	line(&g, "mov r12, rdi");
+	/* The random bits start from a fixed non-zero state (xorshift's
+	 * only bad one is zero). */
+	line(&g, "mov r15, [r12 + %llu]", (unsigned long long)random_slot);
+	line(&g, "mov rax, 0x9e3779b97f4a7c15");
+	line(&g, "test r15, r15");
+	line(&g, "cmovz r15, rax");
 	line(&g, "mov r13, [rsi + 8]");
 	line(&g, "mov rbp, [rsi]");
 	line(&g, "mov eax, %llu", (unsigned long long)loops);
@@ -464,6 +523,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	line(&g, "cmovz rbp, rax");
 	dbuf_printf(out, ".L%s_loop:\n", name);
 	start = g.lines;
+	if (g.k->hard_branches > 0)
+		random_step(&g);
 	for (size_t k = 0; k < g.nreg; k++)
 		block(&g, k, per_block * g.regw[k] / wsum + 1);
 	if (nchunks)
@@ -474,7 +535,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const char *name, struct d
 	info->loop_insts = g.lines - start;
 	line(&g, "pop rsi");
 	line(&g, "mov [rsi + 8], r13");
-	for (const char *const *r = (const char *const[]){ "r14", "r13", "r12", "rbp",
+	line(&g, "mov [r12 + %llu], r15", (unsigned long long)random_slot);
+	for (const char *const *r = (const char *const[]){ "r15", "r14", "r13", "r12", "rbp",
 							    "rbx", NULL }; *r; r++)
 		line(&g, "pop %s", *r);
 	line(&g, "ret");

@@ -65,17 +65,20 @@ static bool in_class(const struct cfg *g, struct ditto_syscall *c)
 }
 
 /* How a model bucket (an inclusive range) becomes a runtime one (half-open):
- * shifted down by `minus`, or, with `point`, narrowed to the one value at
- * relative place `at` inside it. */
+ * shifted down by `minus` then multiplied by `scale` (0: 1), or, with
+ * `point`, narrowed to the one value at relative place `at` inside it. */
 struct bucket_map {
 	uint64_t minus;
+	double scale;
 	bool point;
 	double at;
 };
 
-static uint64_t less(uint64_t v, uint64_t minus)
+static uint64_t less(uint64_t v, uint64_t minus, double scale)
 {
-	return v > minus ? v - minus : 0;
+	double r = (double)(v > minus ? v - minus : 0) * (scale > 0 ? scale : 1);
+
+	return r >= 1.8e19 ? UINT64_MAX - 1 : (uint64_t)r;
 }
 
 static void map_bucket(const struct bucket_map *m, uint64_t lo, uint64_t hi, uint64_t out[2])
@@ -85,8 +88,8 @@ static void map_bucket(const struct bucket_map *m, uint64_t lo, uint64_t hi, uin
 		out[1] = out[0] + 1;
 		return;
 	}
-	out[0] = less(lo, m->minus);
-	out[1] = hi == UINT64_MAX ? hi : less(hi, m->minus) + 1;
+	out[0] = less(lo, m->minus, m->scale);
+	out[1] = hi == UINT64_MAX ? hi : less(hi, m->minus, m->scale) + 1;
 }
 
 /* Emits the lo/hi/cum arrays of h and returns their index; the
@@ -375,7 +378,8 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) / g.requests);
 	else
 		hresp = hist_arrays(&g, resp);
-	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, in) });
+	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, in),
+								 .scale = in->body_scale });
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);

@@ -52,7 +52,8 @@ static struct ditto_service *pick_service(struct ditto_model *m, const char *nam
 
 /* The body of the serving class's cpu entry, or of an empty one (with a
  * warning) when the model has no cpu section. */
-static int body(struct ditto_service *s, uint64_t seed, struct dbuf *out, struct body_info *info)
+static int body(struct ditto_service *s, uint64_t seed, const struct synth_knobs *knobs,
+		struct dbuf *out, struct body_info *info)
 {
 	struct ditto_model *tmp = NULL;
 	struct ditto_cpu *c = ditto_service_cpu_count(s) ? ditto_service_cpu(s, 0) : NULL;
@@ -73,7 +74,7 @@ static int body(struct ditto_service *s, uint64_t seed, struct dbuf *out, struct
 			return ditto_err(-ENOMEM, "synth: out of memory");
 		}
 	}
-	err = body_generate(c, seed, BODY_NAME, out, info);
+	err = body_generate(c, seed, knobs, BODY_NAME, out, info);
 	ditto_model_free(tmp);
 	return err;
 }
@@ -98,14 +99,15 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 		    struct dbuf *cfg, struct dbuf *asm_, struct dbuf *doc)
 {
 	struct body_info info;
+	struct synth_knobs knobs;
 	struct config_in in = { .seed = o->seed, .port = (uint16_t)o->port, .body_name = BODY_NAME };
 	int err;
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
-	if (ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)), "synth.runtime_insts",
-			     &in.runtime_insts))
-		in.runtime_insts = -1;
-	if ((err = body(s, o->seed, asm_, &info)))
+	synth_knobs_read(m, &knobs);
+	in.runtime_insts = knobs.runtime_insts;
+	in.body_scale = knobs.body_scale;
+	if ((err = body(s, o->seed, &knobs, asm_, &info)))
 		return err;
 	in.body_loop_insts = info.loop_insts;
 	if ((err = config_generate(s, &in, cfg)))

@@ -30,7 +30,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-static void rm_tree(const char *path)
+/* Also the tuner's way to drop the trees of its iterations. */
+void synth_rm_tree(const char *path)
 {
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -113,7 +114,7 @@ static int install(const char *tmp, const char *dir, bool exists)
 		rename(old, dir);
 		return err;
 	}
-	rm_tree(old);
+	synth_rm_tree(old);
 	return 0;
 }
 
@@ -143,6 +144,6 @@ int tree_write(const char *dir, const struct tree_entry *files, size_t n, bool f
 	if (!err && (err = install(tmp, dir, exists)))
 		ditto_err(err, "synth: cannot move the new tree into %s: %s", dir, strerror(-err));
 	if (err)
-		rm_tree(tmp);
+		synth_rm_tree(tmp);
 	return err;
 }

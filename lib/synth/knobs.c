@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The generator's tuning knobs: names in the model's tuning.knobs map,
+ * defaults and the ranges the tuner keeps them in. A knob absent from the
+ * model takes its default, so an untuned model gives the plain clone.
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "synth_int.h"
+
+#include <ditto/model.h>
+
+const struct synth_knob synth_knob_table[] = {
+	{ "synth.body_scale", offsetof(struct synth_knobs, body_scale), 1, 0.02, 50 },
+	{ "synth.hard_branches", offsetof(struct synth_knobs, hard_branches), 0, 0, 1 },
+	{ "synth.d1_miss_share", offsetof(struct synth_knobs, d1_miss_share), 0, 0, 0.45 },
+	{ "synth.ll_miss_share", offsetof(struct synth_knobs, ll_miss_share), 0, 0, 0.45 },
+	{ "synth.far_code_scale", offsetof(struct synth_knobs, far_code_scale), 1, 0, 20 },
+	{ "synth.runtime_insts", offsetof(struct synth_knobs, runtime_insts), -1, -1, 1e7 },
+};
+const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
+
+double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d)
+{
+	return (double *)((char *)k + d->offset);
+}
+
+void synth_knobs_defaults(struct synth_knobs *k)
+{
+	for (size_t i = 0; i < synth_knob_count; i++)
+		*synth_knob_ptr(k, &synth_knob_table[i]) = synth_knob_table[i].dflt;
+}
+
+/* Values outside a knob's range are clamped, not refused: a hand-edited
+ * model still synthesizes. */
+void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k)
+{
+	struct ditto_values *v = ditto_tuning_knobs(ditto_model_tuning(m));
+
+	synth_knobs_defaults(k);
+	for (size_t i = 0; v && i < synth_knob_count; i++) {
+		const struct synth_knob *d = &synth_knob_table[i];
+		double x;
+
+		if (!ditto_values_get(v, d->name, &x) && isfinite(x))
+			*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
+	}
+}
