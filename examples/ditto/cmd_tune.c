@@ -1,14 +1,262 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
+/*
+ * ditto tune MODEL -o DIR [-- ORIGINAL COMMAND...]: the feedback loop,
+ * its progress per iteration, and the report as a table, JSON and plot.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cmd_tune.h"
 
+#define CMD "tune"
+
+struct tune_args {
+	const char *model, *output, *service, *cc, *json, *plot, *save;
+	char **original;
+	uint64_t seed, requests, iterations, port, original_port, connections;
+	double bound, latency_s;
+	bool latency, quiet;
+};
+
+static volatile int stop_flag;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	/* A second Ctrl-C is not caught: it ends the process at once. */
+	signal(SIGINT, SIG_DFL);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ditto tune MODEL -o DIR [options] [-- ORIGINAL COMMAND...]\n"
+	      "\n"
+	      "Bring the clone of a modelled service within bounds of its original: write and\n"
+	      "build the clone, measure it under cachegrind with the same load as the original\n"
+	      "(started with ORIGINAL COMMAND; without it, the model's recorded figures are the\n"
+	      "targets), adjust the model's tuning knobs, and repeat. DIR keeps the best clone\n"
+	      "so far (also on Ctrl-C); the model with its tuning section is saved.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output DIR          clone directory (required; new, empty or a clone tree)\n"
+	      "  -s, --service NAME        service of the model (default: the first)\n"
+	      "      --original-port P     port ORIGINAL COMMAND listens on (default: the model's)\n"
+	      "  -P, --port P              port for the clone while measured (default: a free one)\n"
+	      "  -i, --iterations N        at most N iterations (default 8)\n"
+	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
+	      "  -n, --requests N          requests per measurement (default 3000)\n"
+	      "  -c, --connections N       connections of the load (default 4)\n"
+	      "  -L, --latency             also measure latency against load and throughput\n"
+	      "      --latency-seconds S   seconds per latency load point (default 3)\n"
+	      "  -j, --json FILE           write the report as JSON ('-': standard output)\n"
+	      "  -p, --plot FILE.svg       write latency against load as SVG (needs --latency)\n"
+	      "      --save FILE           where the tuned model goes (default: DIR.msgpack)\n"
+	      "  -e, --seed N              generator seed (default 1)\n"
+	      "      --cc CC               C compiler for the clone (default: cc)\n"
+	      "  -q, --quiet               no progress lines\n"
+	      "  -h, --help                this help\n"
+	      "\n"
+	      "Example:\n"
+	      "  ditto tune redis.msgpack -o redis-clone -- redis-server --port 6390 --save ''\n",
+	      f);
+}
+
+static void on_progress(unsigned i, double e, const char *worst, bool best, const char *note,
+			void *user)
+{
+	(void)worst;
+	if (*(bool *)user)
+		return;
+	fprintf(stderr, "ditto: tune: iteration %u: max error %5.1f%%%s  (%s)\n", i, 100 * e,
+		best ? "  best so far" : "             ", note);
+}
+
+static void print_table(const struct ditto_tune_report *r)
+{
+	printf("%-26s %14s %14s %8s %7s\n", "metric", "original", "clone", "error", "bound");
+	for (size_t i = 0; i < ditto_tune_report_count(r); i++) {
+		const char *name;
+		double a, b, e, bound;
+
+		ditto_tune_report_row(r, i, &name, &a, &b, &e, &bound);
+		printf("%-26s %14.6g %14.6g %7.2f%% ", name, a, b, 100 * e);
+		if (bound > 0)
+			printf("%6.1f%% %s\n", 100 * bound, e <= bound ? "ok" : "OUT");
+		else
+			printf("%7s\n", "-");
+	}
+	printf("%s after %u iteration%s\n", ditto_tune_report_converged(r) ? "converged" :
+	       "not converged", ditto_tune_report_iterations(r),
+	       ditto_tune_report_iterations(r) == 1 ? "" : "s");
+}
+
+static int write_json(const struct ditto_tune_report *r, const char *path)
+{
+	char *json = NULL;
+	FILE *f;
+	int err = ditto_tune_report_to_json(r, &json);
+
+	if (err)
+		return cli_fail("report", err);
+	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f) {
+		ditto_free(json);
+		return cli_failf("%s: cannot write: %m", path);
+	}
+	fprintf(f, "%s\n", json);
+	ditto_free(json);
+	if (f != stdout && fclose(f))
+		return cli_failf("%s: cannot write: %m", path);
+	return CLI_OK;
+}
+
+static int outputs(const struct tune_args *a, struct ditto_model *m,
+		   const struct ditto_tune_report *r)
+{
+	char save[4200];
+	int err, rc = CLI_OK;
+
+	snprintf(save, sizeof(save), "%s.msgpack", a->output);
+	if ((err = ditto_model_save(m, a->save ? a->save : save)))
+		rc = cli_fail(a->save ? a->save : save, err);
+	else if (!a->quiet)
+		fprintf(stderr, "ditto: tune: tuned model saved to %s\n", a->save ? a->save : save);
+	if (!r)
+		return rc;
+	if (!a->json || strcmp(a->json, "-"))
+		print_table(r);
+	if (a->json && write_json(r, a->json))
+		rc = CLI_EINPUT;
+	if (a->plot && (err = ditto_tune_report_plot_svg(r, a->plot)))
+		rc = cli_fail(a->plot, err);
+	return rc;
+}
+
+static int run(struct tune_args *a)
+{
+	DITTO_OPTS(ditto_tune_opts, to, .dir = a->output, .service = a->service,
+		   .original_argv = a->original, .original_port = (unsigned)a->original_port,
+		   .port = (unsigned)a->port, .max_iterations = (unsigned)a->iterations,
+		   .bound = a->bound, .requests = a->requests, .connections = (unsigned)a->connections,
+		   .latency = a->latency, .latency_s = a->latency_s, .seed = a->seed, .cc = a->cc,
+		   .progress = on_progress, .user = &a->quiet, .stop = &stop_flag);
+	struct ditto_tune_report *r = NULL;
+	struct ditto_model *m = NULL;
+	int err, rc;
+
+	if ((rc = cli_load(a->model, false, &m)))
+		return rc;
+	signal(SIGINT, on_sigint);
+	err = ditto_tune(m, &to, &r);
+	signal(SIGINT, SIG_DFL);
+	if (err && !r) {
+		ditto_model_free(m);
+		return cli_fail(CMD, err);
+	}
+	if (stop_flag && !a->quiet)
+		fprintf(stderr, "ditto: tune: stopped: the best clone so far is in %s\n", a->output);
+	rc = outputs(a, m, r);
+	if (err)
+		rc = cli_fail(CMD, err);
+	ditto_tune_report_free(r);
+	ditto_model_free(m);
+	return rc;
+}
+
+static int number(const char *opt, const char *arg, uint64_t max, uint64_t *out)
+{
+	if (!cli_parse_u64(arg, out) || !*out || *out > max)
+		return cli_usage_error(CMD, "--%s: '%s' is not 1..%llu", opt, arg,
+				       (unsigned long long)max);
+	return 0;
+}
+
+static int option(int c, const char *arg, struct tune_args *a)
+{
+	switch (c) {
+	case 'o': a->output = arg; return 0;
+	case 's': a->service = arg; return 0;
+	case 'O': return number("original-port", arg, 65535, &a->original_port);
+	case 'P': return number("port", arg, 65535, &a->port);
+	case 'i': return number("iterations", arg, 1000, &a->iterations);
+	case 'n': return number("requests", arg, UINT64_MAX, &a->requests);
+	case 'c': return number("connections", arg, 10000, &a->connections);
+	case 'e': return number("seed", arg, UINT64_MAX, &a->seed);
+	case 'b':
+		if (!cli_parse_f64(arg, &a->bound) || !(a->bound > 0 && a->bound < 1))
+			return cli_usage_error(CMD, "--bound: '%s' is not a number in (0, 1)", arg);
+		return 0;
+	case 'S':
+		if (!cli_parse_f64(arg, &a->latency_s) || !(a->latency_s > 0 && a->latency_s < 3600))
+			return cli_usage_error(CMD, "--latency-seconds: '%s' is not in (0, 3600)", arg);
+		return 0;
+	case 'L': a->latency = true; return 0;
+	case 'j': a->json = arg; return 0;
+	case 'p': a->plot = arg; return 0;
+	case 'W': a->save = arg; return 0;
+	case 'C': a->cc = arg; return 0;
+	case 'q': a->quiet = true; return 0;
+	default: return -1;
+	}
+}
+
 int cmd_tune(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("ditto tune: not built yet\n", stderr);
-	return CLI_EINPUT;
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "service", required_argument, NULL, 's' },
+		{ "original-port", required_argument, NULL, 'O' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "bound", required_argument, NULL, 'b' },
+		{ "requests", required_argument, NULL, 'n' },
+		{ "connections", required_argument, NULL, 'c' },
+		{ "latency", no_argument, NULL, 'L' },
+		{ "latency-seconds", required_argument, NULL, 'S' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "save", required_argument, NULL, 'W' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "cc", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tune_args a = { 0 };
+	int c, r;
+
+	/* Everything after "--" is the original's command line, not ours. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 < argc)
+				a.original = &argv[i + 1];
+			argc = i;
+			break;
+		}
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, ":o:s:P:i:b:n:c:Lj:p:e:qh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return CLI_OK;
+		}
+		if ((r = option(c, optarg, &a)) < 0)
+			return cli_bad_option(CMD, c, argv);
+		if (r)
+			return r;
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(CMD, optind < argc ? "one MODEL file, then -- and the "
+				       "original's command" : "missing MODEL");
+	a.model = argv[optind];
+	if (!a.output)
+		return cli_usage_error(CMD, "missing --output DIR");
+	if (a.plot && !a.latency)
+		return cli_usage_error(CMD, "--plot needs --latency");
+	return run(&a);
 }

@@ -57,14 +57,18 @@ struct ditto_loadgen_opts {
 	/* Connections (0: 8), opened before the clock starts. */
 	unsigned connections;
 	/* Stop after this many seconds (0: 5 unless requests is set) or this
-	 * many answered requests (0: no limit), whichever comes first. */
+	 * many requests answered or failed (0: no limit), whichever comes
+	 * first; no more than that many are sent in the recorded period. */
 	double duration_s;
 	uint64_t requests;
 	/* Seconds of load before recording starts (not counted). */
 	double warmup_s;
-	/* Value bytes of writing requests (0: from the model's request sizes,
-	 * else 32), and the share of requests that write (0: 0.5; negative:
-	 * none; framings without writes ignore it). */
+	/* Value bytes of writing requests, the payload of length-prefixed
+	 * and raw ones (0: the model's mean request size less the framing's
+	 * overhead, else 32), and the share of requests that write (0: 0.5;
+	 * negative: none; framings without writes ignore it). Keys are
+	 * "key:NNNNNN", uniform over 10000. raw has no framing: whatever one
+	 * read returns is the answer. */
 	uint64_t value_bytes;
 	double write_share;
 	/* Model to take framing and request sizes from (NULL: none). */
@@ -95,7 +99,10 @@ struct ditto_hist;
  */
 DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto_load_result **out);
 DITTO_API void ditto_load_result_free(struct ditto_load_result *r);
-/* Requests answered in the recorded period, and requests that failed. */
+/* Requests answered in the recorded period, and requests that failed in
+ * it: timeouts, closed connections, malformed answers, error replies
+ * (RESP errors, memcached ERROR or a binary status other than "not
+ * found", HTTP 5xx) and failed reconnects. */
 DITTO_API uint64_t ditto_load_result_completed(const struct ditto_load_result *r);
 DITTO_API uint64_t ditto_load_result_errors(const struct ditto_load_result *r);
 /* Target rate (0 in closed loop), the rate achieved, and the seconds recorded. */
@@ -126,13 +133,19 @@ enum ditto_backend {
  * Metric names the backends give (rates are per request unless named
  * otherwise):
  *   cachegrind  insts_per_request, i1_miss_rate, d1_miss_rate,
- *               ll_miss_rate, branch_mispredict_rate
+ *               ll_miss_rate, branch_mispredict_rate, and the counts
+ *               behind them: i1_misses_per_request, d1_misses_per_request,
+ *               ll_misses_per_request, data_refs_per_request,
+ *               branches_per_request, branch_mispredicts_per_request
  *               (cache geometry: I1 and D1 32 KiB 8-way, LL 1 MiB 16-way,
  *               64-byte lines; startup is measured separately and
- *               subtracted, so rates are those of serving)
+ *               subtracted, so rates are those of serving; processes the
+ *               service forks or execs are measured too)
  *   profile     syscalls_per_request, socket_bytes_per_request,
  *               read_calls_per_request, write_calls_per_request
- *   counters    ipc, branch_mpki, l1i_mpki, l1d_mpki, llc_mpki
+ *               (needs what ditto_profile_new() needs: root or CAP_BPF)
+ *   counters    ipc, branch_mpki, l1i_mpki, l1d_mpki, llc_mpki (an MPKI
+ *               the host has no event for is left out)
  */
 struct ditto_metrics;
 
@@ -150,13 +163,17 @@ DITTO_API int ditto_metrics_set(struct ditto_metrics *m, const char *name, doubl
 struct ditto_measure_opts {
 	size_t sz;
 	/* Backends to run (0: cachegrind). A backend the host cannot run
-	 * (no valgrind, no counters) is skipped with a warning. */
+	 * (no valgrind, no counters) is skipped with a warning; when every
+	 * requested one is, ditto_measure() fails with the first one's
+	 * reason (-ENOENT no valgrind, -EOPNOTSUPP no counters). */
 	unsigned backends;
 	/* Command that starts the service; it must listen on load->port and
 	 * end on SIGTERM. */
 	char *const *argv;
 	/* The load: closed loop by default; duration and requests apply to
-	 * each backend run. */
+	 * each backend run. warmup_s is ignored: metrics are per answered
+	 * request over the whole run. stop, when set here, is used if the
+	 * field below is not. */
 	const struct ditto_loadgen_opts *load;
 	/* Seconds to wait for the service to accept connections (0: 30). */
 	double startup_timeout_s;
@@ -167,12 +184,17 @@ struct ditto_measure_opts {
 };
 
 /*
- * Start argv once per backend, wait until it accepts, run the load, stop
- * it with SIGTERM (SIGKILL after 10 s) and add the backend's metrics to
- * *out (a new object when *out is NULL). The service is never left
- * running. Errors: -ENOENT argv[0] or valgrind missing; -ETIMEDOUT the
- * service never accepted; -ECHILD it died before the load ended (its
- * exit status in ditto_last_error()).
+ * Start argv once per backend (in its own process group, its output in a
+ * log file of work_dir), wait until it accepts, run the load, stop it with
+ * SIGTERM (SIGKILL after 10 s) and add the backend's metrics to *out (a
+ * new object when *out is NULL). The service is never left running. On
+ * error a new object is freed and *out left NULL; a caller's object keeps
+ * the metrics of the backends that finished. Errors: -ENOENT argv[0] or
+ * valgrind missing; -EADDRINUSE something already accepts on the port;
+ * -ETIMEDOUT the service never accepted, or ignored SIGTERM; -ECHILD it
+ * died before the load ended (its exit status and last output lines in
+ * ditto_last_error()); -EIO no request was answered; -ECANCELED *stop
+ * was set; the profiler's errors; -EINVAL, -DITTO_EOPTS.
  */
 DITTO_API int ditto_measure(const struct ditto_measure_opts *opts, struct ditto_metrics **out);
 
@@ -184,8 +206,8 @@ DITTO_API bool ditto_counters_available(void);
 /* The feedback loop                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Called after every iteration: its index (0 is the first clone), the
- * largest relative error over the tuned metrics and its metric, whether
+/* Called after every iteration: its index in the model's tuning section
+ * (1 for the first clone of an untuned model), the largest relative error over the tuned metrics and its metric, whether
  * the clone is the best so far, and a one-line note. */
 typedef void (*ditto_tune_progress_fn)(unsigned iteration, double max_error, const char *worst,
 				       bool best, const char *note, void *user);

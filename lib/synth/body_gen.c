@@ -21,7 +21,14 @@
  * Tuning knobs (struct synth_knobs) add what the profile cannot place:
  * a share of branches that test random bits (r15, a xorshift state kept
  * in a slot, stepped once per iteration), so they mispredict about half
- * the time; and regions larger than D1 or than LL whose sweeps miss there.
+ * the time, or a share made always taken; and misses: each iteration
+ * loads a window of lines of an area larger than D1 (or than LL) and moves
+ * the window by as many bytes as the knob asks for, so only the lines it
+ * enters miss, a number that need not be whole per iteration.
+ *
+ * Every block draws from its own random stream (seed, block number), so a
+ * knob that changes one block's length leaves the other blocks as they
+ * were: the tuner's steps change what they aim at and little else.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,16 +42,18 @@
 
 #include <ditto/model.h>
 
-#define MAX_REGIONS 10
+#define MAX_REGIONS 8
 #define MAX_REGION (64u << 20)
 #define NPOOL 10
 #define REGION_PAD 4096
 /* A request body longer than this is a model error, not a workload. */
 #define MAX_INSTS 1e8
-/* Regions of the miss knobs: past cachegrind's D1 (32 KiB) but inside its
- * LL (1 MiB) as the tuner simulates them, and past that LL. */
-#define D1_MISS_REGION (256u << 10)
-#define LL_MISS_REGION (4u << 20)
+/* Areas of the miss knobs: past cachegrind's D1 (32 KiB) but inside its
+ * LL (1 MiB) as the tuner simulates them, and past that LL; the most
+ * lines a window loads per iteration. */
+#define D1_MISS_AREA (256u << 10)
+#define LL_MISS_AREA (4u << 20)
+#define MISS_WINDOW 64
 
 /* Registers the stream may use; r12 regions, r13 branch counter, r14
  * region cursor, r15 random bits, rbp loop counter are reserved. */
@@ -76,8 +85,25 @@ struct gen {
 	struct dbuf *out;
 	const char *name;
 	const struct synth_knobs *k;
+	uint64_t seed, blocks;	/* block streams: see stream() */
+	uint64_t jcc;		/* conditional branches emitted so far */
 	unsigned hard_bit;	/* next random bit a hard branch tests */
 };
+
+/* The random stream of the next block. */
+static void stream(struct gen *g)
+{
+	ditto_rng_seed(&g->rng, g->seed * 0x9e3779b97f4a7c15ull + ++g->blocks);
+}
+
+/* Whether the n-th of a run of items is among a share |x| of them, spread
+ * evenly and the same ones for a larger share (so a knob that grows adds
+ * items and never moves them). */
+static bool spread(uint64_t n, double x)
+{
+	x = fabs(x);
+	return floor((double)(n + 1) * x) > floor((double)n * x);
+}
 
 static uint64_t draw(struct gen *g, const struct weighted *w, size_t n)
 {
@@ -219,8 +245,13 @@ static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
 	if (key_is(key, "jcc")) {
 		uint64_t b = draw(g, g->br, g->nbr);
 
-		if (g->k->hard_branches > 0 && ditto_rng_double(&g->rng) < g->k->hard_branches)
+		bool chosen = g->k->hard_branches != 0 && spread(g->jcc, g->k->hard_branches);
+
+		g->jcc++;
+		if (chosen && g->k->hard_branches > 0)
 			line(g, "test r15d, 0x%x", 1u << (g->hard_bit++ % 31));
+		else if (chosen)
+			line(g, "test r13d, 0");	/* ZF always set: always taken */
 		else
 			line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
 		line(g, "jz 1f");
@@ -288,6 +319,7 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	uint64_t slot = g->cursors + 8 * k;
 	unsigned memop = 0;
 
+	stream(g);
 	dbuf_printf(g->out, "\t# region %zu: %llu bytes\n", k, (unsigned long long)g->region[k]);
 	g->cur_off = g->regoff[k];
 	line(g, "mov r14, [r12 + %llu]", (unsigned long long)slot);
@@ -308,25 +340,6 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	line(g, "add r14, %llu", (unsigned long long)(64 * chunk));
 	line(g, "and r14, 0x%llx", (unsigned long long)(g->region[k] - 1));
 	line(g, "mov [r12 + %llu], r14", (unsigned long long)slot);
-}
-
-/* The miss knobs' regions, weighted so that they get their share of the
- * block instructions (and so of the memory operands). */
-static void miss_regions(struct gen *g)
-{
-	double d1 = g->k->d1_miss_share, ll = g->k->ll_miss_share, rest = 1 - d1 - ll, w = 0;
-	const double share[2] = { d1, ll };
-	const uint64_t size[2] = { D1_MISS_REGION, LL_MISS_REGION };
-
-	for (size_t i = 0; i < g->nreg; i++)
-		w += (double)g->regw[i];
-	rest = rest < 0.1 ? 0.1 : rest;
-	for (int i = 0; i < 2; i++) {
-		if (share[i] <= 0)
-			continue;
-		g->region[g->nreg] = size[i];
-		g->regw[g->nreg++] = (uint64_t)(w * share[i] / rest + 0.5) + 1;
-	}
 }
 
 static int load(struct gen *g, struct ditto_cpu *c)
@@ -358,7 +371,7 @@ static int load(struct gen *g, struct ditto_cpu *c)
 		uint64_t size = dws[i].value < 64 ? 64 : dws[i].value;
 
 		size = size > MAX_REGION ? MAX_REGION : size;
-		if (g->nreg < MAX_REGIONS - 2 && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
+		if (g->nreg < MAX_REGIONS && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
 			g->region[g->nreg] = size;
 			g->regw[g->nreg++] = dws[i].count;
 		}
@@ -368,7 +381,6 @@ static int load(struct gen *g, struct ditto_cpu *c)
 		g->regw[0] = 1;
 		g->nreg = 1;
 	}
-	miss_regions(g);
 	return 0;
 }
 
@@ -410,7 +422,10 @@ static uint64_t chunks(struct gen *g, unsigned k, uint64_t size, uint64_t wsum)
 	uint64_t lines = 0;
 
 	for (unsigned i = 0; i < k; i++) {
-		uint64_t before = g->lines, x = ditto_rng_below(&g->rng, wsum);
+		uint64_t before = g->lines, x;
+
+		stream(g);
+		x = ditto_rng_below(&g->rng, wsum);
 		size_t r = 0;
 
 		while (r + 1 < g->nreg && x >= g->regw[r])
@@ -442,6 +457,51 @@ static void chunk_call(struct gen *g, uint64_t slot, unsigned k)
 	line(g, "call rdx");
 }
 
+/* The windows of the miss knobs, once per iteration: `bytes` of area
+ * `area` (at `off`, with its cursor slot) newly entered each time. */
+struct miss {
+	uint64_t off, size, slot, bytes;
+};
+
+static void miss_window(struct gen *g, const struct miss *m)
+{
+	uint64_t lines = m->bytes / 64 + 2;
+
+	if (!m->bytes)
+		return;
+	lines = lines > MISS_WINDOW ? MISS_WINDOW : lines;
+	dbuf_printf(g->out, "\t# miss window: %llu bytes a turn over %llu\n",
+		    (unsigned long long)m->bytes, (unsigned long long)m->size);
+	line(g, "mov rax, [r12 + %llu]", (unsigned long long)m->slot);
+	line(g, "lea rdx, [r12 + rax]");
+	/* Loads whose value is never used are dropped by valgrind's optimiser
+	 * before cachegrind sees them: these add into r11. */
+	for (uint64_t j = 0; j < lines; j++)
+		line(g, "add r11, [rdx + %llu]", (unsigned long long)(m->off + 64 * j));
+	line(g, "add rax, %llu", (unsigned long long)m->bytes);
+	line(g, "and rax, 0x%llx", (unsigned long long)(m->size - 1));
+	line(g, "mov [r12 + %llu], rax", (unsigned long long)m->slot);
+}
+
+/* Place the miss areas after `*total` bytes; loop_insts estimates the
+ * instructions of one iteration, to turn misses per 1000 into bytes. */
+static void miss_layout(const struct gen *g, uint64_t loop_insts, uint64_t *total, struct miss m[2])
+{
+	double ll = g->k->ll_mpki, d1 = g->k->d1_mpki - ll;	/* LL misses miss D1 too */
+	const double mpki[2] = { d1 > 0 ? d1 : 0, ll };
+	const uint64_t size[2] = { D1_MISS_AREA, LL_MISS_AREA };
+
+	for (int i = 0; i < 2; i++) {
+		m[i] = (struct miss){ .size = size[i], .slot = *total };
+		*total += 8;
+		m[i].bytes = (uint64_t)(mpki[i] * (double)loop_insts / 1000 * 64 + 0.5);
+		if (!m[i].bytes)
+			continue;
+		m[i].off = *total;
+		*total += size[i] + 64 * MISS_WINDOW;
+	}
+}
+
 /* One xorshift64 step of the random bits in r15. */
 static void random_step(struct gen *g)
 {
@@ -459,9 +519,10 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 {
 	double far_share, far_bytes;
 	uint64_t cold = 0, chunk_slot, chunk_lines = 0, random_slot;
+	struct miss miss[2];
 	unsigned nchunks = 0;
 	struct synth_knobs dflt;
-	struct gen g = { .out = out, .name = name, .k = knobs };
+	struct gen g = { .out = out, .name = name, .k = knobs, .seed = seed };
 	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr, start;
 	int err;
 
@@ -500,6 +561,7 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	chunk_slot = total;
 	random_slot = total + 8;
 	total += 16;
+	miss_layout(&g, per_block + cold, &total, miss);
 	dbuf_printf(out, "# generated by libditto from a cpu profile: %llu instructions per call\n"
 		    "\t.intel_syntax noprefix\n\t.section .rodata\n\t.globl %s_region_bytes\n"
 		    "%s_region_bytes:\n\t.quad %llu\n\t.text\n\t.globl %s\n\t.type %s, @function\n"
@@ -525,6 +587,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	start = g.lines;
 	if (g.k->hard_branches > 0)
 		random_step(&g);
+	miss_window(&g, &miss[0]);
+	miss_window(&g, &miss[1]);
 	for (size_t k = 0; k < g.nreg; k++)
 		block(&g, k, per_block * g.regw[k] / wsum + 1);
 	if (nchunks)

@@ -34,9 +34,10 @@ struct body_info {
  * named "synth.<field>". */
 struct synth_knobs {
 	double body_scale;	/* multiplies the body's instructions per request */
-	double hard_branches;	/* share of conditional branches on random bits */
-	double d1_miss_share;	/* share of data accesses to a region > D1, < LL */
-	double ll_miss_share;	/* share of data accesses to a region > LL */
+	double hard_branches;	/* share of conditional branches on random bits
+				 * (negative: share made always taken) */
+	double d1_mpki;		/* extra D1 misses per 1000 body instructions */
+	double ll_mpki;		/* of which also LL misses */
 	double far_code_scale;	/* multiplies the share of far instruction fetches */
 	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
 };

@@ -1,2 +1,613 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
+/*
+ * ditto_load_run(): one thread, one epoll set, non-blocking TCP_NODELAY
+ * connections with at most one request outstanding each. Closed loop sends
+ * on a connection as soon as its answer is complete; open loop walks a
+ * timeline of arrivals and hands each to a free connection, measuring from
+ * the arrival's intended time so that queueing behind a slow service is
+ * counted (coordinated omission).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ditto/model.h>
+#include <ditto/tune.h>
+
+#include "loadgen_int.h"
+
+#define NS 1000000000ull
+#define SCAN_NS (10 * 1000000ull)	/* timeouts and a stop set by another thread */
+#define MAX_CONNS 100000
+#define IN_MIN 4096
+#define IN_MAX (LG_FRAME_MAX + LG_LINE_MAX)
+
+struct cfg {
+	const char *host;
+	unsigned port, framing, conns;
+	enum ditto_load_mode mode;
+	double qps, duration_s, warmup_s, write_share, timeout_s;
+	uint64_t requests, value_bytes, seed;
+	const volatile int *stop;
+};
+
+struct conn {
+	int fd;			/* -1: dropped */
+	bool busy, in_free, want_out;
+	uint64_t intended, sent;
+	struct dbuf out;
+	size_t out_off;
+	char *in;
+	size_t in_len, in_cap;
+};
+
+struct run {
+	struct cfg cfg;
+	struct sockaddr_in addr;
+	char where[64];
+	int ep;
+	struct conn *c;
+	unsigned *free_stack;
+	unsigned nconn, nfree, alive;
+	struct ditto_rng rng;
+	struct ditto_load_result *res;
+	uint64_t t0, rec_start, end, timeout_ns, next_scan;
+	double next_at;		/* open loop: next arrival, ns after t0 */
+	uint64_t inflight, recorded;
+	bool no_pwait2;
+	int fatal;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
+{
+	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
+			   ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
+
+	if (!s)
+		ditto_err(-DITTO_ENOTFOUND, name ? "load: the model has no service '%s'" :
+			  "load: the model has no service%s", name ? name : "");
+	return s;
+}
+
+/* The model's mean request size less what the framing adds to a value. */
+static uint64_t model_value_bytes(struct ditto_service *s, const struct cfg *c)
+{
+	struct ditto_requests *rq = ditto_service_requests(s);
+	uint64_t n = ditto_requests_count(rq), total = ditto_requests_request_bytes_total(rq);
+	double mean = n && total ? (double)total / (double)n :
+		      ditto_hist_mean(ditto_requests_request_bytes(rq));
+	double over = (double)lg_overhead(c->framing, c->host);
+
+	if (!(mean > 0))
+		return 32;
+	return mean > over + 1 ? (uint64_t)(mean - over) : 1;
+}
+
+/* Framing and value size from the model where the caller left them 0. */
+static int from_model(struct ditto_model *m, const char *name, struct cfg *c)
+{
+	struct ditto_service *s;
+
+	if (!m) {
+		if (!c->framing)
+			return ditto_err(-EINVAL, "load: no framing: give one, or a model");
+		if (!c->value_bytes)
+			c->value_bytes = 32;
+		return 0;
+	}
+	if (!(s = pick_service(m, name)))
+		return -DITTO_ENOTFOUND;
+	if (!c->framing && !(c->framing = ditto_service_framing(s)))
+		return ditto_err(-EINVAL, "load: service '%s' of the model has no known framing",
+				 ditto_service_name(s));
+	if (!c->value_bytes)
+		c->value_bytes = model_value_bytes(s, c);
+	return 0;
+}
+
+static bool bad_seconds(double s)
+{
+	return !isfinite(s) || s < 0 || s > 1e6;	/* 1e6 s in ms still fits an int */
+}
+
+static int check_numbers(const struct cfg *c)
+{
+	if (!c->port || c->port > 65535)
+		return ditto_err(-EINVAL, "load: port %u is not 1..65535", c->port);
+	if (c->framing > DITTO_FRAMING_LENGTH_PREFIXED)
+		return ditto_err(-EINVAL, "load: framing %u is unknown", c->framing);
+	if (c->mode < DITTO_LOAD_CLOSED || c->mode > DITTO_LOAD_FIXED)
+		return ditto_err(-EINVAL, "load: mode %d is unknown", (int)c->mode);
+	if (c->mode != DITTO_LOAD_CLOSED && (!isfinite(c->qps) || c->qps <= 0 || c->qps > 1e9))
+		return ditto_err(-EINVAL, "load: open loop needs a target rate (qps > 0)");
+	if (c->conns > MAX_CONNS)
+		return ditto_err(-EINVAL, "load: %u connections is more than %u", c->conns, MAX_CONNS);
+	if (bad_seconds(c->duration_s) || bad_seconds(c->warmup_s) || bad_seconds(c->timeout_s))
+		return ditto_err(-EINVAL, "load: durations must be finite seconds >= 0");
+	if (c->value_bytes > LG_FRAME_MAX / 2)
+		return ditto_err(-EINVAL, "load: value of %llu bytes is too large",
+				 (unsigned long long)c->value_bytes);
+	if (isnan(c->write_share) || c->write_share > 1)
+		return ditto_err(-EINVAL, "load: write share must be at most 1");
+	return 0;
+}
+
+static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
+{
+	struct cfg *c = &r->cfg;
+	int err = OPTS_CHECK(o, ditto_loadgen_opts);
+
+	if (err)
+		return err;
+	c->host = OPTS_GET(o, host, NULL) ? o->host : "127.0.0.1";
+	c->port = OPTS_GET(o, port, 0u);
+	c->framing = OPTS_GET(o, framing, 0u);
+	c->mode = OPTS_GET(o, mode, 0) ? o->mode : DITTO_LOAD_CLOSED;
+	c->qps = OPTS_GET(o, qps, 0.0);
+	c->conns = OPTS_GET(o, connections, 0u) ? o->connections : 8;
+	c->duration_s = OPTS_GET(o, duration_s, 0.0);
+	c->requests = OPTS_GET(o, requests, (uint64_t)0);
+	c->warmup_s = OPTS_GET(o, warmup_s, 0.0);
+	c->value_bytes = OPTS_GET(o, value_bytes, (uint64_t)0);
+	c->write_share = OPTS_GET(o, write_share, 0.0);
+	c->seed = OPTS_GET(o, seed, (uint64_t)0) ? o->seed : 1;
+	c->timeout_s = OPTS_GET(o, timeout_s, 0.0);
+	c->stop = OPTS_GET(o, stop, NULL);
+	if ((err = check_numbers(c)))
+		return err;
+	if (c->duration_s == 0 && !c->requests)
+		c->duration_s = 5;
+	if (c->timeout_s == 0)
+		c->timeout_s = 5;
+	c->write_share = c->write_share == 0 ? 0.5 : c->write_share < 0 ? 0 : c->write_share;
+	if (inet_pton(AF_INET, c->host, &r->addr.sin_addr) != 1)
+		return ditto_err(-EINVAL, "load: host '%s' is not an IPv4 address", c->host);
+	r->addr.sin_family = AF_INET;
+	r->addr.sin_port = htons((uint16_t)c->port);
+	snprintf(r->where, sizeof(r->where), "%s:%u", c->host, c->port);
+	return from_model(OPTS_GET(o, model, NULL), OPTS_GET(o, service, NULL), c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                          */
+/* ------------------------------------------------------------------ */
+
+static bool stopped(const struct run *r)
+{
+	return r->cfg.stop && *r->cfg.stop;
+}
+
+/* Wait for a non-blocking connect; the loop stalls meanwhile, which only
+ * happens at the start and on a reconnect. */
+static int connect_wait(const struct run *r, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int soerr = 0, n;
+	socklen_t len = sizeof(soerr);
+
+	while ((n = poll(&pfd, 1, (int)(r->cfg.timeout_s * 1000))) < 0 && errno == EINTR &&
+	       !stopped(r))
+		;
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ETIMEDOUT;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+		return -errno;
+	return -soerr;
+}
+
+static int connect_one(struct run *r, unsigned i)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+	int one = 1, err = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return ditto_err(-errno, "load: socket: %s", strerror(errno));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&r->addr, sizeof(r->addr)) < 0)
+		err = errno == EINPROGRESS ? connect_wait(r, fd) : -errno;
+	if (!err && epoll_ctl(r->ep, EPOLL_CTL_ADD, fd, &ev))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return ditto_err(err, "load: cannot connect to %s: %s", r->where, strerror(-err));
+	}
+	r->c[i].fd = fd;
+	r->c[i].want_out = false;
+	return 0;
+}
+
+static void push_free(struct run *r, unsigned i)
+{
+	if (!r->c[i].in_free) {
+		r->c[i].in_free = true;
+		r->free_stack[r->nfree++] = i;
+	}
+}
+
+static struct conn *pop_free(struct run *r)
+{
+	while (r->nfree) {
+		struct conn *c = &r->c[r->free_stack[--r->nfree]];
+
+		c->in_free = false;
+		if (c->fd >= 0 && !c->busy)
+			return c;
+	}
+	return NULL;
+}
+
+static bool recording(const struct run *r, uint64_t now)
+{
+	return now >= r->rec_start;
+}
+
+/* A request failed or the connection broke: count it, connect again or
+ * drop the connection. */
+static void conn_fail(struct run *r, struct conn *c, uint64_t now)
+{
+	unsigned i = (unsigned)(c - r->c);
+
+	if (c->busy) {
+		c->busy = false;
+		r->inflight--;
+		if (recording(r, now)) {
+			r->res->errors++;
+			r->recorded++;
+		}
+	}
+	close(c->fd);
+	c->fd = -1;
+	c->in_len = 0;
+	c->out.len = c->out_off = 0;
+	if (connect_one(r, i) == 0) {
+		push_free(r, i);
+		return;
+	}
+	ditto_debug("%s", ditto_last_error());
+	r->res->errors += recording(r, now);
+	r->alive--;
+}
+
+static int open_all(struct run *r)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < r->cfg.conns && !stopped(r); i++) {
+		r->c[i].fd = -1;
+		if ((err = connect_one(r, i)) == 0) {
+			r->alive++;
+			push_free(r, i);
+		} else if (r->alive) {
+			ditto_warn("%s: going on with %u connections", ditto_last_error(), r->alive);
+			break;
+		} else {
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests and answers                                                 */
+/* ------------------------------------------------------------------ */
+
+static void set_out(struct run *r, struct conn *c, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0),
+				  .data.u32 = (unsigned)(c - r->c) };
+
+	if (c->want_out != on && epoll_ctl(r->ep, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->want_out = on;
+}
+
+static void flush(struct run *r, struct conn *c, uint64_t now)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t k = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN) {
+			set_out(r, c, true);
+			return;
+		}
+		if (k < 0) {
+			conn_fail(r, c, now);
+			return;
+		}
+		c->out_off += (size_t)k;
+		if (recording(r, now))
+			r->res->bytes_sent += (uint64_t)k;
+	}
+	set_out(r, c, false);
+}
+
+static void send_request(struct run *r, struct conn *c, uint64_t intended, uint64_t now)
+{
+	struct lg_req q = { .host = r->cfg.host, .value_bytes = r->cfg.value_bytes };
+
+	q.write = lg_has_writes(r->cfg.framing) && ditto_rng_double(&r->rng) < r->cfg.write_share;
+	q.key = ditto_rng_below(&r->rng, LG_KEYS);
+	c->out.len = 0;
+	lg_encode(r->cfg.framing, &q, &c->out);
+	if (c->out.oom) {
+		r->fatal = ditto_err(-ENOMEM, "load: out of memory");
+		return;
+	}
+	c->busy = true;
+	c->intended = intended;
+	c->sent = now;
+	c->out_off = 0;
+	r->inflight++;
+	flush(r, c, now);
+}
+
+static void complete(struct run *r, struct conn *c, uint64_t now, bool failed)
+{
+	c->busy = false;
+	c->in_len = 0;
+	r->inflight--;
+	push_free(r, (unsigned)(c - r->c));
+	if (!recording(r, now))
+		return;
+	r->recorded++;
+	if (failed)
+		r->res->errors++;
+	else if (lg_result_add(r->res, now - c->intended))
+		r->fatal = ditto_err(-ENOMEM, "load: out of memory");
+}
+
+static bool grow_in(struct conn *c)
+{
+	size_t cap = c->in_cap ? c->in_cap * 2 : IN_MIN;
+	char *p;
+
+	if (c->in_cap >= IN_MAX)
+		return false;
+	if (cap > IN_MAX)
+		cap = IN_MAX;
+	if (!(p = realloc(c->in, cap)))
+		return false;
+	c->in = p;
+	c->in_cap = cap;
+	return true;
+}
+
+static void on_readable(struct run *r, struct conn *c, uint64_t now)
+{
+	bool failed;
+	ssize_t k;
+	long e;
+
+	if (c->in_len == c->in_cap && !grow_in(c)) {
+		conn_fail(r, c, now);	/* an answer larger than we take */
+		return;
+	}
+	k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k <= 0) {
+		conn_fail(r, c, now);
+		return;
+	}
+	if (recording(r, now))
+		r->res->bytes_received += (uint64_t)k;
+	c->in_len += (size_t)k;
+	if (!c->busy) {
+		/* raw: the rest of an answer that came in pieces; otherwise a
+		 * service that talks out of turn */
+		if (r->cfg.framing == DITTO_FRAMING_RAW)
+			c->in_len = 0;
+		else
+			conn_fail(r, c, now);
+		return;
+	}
+	e = lg_parse(r->cfg.framing, c->in, c->in_len, &failed);
+	if (e < 0 || (e > 0 && (size_t)e != c->in_len))	/* malformed, or two answers */
+		conn_fail(r, c, now);
+	else if (e > 0)
+		complete(r, c, now, failed);
+}
+
+static void on_event(struct run *r, const struct epoll_event *ev, uint64_t now)
+{
+	struct conn *c = &r->c[ev->data.u32];
+
+	if (c->fd < 0)
+		return;
+	/* not only when busy: a raw answer may come before the request is out */
+	if (ev->events & EPOLLOUT)
+		flush(r, c, now);
+	if (c->fd >= 0 && (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		on_readable(r, c, now);
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop                                                             */
+/* ------------------------------------------------------------------ */
+
+static bool may_issue(const struct run *r)
+{
+	return !r->cfg.requests || r->recorded + r->inflight < r->cfg.requests;
+}
+
+static double gap_ns(struct run *r)
+{
+	double mean = 1e9 / r->cfg.qps;
+
+	if (r->cfg.mode == DITTO_LOAD_FIXED)
+		return mean;
+	return -log1p(-ditto_rng_double(&r->rng)) * mean;
+}
+
+/* Hand due arrivals (open loop) or every free connection (closed loop) a
+ * request. Arrivals that find no free connection wait on the timeline. */
+static void dispatch(struct run *r, uint64_t now)
+{
+	bool open = r->cfg.mode != DITTO_LOAD_CLOSED;
+
+	/* at most one turn per connection: one that fails at once and is
+	 * reconnected must not keep this loop from the clock */
+	for (unsigned k = 0; k < r->nconn && !r->fatal && may_issue(r) &&
+	     (!open || r->t0 + (uint64_t)r->next_at <= now); k++) {
+		struct conn *c = pop_free(r);
+
+		if (!c)
+			return;
+		send_request(r, c, open ? r->t0 + (uint64_t)r->next_at : now, now);
+		if (open)
+			r->next_at += gap_ns(r);
+	}
+}
+
+static void scan_timeouts(struct run *r, uint64_t now)
+{
+	for (unsigned i = 0; i < r->nconn; i++) {
+		struct conn *c = &r->c[i];
+
+		if (c->fd >= 0 && c->busy && now - c->sent > r->timeout_ns)
+			conn_fail(r, c, now);
+	}
+	r->next_scan = now + SCAN_NS;
+}
+
+static bool done(const struct run *r, uint64_t now)
+{
+	return r->fatal || stopped(r) || now >= r->end || !r->alive ||
+	       (r->cfg.requests && r->recorded >= r->cfg.requests);
+}
+
+/* How long to sleep: until the next arrival (if a connection could take
+ * it), the end, or the next timeout scan. */
+static uint64_t wait_ns(const struct run *r, uint64_t now)
+{
+	uint64_t until = r->next_scan < r->end ? r->next_scan : r->end;
+
+	if (r->cfg.mode != DITTO_LOAD_CLOSED && r->nfree && may_issue(r) &&
+	    r->t0 + (uint64_t)r->next_at < until)
+		until = r->t0 + (uint64_t)r->next_at;
+	return until > now ? until - now : 0;
+}
+
+static int wait_events(struct run *r, struct epoll_event *evs, int max, uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / NS), .tv_nsec = (long)(ns % NS) };
+	int n;
+
+	if (!r->no_pwait2) {
+		n = epoll_pwait2(r->ep, evs, max, &ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		r->no_pwait2 = true;	/* kernels before 5.11: millisecond sleeps */
+	}
+	return epoll_wait(r->ep, evs, max, (int)(ns / 1000000));
+}
+
+static int loop(struct run *r)
+{
+	struct epoll_event evs[256];
+	uint64_t now = now_ns();
+
+	while (!done(r, now)) {
+		int n;
+
+		dispatch(r, now);
+		n = wait_events(r, evs, (int)ARRAY_SIZE(evs), wait_ns(r, now));
+		if (n < 0 && errno != EINTR)
+			return ditto_err(-errno, "load: epoll_wait: %s", strerror(errno));
+		now = now_ns();
+		for (int i = 0; i < n && !r->fatal; i++)
+			on_event(r, &evs[i], now);
+		if (now >= r->next_scan)
+			scan_timeouts(r, now);
+	}
+	now = now < r->end ? now : r->end;
+	r->res->elapsed_s = now > r->rec_start ? (double)(now - r->rec_start) / 1e9 : 0;
+	return r->fatal;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void run_free(struct run *r)
+{
+	for (unsigned i = 0; r->c && i < r->nconn; i++) {
+		if (r->c[i].fd >= 0)
+			close(r->c[i].fd);
+		dbuf_free(&r->c[i].out);
+		free(r->c[i].in);
+	}
+	free(r->c);
+	free(r->free_stack);
+	if (r->ep >= 0)
+		close(r->ep);
+	ditto_load_result_free(r->res);
+}
+
+static int setup(struct run *r)
+{
+	const struct cfg *c = &r->cfg;
+
+	r->nconn = c->conns;
+	r->c = calloc(c->conns, sizeof(*r->c));
+	r->free_stack = calloc(c->conns, sizeof(*r->free_stack));
+	r->res = lg_result_new(c->mode == DITTO_LOAD_CLOSED ? 0 : c->qps);
+	if (!r->c || !r->free_stack || !r->res)
+		return ditto_err(-ENOMEM, "load: out of memory");
+	for (unsigned i = 0; i < c->conns; i++)
+		r->c[i].fd = -1;
+	if ((r->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return ditto_err(-errno, "load: epoll_create1: %s", strerror(errno));
+	ditto_rng_seed(&r->rng, c->seed);
+	r->timeout_ns = (uint64_t)(c->timeout_s * 1e9);
+	return open_all(r);
+}
+
+DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto_load_result **out)
+{
+	struct run r = { .ep = -1 };
+	int err;
+
+	if (!out)
+		return ditto_err(-EINVAL, "load: an output pointer is needed");
+	*out = NULL;
+	if ((err = opts_read(opts, &r)) || (err = setup(&r)))
+		goto out;
+	/* the clock starts once every connection is open */
+	r.t0 = now_ns();
+	r.rec_start = r.t0 + (uint64_t)(r.cfg.warmup_s * 1e9);
+	r.end = r.cfg.duration_s > 0 ? r.rec_start + (uint64_t)(r.cfg.duration_s * 1e9) : UINT64_MAX;
+	r.next_scan = r.t0 + SCAN_NS;
+	if ((err = loop(&r)))
+		goto out;
+	*out = r.res;
+	r.res = NULL;
+out:
+	run_free(&r);
+	return err;
+}

@@ -1,2 +1,359 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
+/*
+ * The feedback loop: measure the original once, then synthesize, build
+ * and measure the clone with the model's knobs, step the knobs, repeat.
+ * Every candidate is written to DIR.try; the best one so far is moved
+ * into DIR, so DIR always holds a built clone whatever stops the loop.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+#include "tune_int.h"
+
+#include <ditto/model.h>
+#include <ditto/synth.h>
+
+struct loop {
+	struct ditto_model *m;
+	struct ditto_service *s;
+	struct ditto_tune_opts o;
+	struct ditto_loadgen_opts load;
+	struct ditto_metrics *target, *best;
+	struct ditto_values *best_knobs;	/* a detached copy: see keep_best() */
+	struct ditto_model *scratch;		/* owns best_knobs */
+	struct ditto_tune_report *report;
+	struct track tracks[TUNE_TRACKS];
+	double best_error;
+	char try_dir[4096], old_dir[4096];
+};
+
+static bool stopped(const struct loop *l)
+{
+	return l->o.stop && *l->o.stop;
+}
+
+static int opts_read(const struct ditto_tune_opts *o, struct ditto_tune_opts *r)
+{
+	int err = OPTS_CHECK(o, ditto_tune_opts);
+
+	if (err)
+		return err;
+	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	r->dir = OPTS_GET(o, dir, NULL);
+	r->service = OPTS_GET(o, service, NULL);
+	r->original_argv = OPTS_GET(o, original_argv, NULL);
+	r->original_port = OPTS_GET(o, original_port, 0);
+	r->port = OPTS_GET(o, port, 0);
+	r->max_iterations = OPTS_GET(o, max_iterations, 0) ? OPTS_GET(o, max_iterations, 0) : 8;
+	r->bound = OPTS_GET(o, bound, 0) > 0 ? OPTS_GET(o, bound, 0) : 0.05;
+	r->requests = OPTS_GET(o, requests, 0) ? OPTS_GET(o, requests, 0) : 3000;
+	r->connections = OPTS_GET(o, connections, 0) ? OPTS_GET(o, connections, 0) : 4;
+	r->latency = OPTS_GET(o, latency, false);
+	r->latency_s = OPTS_GET(o, latency_s, 0) > 0 ? OPTS_GET(o, latency_s, 0) : 3;
+	r->seed = OPTS_GET(o, seed, 0) ? OPTS_GET(o, seed, 0) : 1;
+	r->cc = OPTS_GET(o, cc, NULL);
+	r->progress = OPTS_GET(o, progress, NULL);
+	r->user = OPTS_GET(o, user, NULL);
+	r->stop = OPTS_GET(o, stop, NULL);
+	if (!r->dir || !*r->dir)
+		return ditto_err(-DITTO_EOPTS, "tune: a directory for the clone is needed");
+	if (strlen(r->dir) > 4000)
+		return ditto_err(-ENAMETOOLONG, "tune: %s: path too long", r->dir);
+	if (r->original_port > 65535 || r->port > 65535)
+		return ditto_err(-DITTO_EOPTS, "tune: port out of range");
+	if (r->bound >= 1 || !isfinite(r->bound))
+		return ditto_err(-DITTO_EOPTS, "tune: bound %g is not a relative error below 1", r->bound);
+	return 0;
+}
+
+static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
+{
+	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
+				  ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
+
+	if (!s)
+		ditto_err(-DITTO_ENOTFOUND, "tune: %s", name ? "no such service in the model" :
+			  "the model has no service");
+	return s;
+}
+
+/* Measure argv (listening on port) with the cachegrind backend under the
+ * loop's load. */
+static int measure(struct loop *l, char *const *argv, unsigned port, struct ditto_metrics **out)
+{
+	struct ditto_loadgen_opts load = l->load;
+
+	load.port = port;
+	DITTO_OPTS(ditto_measure_opts, mo, .backends = DITTO_BACKEND_CACHEGRIND, .argv = argv,
+		   .load = &load, .stop = l->o.stop);
+	*out = NULL;
+	return ditto_measure(&mo, out);
+}
+
+static int targets(struct loop *l)
+{
+	unsigned port = l->o.original_port ? l->o.original_port :
+			ditto_service_port_count(l->s) ? ditto_service_port(l->s, 0) : 0;
+	int err;
+
+	if (!l->o.original_argv) {
+		if ((err = ditto_metrics_new(&l->target)))
+			return err;
+		return tune_model_targets(l->s, l->target);
+	}
+	if (!port)
+		return ditto_err(-DITTO_EOPTS, "tune: the original's port is not in the model: give it");
+	l->o.original_port = port;
+	if ((err = measure(l, l->o.original_argv, port, &l->target))) {
+		ditto_err_prefix("tune: measuring the original (%s)", l->o.original_argv[0]);
+		return err;
+	}
+	return 0;
+}
+
+/* Largest relative error over the tuned metrics the target has, its
+ * metric, and the errors as an iteration's map. */
+static double errors(const struct loop *l, const struct ditto_metrics *clone,
+		     struct ditto_values *out, const char **worst)
+{
+	double max = 0;
+
+	*worst = "none";
+	for (size_t i = 0; i < tune_metric_count; i++) {
+		double t, c, e;
+
+		if (ditto_metrics_get(l->target, tune_metrics[i], &t))
+			continue;
+		e = ditto_metrics_get(clone, tune_metrics[i], &c) ? 1 : rel_error(t, c);
+		if (out)
+			ditto_values_set(out, tune_metrics[i], e);
+		if (e > max || !strcmp(*worst, "none")) {
+			max = e > max ? e : max;
+			*worst = tune_metrics[i];
+		}
+	}
+	return max;
+}
+
+static void copy_values(struct ditto_values *dst, const struct ditto_values *src)
+{
+	for (size_t i = 0; i < ditto_values_size(src); i++) {
+		const char *k;
+		double v;
+
+		if (!ditto_values_entry(src, i, &k, &v))
+			ditto_values_set(dst, k, v);
+	}
+}
+
+/* Every generator knob of src (its default where src lacks it) into dst:
+ * maps have no removal, so a knob is reset by its default value. */
+static void copy_knobs(struct ditto_values *dst, const struct ditto_values *src)
+{
+	for (size_t i = 0; i < synth_knob_count; i++) {
+		double v = synth_knob_table[i].dflt;
+
+		ditto_values_get(src, synth_knob_table[i].name, &v);
+		ditto_values_set(dst, synth_knob_table[i].name, v);
+	}
+	copy_values(dst, src);
+}
+
+/* The candidate in try_dir becomes DIR: the old DIR is moved aside first,
+ * so a crash between the renames leaves one of them whole. */
+static int keep_best(struct loop *l)
+{
+	struct stat st;
+
+	snprintf(l->old_dir, sizeof(l->old_dir), "%s.old", l->o.dir);
+	synth_rm_tree(l->old_dir);
+	if (!stat(l->o.dir, &st) && rename(l->o.dir, l->old_dir))
+		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
+	if (rename(l->try_dir, l->o.dir))
+		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
+	synth_rm_tree(l->old_dir);
+	return 0;
+}
+
+static int build_candidate(struct loop *l, unsigned port)
+{
+	DITTO_OPTS(ditto_synth_opts, so, .service = ditto_service_name(l->s), .seed = l->o.seed,
+		   .port = port, .force = true);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = l->o.cc);
+	int err = ditto_synth_write(l->m, l->try_dir, &so);
+
+	return err ? err : ditto_synth_build(l->try_dir, &bo);
+}
+
+static void progress(struct loop *l, unsigned i, double e, const char *worst, bool best,
+		     const char *note)
+{
+	if (l->o.progress)
+		l->o.progress(i, e, worst, best, note, l->o.user);
+	else
+		ditto_log(DITTO_LOG_INFO, "tune: iteration %u: max error %.1f%% (%s)%s: %s", i,
+			  100 * e, worst, best ? ", best so far" : "", note);
+}
+
+/* One candidate: build, measure, record. Returns 1 when every tuned
+ * metric is within bound, 0 to go on, or a negative error that ends the
+ * loop (a stop). A candidate that fails to build or run is recorded and
+ * the knobs go back to the best ones. */
+static int iteration(struct loop *l)
+{
+	struct ditto_tuning *t = ditto_model_tuning(l->m);
+	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
+	struct ditto_metrics *clone = NULL;
+	unsigned port = l->o.port ? l->o.port : tune_free_port();
+	char bin[4200], portstr[16], note[512];
+	char *argv[] = { bin, "--port", portstr, "--max-seconds", "3600", NULL };
+	const char *worst = "none";
+	unsigned i;
+	double e;
+	int err;
+
+	if (!it)
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	i = (unsigned)ditto_tuning_iter_index(it);
+	copy_values(ditto_tuning_iter_knobs(it), ditto_tuning_knobs(t));
+	snprintf(bin, sizeof(bin), "%s/clone", l->try_dir);
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	err = build_candidate(l, port);
+	err = err ? err : measure(l, argv, port, &clone);
+	if (err) {
+		snprintf(note, sizeof(note), "clone failed: %s", ditto_last_error());
+		ditto_tuning_iter_set_note(it, note);
+		progress(l, i, 1, "none", false, note);
+		if (stopped(l))
+			return -ECANCELED;
+		if (l->best)
+			copy_knobs(ditto_tuning_knobs(t), l->best_knobs);
+		return 0;
+	}
+	e = errors(l, clone, ditto_tuning_iter_errors(it), &worst);
+	snprintf(note, sizeof(note), "%s %.1f%% off", worst, 100 * e);
+	ditto_tuning_iter_set_note(it, note);
+	if (!l->best || e < l->best_error) {
+		if ((err = keep_best(l))) {
+			ditto_metrics_free(clone);
+			return err;
+		}
+		ditto_metrics_free(l->best);
+		l->best = clone;
+		l->best_error = e;
+		copy_knobs(l->best_knobs, ditto_tuning_knobs(t));
+		ditto_tuning_iter_set_accepted(it, true);
+		progress(l, i, e, worst, true, note);
+	} else {
+		progress(l, i, e, worst, false, note);
+	}
+	if (e <= l->o.bound) {
+		if (clone != l->best)
+			ditto_metrics_free(clone);
+		return 1;
+	}
+	tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
+	if (clone != l->best)
+		ditto_metrics_free(clone);
+	return 0;
+}
+
+static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_opts *opts)
+{
+	int err;
+
+	l->m = m;
+	if ((err = opts_read(opts, &l->o)))
+		return err;
+	if (!(l->s = pick_service(m, l->o.service)))
+		return -DITTO_ENOTFOUND;
+	if ((err = tune_dir_check(l->o.dir)))
+		return err;
+	snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir);
+	l->load = (struct ditto_loadgen_opts){ .sz = sizeof(l->load), .mode = DITTO_LOAD_CLOSED,
+					      .framing = ditto_service_framing(l->s),
+					      .connections = l->o.connections,
+					      .requests = l->o.requests, .duration_s = 600,
+					      .model = m, .service = ditto_service_name(l->s),
+					      .seed = l->o.seed, .stop = l->o.stop };
+	if (l->load.framing == DITTO_FRAMING_UNKNOWN)
+		l->load.framing = DITTO_FRAMING_RAW;
+	tracks_init(l->tracks);
+	l->scratch = ditto_model_new();
+	l->report = calloc(1, sizeof(*l->report));
+	if (!l->scratch || !l->report)
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	l->best_knobs = ditto_tuning_knobs(ditto_model_tuning(l->scratch));
+	return 0;
+}
+
+static void cleanup(struct loop *l)
+{
+	synth_rm_tree(l->try_dir);
+	ditto_metrics_free(l->target);
+	ditto_metrics_free(l->best);
+	ditto_model_free(l->scratch);
+}
+
+/* The best knobs stay in the model; the report compares the original
+ * with the best clone. */
+static int finish(struct loop *l, unsigned ran, bool converged)
+{
+	struct ditto_values *knobs = ditto_tuning_knobs(ditto_model_tuning(l->m));
+
+	copy_knobs(knobs, l->best_knobs);
+	l->report->iterations = ran;
+	l->report->converged = converged;
+	for (size_t i = 0; i < tune_metric_count; i++) {
+		double t, c;
+
+		if (!ditto_metrics_get(l->target, tune_metrics[i], &t) &&
+		    !ditto_metrics_get(l->best, tune_metrics[i], &c))
+			report_row(l->report, tune_metrics[i], t, c, l->o.bound);
+	}
+	return tune_extra_rows(l->m, l->s, &l->o, l->report);
+}
+
+DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
+			 struct ditto_tune_report **out)
+{
+	struct loop l = { 0 };
+	unsigned i = 0;
+	int err, rc = 0;
+
+	if (!out || !m)
+		return ditto_err(-DITTO_EOPTS, "tune: a model and an out pointer are needed");
+	*out = NULL;
+	if (!(err = setup(&l, m, opts)))
+		err = targets(&l);
+	for (; !err && i < l.o.max_iterations && rc == 0; i++) {
+		if (stopped(&l)) {
+			err = -ECANCELED;
+			break;
+		}
+		rc = iteration(&l);
+		err = rc < 0 ? rc : 0;
+	}
+	if (l.best) {
+		int ferr = finish(&l, i, rc == 1);
+
+		err = err == -ECANCELED ? 0 : err ? err : ferr;
+		*out = l.report;
+		l.report = NULL;
+	} else if (!err) {
+		err = ditto_err(-ECHILD, "tune: no clone could be built and measured: %s",
+				ditto_last_error());
+	} else if (err == -ECANCELED) {
+		ditto_err(err, "tune: stopped before any clone was measured");
+	}
+	ditto_tune_report_free(l.report);
+	cleanup(&l);
+	return err;
+}

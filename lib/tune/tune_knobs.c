@@ -1,2 +1,129 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
+/*
+ * Knob steps of the feedback loop. Each tuned metric has one generator
+ * knob that moves it most and in one direction (more of the knob, more
+ * of the metric), so every knob follows its own one-dimensional secant
+ * search; the couplings between them (a longer body dilutes every rate)
+ * are small and the next iteration corrects them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+#include "tune_int.h"
+
+#include <ditto/model.h>
+
+struct pair {
+	const char *metric, *knob;
+	double slope;	/* first guess of d(metric)/d(knob); 0: metric/knob */
+	double step;	/* largest step of the knob (0: a factor of 4) */
+};
+
+/* Slopes: a random branch mispredicts half the time and about a third of
+ * the body's branches are conditional; one more miss per 1000 body
+ * instructions, at about 0.45 data references per instruction, is 0.0022
+ * of D1 references and 0.0007 of all references (LL's denominator). */
+static const struct pair pairs[] = {
+	{ "insts_per_request", "synth.body_scale", 0, 0 },
+	{ "branch_mispredict_rate", "synth.hard_branches", 0.15, 0.3 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 50 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 20 },
+	{ "i1_miss_rate", "synth.far_code_scale", 0, 0 },
+};
+#define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
+_Static_assert(NPAIRS == TUNE_TRACKS, "one track per pair");
+
+const char *const tune_metrics[] = { "insts_per_request", "branch_mispredict_rate", "i1_miss_rate",
+				     "d1_miss_rate", "ll_miss_rate" };
+const size_t tune_metric_count = sizeof(tune_metrics) / sizeof(tune_metrics[0]);
+
+double rel_error(double original, double clone)
+{
+	if (original == clone)
+		return 0;
+	return original != 0 ? fabs(clone - original) / fabs(original) : 1;
+}
+
+void tracks_init(struct track *t)
+{
+	for (size_t i = 0; i < NPAIRS; i++)
+		t[i] = (struct track){ .metric = pairs[i].metric, .knob = pairs[i].knob };
+}
+
+static const struct synth_knob *knob_def(const char *name)
+{
+	for (size_t i = 0; i < synth_knob_count; i++)
+		if (!strcmp(synth_knob_table[i].name, name))
+			return &synth_knob_table[i];
+	return NULL;
+}
+
+static void remember(struct track *t, double x, double y)
+{
+	if (t->n == TRACK_POINTS) {
+		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (TRACK_POINTS - 1));
+		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (TRACK_POINTS - 1));
+		t->n--;
+	}
+	t->x[t->n] = x;
+	t->y[t->n++] = y;
+}
+
+/* Slope through the latest point and the latest one before it at another
+ * knob value; 0 when there is none or it points the wrong way. */
+static double secant(const struct track *t)
+{
+	size_t last = t->n - 1;
+
+	for (size_t i = last; i-- > 0;) {
+		double dx = t->x[last] - t->x[i];
+
+		if (fabs(dx) > 1e-9) {
+			double s = (t->y[last] - t->y[i]) / dx;
+
+			return isfinite(s) && s > 0 ? s : 0;
+		}
+	}
+	return 0;
+}
+
+static double next_value(const struct pair *p, const struct track *t, double x, double y,
+			 double target)
+{
+	const struct synth_knob *d = knob_def(p->knob);
+	double slope = secant(t), nx;
+
+	if (slope <= 0)
+		slope = p->slope > 0 ? p->slope : x > 0 && y > 0 ? y / x : 1e-3;
+	nx = x + (target - y) / slope;
+	if (p->step > 0)
+		nx = fmin(fmax(nx, x - p->step), x + p->step);
+	else if (x > 0)
+		nx = fmin(fmax(nx, x / 4), x * 4);
+	return d ? fmin(fmax(nx, d->min), d->max) : nx;
+}
+
+unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct ditto_metrics *target,
+		     const struct ditto_metrics *clone, double bound)
+{
+	unsigned moved = 0;
+
+	for (size_t i = 0; i < NPAIRS; i++) {
+		const struct synth_knob *d = knob_def(pairs[i].knob);
+		double x = d ? d->dflt : 0, y, goal, nx;
+
+		if (ditto_metrics_get(target, pairs[i].metric, &goal) ||
+		    ditto_metrics_get(clone, pairs[i].metric, &y))
+			continue;
+		ditto_values_get(knobs, pairs[i].knob, &x);
+		remember(&t[i], x, y);
+		if (rel_error(goal, y) <= bound)
+			continue;
+		nx = next_value(&pairs[i], &t[i], x, y, goal);
+		if (fabs(nx - x) > 1e-12 && !ditto_values_set(knobs, pairs[i].knob, nx))
+			moved++;
+	}
+	return moved;
+}

@@ -16,6 +16,8 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
 from .hist import Hist
 from .profile import Profile, profile, profile_cpu
 from .synth import build, synth
+from .load import load
+from .measure import counters_available, measure
 from .model import (Comparison, Cpu, Meta, Metric, Model, Requests, Service, Syscall,
                     ThreadClass)
 
@@ -23,7 +25,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
-           'Profile', 'profile', 'profile_cpu', 'Cpu', 'synth', 'build', 'BuildError']
+           'Profile', 'profile', 'profile_cpu', 'Cpu', 'synth', 'build', 'BuildError', 'load',
+           'measure', 'counters_available']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

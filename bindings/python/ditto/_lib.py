@@ -102,6 +102,28 @@ class BuildOpts(Structure):
     _fields_ = [('sz', c_size_t), ('cc', c_char_p)]
 
 
+# tune: load generator
+class LoadgenOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('host', c_char_p), ('port', c_uint), ('framing', c_uint),
+                ('mode', c_int), ('qps', c_double), ('connections', c_uint),
+                ('duration_s', c_double), ('requests', c_uint64), ('warmup_s', c_double),
+                ('value_bytes', c_uint64), ('write_share', c_double), ('model', c_void_p),
+                ('service', c_char_p), ('seed', c_uint64), ('timeout_s', c_double),
+                ('stop', POINTER(c_int))]
+
+
+# tune: measurement
+BACKEND_CACHEGRIND = 1 << 0
+BACKEND_PROFILE = 1 << 1
+BACKEND_COUNTERS = 1 << 2
+
+
+class MeasureOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('backends', c_uint), ('argv', POINTER(c_char_p)),
+                ('load', POINTER(LoadgenOpts)), ('startup_timeout_s', c_double),
+                ('work_dir', c_char_p), ('stop', POINTER(c_int))]
+
+
 def make_opts(cls, **fields):
     """An options struct with sz set and every other field zero unless given."""
     o = cls(**fields)
@@ -130,6 +152,27 @@ _SIGS = {
     # synth.h
     'ditto_synth_write': (c_int, [_P, _S, POINTER(SynthOpts)]),
     'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
+    # tune: load generator
+    'ditto_load_run': (c_int, [POINTER(LoadgenOpts), _PP]),
+    'ditto_load_result_free': (None, [_P]),
+    'ditto_load_result_completed': (c_uint64, [_P]),
+    'ditto_load_result_errors': (c_uint64, [_P]),
+    'ditto_load_result_offered_qps': (c_double, [_P]),
+    'ditto_load_result_achieved_qps': (c_double, [_P]),
+    'ditto_load_result_elapsed_s': (c_double, [_P]),
+    'ditto_load_result_bytes_sent': (c_uint64, [_P]),
+    'ditto_load_result_bytes_received': (c_uint64, [_P]),
+    'ditto_load_result_latency': (_P, [_P]),
+    'ditto_load_result_to_json': (c_int, [_P, _PP]),
+    # tune: measurement
+    'ditto_metrics_new': (c_int, [_PP]),
+    'ditto_metrics_free': (None, [_P]),
+    'ditto_metrics_count': (c_size_t, [_P]),
+    'ditto_metrics_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_double)]),
+    'ditto_metrics_get': (c_int, [_P, _S, POINTER(c_double)]),
+    'ditto_metrics_set': (c_int, [_P, _S, c_double]),
+    'ditto_measure': (c_int, [POINTER(MeasureOpts), _PP]),
+    'ditto_counters_available': (c_bool, []),
     # model.h: counts maps
     'ditto_counts_size': (c_size_t, [_P]),
     'ditto_counts_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), _U64P]),

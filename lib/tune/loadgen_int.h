@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface of the load generator: the request encoders and
+ * response parsers of every wire framing (loadgen_wire.c) and the result
+ * object the event loop fills (load_result.c).
+ */
+#ifndef DITTO_LOADGEN_INT_H
+#define DITTO_LOADGEN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_int.h"
+
+/* Keys are "key:NNNNNN" drawn uniformly from this many. */
+#define LG_KEYS 10000
+/* Largest answer accepted, and longest line or header block. */
+#define LG_FRAME_MAX (64u << 20)
+#define LG_LINE_MAX (64u << 10)
+
+struct lg_req {
+	bool write;		/* SET / set / POST; ignored where the framing has no writes */
+	uint64_t key;		/* < LG_KEYS */
+	uint64_t value_bytes;	/* value of a write; payload of length-prefixed and raw */
+	const char *host;	/* HTTP Host header */
+};
+
+/* Whether the framing has requests that read and requests that write. */
+bool lg_has_writes(unsigned framing);
+/* Append one request in the framing's encoding to out (out->oom on no
+ * memory). -EINVAL for a framing without an encoder. */
+int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out);
+/* Bytes a write (or the only kind of request) adds around its value. */
+uint64_t lg_overhead(unsigned framing, const char *host);
+
+/*
+ * The one answer at the start of p[0..n): its length when complete, 0 when
+ * more bytes are needed, -1 when the bytes cannot be an answer. *failed is
+ * set when the complete answer is an error reply of the protocol (RESP
+ * -ERR, memcached ERROR or a binary status other than "not found", HTTP 5xx).
+ */
+long lg_parse(unsigned framing, const char *p, size_t n, bool *failed);
+
+/* --- the result (load_result.c) --- */
+struct ditto_load_result {
+	uint64_t completed, errors;
+	uint64_t bytes_sent, bytes_received;
+	double offered_qps, elapsed_s;
+	uint64_t max_ns;
+	double sum_ns;		/* exact mean, not the histogram's midpoints */
+	struct ditto_hist *latency;
+};
+
+/* NULL (with the message set) on no memory. */
+struct ditto_load_result *lg_result_new(double offered_qps);
+/* Record one answered request; -ENOMEM/-EOVERFLOW from the histogram. */
+int lg_result_add(struct ditto_load_result *r, uint64_t latency_ns);
+
+#endif /* DITTO_LOADGEN_INT_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interface of the feedback loop (tune*.c). */
+#ifndef DITTO_TUNE_INT_H
+#define DITTO_TUNE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <ditto/tune.h>
+
+/* ---- knobs (tune_knobs.c) ---- */
+
+/* Tuned metric-knob pairs, and how many (knob, metric) points a knob
+ * remembers for its secant steps. */
+#define TUNE_TRACKS 5
+#define TRACK_POINTS 16
+
+/* One tuned metric and the generator knob that moves it. */
+struct track {
+	const char *metric;
+	const char *knob;
+	double x[TRACK_POINTS], y[TRACK_POINTS];
+	size_t n;
+};
+
+/* The pairs the loop tunes (metric -> knob), in the order they are shown. */
+extern const char *const tune_metrics[];
+extern const size_t tune_metric_count;
+
+void tracks_init(struct track *t);
+/* Record what the clone gave with the knobs in `knobs`, then move every
+ * knob whose metric is out of bound towards its target (a secant step
+ * through the knob's two latest distinct points, else a first guess of
+ * the slope), inside the knob's range. Returns how many knobs moved. */
+unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct ditto_metrics *target,
+		     const struct ditto_metrics *clone, double bound);
+
+/* ---- the original's targets (tune_targets.c) ---- */
+
+struct ditto_service;
+/* Targets from what the model recorded (warns that they are). */
+int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
+/* The profile backend's per-request calls and bytes, as the model
+ * recorded them (a new *out). */
+int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
+
+/* ---- helpers (tune_util.c) ---- */
+
+/* A TCP port on 127.0.0.1 free right now (0 when none was found). */
+unsigned tune_free_port(void);
+/* DIR may be replaced by the loop: absent, empty or a clone tree
+ * (-ENOTEMPTY otherwise, -ENOTDIR for a file). */
+int tune_dir_check(const char *dir);
+
+/* ---- report (tune_report.c, tune_svg.c, tune_extra.c) ---- */
+
+struct tune_row {
+	char *metric;
+	double original, clone, error, bound;
+};
+
+/* One load point of a latency curve. */
+struct tune_point {
+	double qps, achieved, p50, p90, p99, p999, max;
+};
+
+#define TUNE_POINTS 8
+
+struct ditto_tune_report {
+	unsigned iterations;
+	bool converged;
+	struct tune_row *rows;
+	size_t nrows, cap;
+	struct tune_point curve[2][TUNE_POINTS];	/* [0] original, [1] clone */
+	size_t ncurve[2];
+};
+
+double rel_error(double original, double clone);
+int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
+	       double bound);
+/* The rows beyond the tuned metrics: syscalls and bytes per request
+ * (profiler), and with opts->latency the latency curves, percentiles at
+ * low, medium and high load and saturation throughput. The best clone is
+ * in opts->dir. Failures are warnings: the report keeps what it has. */
+int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
+		    const struct ditto_tune_opts *opts, struct ditto_tune_report *r);
+
+#endif /* DITTO_TUNE_INT_H */

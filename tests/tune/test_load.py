@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: MIT
+"""The load generator (ditto_load_run, `ditto load`, ditto.load) against
+real things: redis-server and memcached count exactly the requests sent;
+a ground-truth server's bytes match its protocol; open loop holds a rate
+below capacity and, above it, reports the queueing a closed loop hides
+(coordinated omission); timeouts, refusals and Ctrl-C end cleanly; and
+clones built by `ditto synth` answer every framing without errors."""
+
+import ctypes
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ditto
+from ditto import _lib
+from conftest import CLI, QUICK, Clone, Service, ditto as cli, free_port, need
+
+SERVERS = os.environ.get('DITTO_SERVERS_DIR', '.')
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuzz', 'corpus',
+                      'synth_generate')
+
+
+def load_json(*args):
+    r = cli('load', '--json', *args)
+    return json.loads(r.stdout), r.stderr
+
+
+def assert_sane_latency(res):
+    lat = res['latency_ns']
+    order = [lat[k] for k in ('p50', 'p90', 'p99', 'p99.9', 'max')]
+    assert 0 < order[0] and order == sorted(order), lat
+    assert 0 < lat['mean'] <= lat['max']
+
+
+def ask(port, request, done):
+    """Send one request and read until done(bytes) says the answer is whole."""
+    with socket.create_connection(('127.0.0.1', port), timeout=5) as s:
+        s.sendall(request)
+        data = b''
+        while not done(data):
+            chunk = s.recv(65536)
+            assert chunk, 'closed early: %r' % data
+            data += chunk
+    return data.decode()
+
+
+def redis_commands(port):
+    def whole(d):
+        head, _, rest = d.partition(b'\r\n')
+        return bool(head) and len(rest) >= int(head[1:]) + 2
+    info = ask(port, b'*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n', whole)
+    return int(info.split('total_commands_processed:')[1].split()[0])
+
+
+def memcached_stat(port, *names):
+    stats = ask(port, b'stats\r\n', lambda d: d.endswith(b'END\r\n'))
+    vals = dict(line.split()[1:3] for line in stats.splitlines() if line.startswith('STAT '))
+    return sum(int(vals[n]) for n in names)
+
+
+@pytest.fixture
+def redis(started):
+    port = free_port()
+    svc = Service([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1', '--save', '',
+                   '--appendonly', 'no'], port)
+    started.append(svc)
+    return svc
+
+
+@pytest.fixture
+def memcached(started):
+    port = free_port()
+    svc = Service([need('memcached'), '-l', '127.0.0.1', '-p', str(port), '-U', '0'] +
+                  (['-u', 'root'] if os.geteuid() == 0 else []), port)
+    started.append(svc)
+    return svc
+
+
+@pytest.fixture
+def srv_epoll(started):
+    port = free_port()
+    svc = Service([os.path.join(SERVERS, 'srv_epoll'), '--port', str(port), '--max-seconds', '60'],
+                  port)
+    started.append(svc)
+    return svc
+
+
+# A server of known capacity: each connection's thread sleeps 10 ms per
+# length-prefixed request, then answers 1 byte. Ends on SIGTERM.
+SLOW_SERVER = r'''
+import socketserver, struct, sys, time
+class H(socketserver.BaseRequestHandler):
+    def read(self, n):
+        b = b''
+        while len(b) < n:
+            c = self.request.recv(n - len(b))
+            if not c:
+                raise EOFError
+            b += c
+        return b
+    def handle(self):
+        try:
+            while True:
+                self.read(struct.unpack('>I', self.read(4))[0])
+                time.sleep(0.01)
+                self.request.sendall(b'\0\0\0\1x')
+        except (EOFError, OSError):
+            pass
+socketserver.ThreadingTCPServer.daemon_threads = True
+socketserver.ThreadingTCPServer.allow_reuse_address = True
+srv = socketserver.ThreadingTCPServer(('127.0.0.1', int(sys.argv[1])), H)
+srv.serve_forever()
+'''
+
+
+def test_closed_loop_sends_exactly_n_requests_to_redis(redis):
+    n = 20000
+    before = redis_commands(redis.port)
+    res, _ = load_json('--port', redis.port, '--framing', 'resp', '-n', n, '-c', 8)
+    after = redis_commands(redis.port)
+    assert res['completed'] == n and res['errors'] == 0
+    assert res['offered_qps'] == 0 and res['achieved_qps'] > 0
+    assert_sane_latency(res)
+    # the first INFO is counted once it has run
+    assert n <= after - before <= n + 2
+
+
+@pytest.mark.parametrize('framing', ['memcache-text', 'memcache-binary'])
+def test_closed_loop_memcached_counts_every_get_and_set(memcached, framing):
+    n = 10000
+    before = memcached_stat(memcached.port, 'cmd_get', 'cmd_set')
+    res, _ = load_json('--port', memcached.port, '--framing', framing, '-n', n, '--value-bytes',
+                       200)
+    assert res['completed'] == n and res['errors'] == 0
+    assert_sane_latency(res)
+    assert memcached_stat(memcached.port, 'cmd_get', 'cmd_set') - before == n
+
+
+def test_length_prefixed_bytes_match_the_ground_truth_protocol(srv_epoll):
+    n = 10000
+    res, _ = load_json('--port', srv_epoll.port, '--framing', 'length-prefixed', '-n', n,
+                       '--value-bytes', 100, '-c', 4)
+    assert res['completed'] == n and res['errors'] == 0
+    # requests: 4-byte length + 100; answers: 4 + srv_epoll's default 128
+    assert res['bytes_sent'] == n * 104 and res['bytes_received'] == n * 132
+    assert_sane_latency(res)
+
+
+def test_poisson_open_loop_below_capacity_achieves_the_offered_rate(srv_epoll):
+    res, err = load_json('--port', srv_epoll.port, '--framing', 'length-prefixed', '--mode',
+                         'poisson', '--qps', 2000, '-d', 2)
+    assert res['offered_qps'] == 2000 and res['errors'] == 0
+    assert abs(res['achieved_qps'] - 2000) < 0.05 * 2000, res
+    assert 'could not reach' not in err
+
+
+def test_open_loop_above_capacity_counts_queueing_closed_loop_hides(started):
+    port = free_port()
+    started.append(Service([sys.executable, '-c', SLOW_SERVER, str(port)], port))
+    common = ('--port', port, '--framing', 'length-prefixed', '-c', 4, '-d', 2)
+    closed, _ = load_json(*common)
+    opened, err = load_json(*common, '--mode', 'fixed', '--qps', 2000)
+    # 4 connections x 10 ms: about 400 qps whichever way it is driven
+    assert closed['errors'] == 0 and opened['errors'] == 0
+    assert 10e6 <= closed['latency_ns']['p99'] < 100e6, closed
+    assert opened['achieved_qps'] < 0.5 * opened['offered_qps']
+    # arrivals queue behind the service: the latest wait about a second
+    assert opened['latency_ns']['p99'] > 10 * closed['latency_ns']['p99'], opened
+    assert 'could not reach 2000 qps' in err
+
+
+def test_unanswered_requests_time_out_as_errors():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        s.listen(64)	# never accepted: connects succeed, nothing answers
+        res, _ = load_json('--port', s.getsockname()[1], '--framing', 'resp', '-c', 2, '-d', 1,
+                           '--timeout', 0.2)
+    assert res['completed'] == 0 and res['errors'] >= 4
+
+
+def test_refused_connection_is_a_clear_error():
+    port = free_port()
+    r = cli('load', '--port', port, '--framing', 'resp', check=False)
+    assert r.returncode != 0
+    assert '127.0.0.1:%d' % port in r.stderr and 'refused' in r.stderr, r.stderr
+
+
+def test_bad_command_lines_are_usage_errors():
+    for args in (['--framing', 'resp'], ['--port', '1', '--framing', 'smtp'],
+                 ['--port', '1', '--framing', 'resp', '--mode', 'poisson'],
+                 ['--port', '1']):
+        assert cli('load', *args, check=False).returncode == 2, args
+
+
+def test_ctrl_c_ends_the_run_and_still_reports(redis):
+    p = subprocess.Popen([CLI, 'load', '--json', '--port', str(redis.port), '--framing', 'resp',
+                          '-d', '30'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0, err
+    res = json.loads(out)
+    assert res['completed'] > 0 and 0.5 < res['elapsed_s'] < 5
+
+
+def test_human_summary_names_rate_and_percentiles(redis):
+    r = cli('load', '--port', redis.port, '--framing', 'resp', '-n', 2000)
+    assert 'completed  2000' in r.stdout and 'p99.9' in r.stdout, r.stdout
+
+
+def test_python_binding_returns_the_result_dict(redis):
+    res = ditto.load(redis.port, framing='resp', requests=3000, connections=4, write_share=0)
+    assert res['completed'] == 3000 and res['errors'] == 0
+    assert_sane_latency(res)
+    with pytest.raises(ditto.DittoError) as e:
+        ditto.load(free_port(), framing='resp')
+    assert e.value.code == -errno.ECONNREFUSED
+
+
+def test_options_a_newer_caller_set_are_refused_and_bad_values_named():
+    class Newer(ctypes.Structure):
+        _fields_ = [('base', _lib.LoadgenOpts), ('extra', ctypes.c_uint64)]
+    o = Newer(extra=1)
+    o.base.sz, o.base.port, o.base.framing = ctypes.sizeof(Newer), free_port(), 3
+    out = ctypes.c_void_p()
+    assert _lib.lib.ditto_load_run(ctypes.byref(o.base), ctypes.byref(out)) == -_lib.EOPTS
+    o.extra = 0		# zero trailing bytes are fine: then the port refuses
+    assert _lib.lib.ditto_load_run(ctypes.byref(o.base), ctypes.byref(out)) == -errno.ECONNREFUSED
+    assert not out.value
+    with pytest.raises(ditto.DittoError) as e:
+        ditto.load(1, framing='resp', mode='poisson')
+    assert e.value.code == -errno.EINVAL and 'qps' in e.value.message
+
+
+CLONE_MODELS = ['profiled-redis', 'profiled-memcached', 'random-1-resp', 'random-2-memcache-text',
+                'random-3-memcache-binary', 'random-4-http1', 'random-5-length-prefixed',
+                'random-6-raw']
+
+
+@pytest.mark.parametrize('name', CLONE_MODELS[:1] if QUICK else CLONE_MODELS)
+def test_clone_answers_its_model_framing_without_errors(tmp_path, started, name):
+    model = os.path.join(CORPUS, name + '.msgpack')
+    cli('synth', model, '-o', tmp_path / 'clone', '-q')
+    clone = Clone(tmp_path / 'clone')
+    started.append(clone)
+    res, _ = load_json('--port', clone.port, '--model', model, '-d', 0.5, '-c', 4)
+    assert res['completed'] > 100 and res['errors'] == 0, res
+    assert_sane_latency(res)
