@@ -19,9 +19,12 @@
  * The regions, NAME_region_bytes in size, belong to the caller.
  *
  * Tuning knobs (struct synth_knobs) add what the profile cannot place:
- * a share of branches that test random bits (r15, a xorshift state kept
- * in a slot, stepped once per iteration), so they mispredict about half
- * the time, or a share made always taken; and misses: each iteration
+ * branch sites at the top of each iteration, taken with a probability
+ * the knob sets on random bits (r15, a xorshift state kept in a slot),
+ * or, for fewer mispredictions, always taken (more branches, the same
+ * misses): the profile's own branches stay as they are, since a branch
+ * predictor with global history (cachegrind's) reacts to any change of
+ * their outcomes in ways no knob could follow; and misses: each iteration
  * loads a window of lines of an area larger than D1 (or than LL) and moves
  * the window by as many bytes as the knob asks for, so only the lines it
  * enters miss, a number that need not be whole per iteration.
@@ -86,23 +89,12 @@ struct gen {
 	const char *name;
 	const struct synth_knobs *k;
 	uint64_t seed, blocks;	/* block streams: see stream() */
-	uint64_t jcc;		/* conditional branches emitted so far */
-	unsigned hard_bit;	/* next random bit a hard branch tests */
 };
 
 /* The random stream of the next block. */
 static void stream(struct gen *g)
 {
 	ditto_rng_seed(&g->rng, g->seed * 0x9e3779b97f4a7c15ull + ++g->blocks);
-}
-
-/* Whether the n-th of a run of items is among a share |x| of them, spread
- * evenly and the same ones for a larger share (so a knob that grows adds
- * items and never moves them). */
-static bool spread(uint64_t n, double x)
-{
-	x = fabs(x);
-	return floor((double)(n + 1) * x) > floor((double)n * x);
 }
 
 static uint64_t draw(struct gen *g, const struct weighted *w, size_t n)
@@ -245,15 +237,7 @@ static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
 	if (key_is(key, "jcc")) {
 		uint64_t b = draw(g, g->br, g->nbr);
 
-		bool chosen = g->k->hard_branches != 0 && spread(g->jcc, g->k->hard_branches);
-
-		g->jcc++;
-		if (chosen && g->k->hard_branches > 0)
-			line(g, "test r15d, 0x%x", 1u << (g->hard_bit++ % 31));
-		else if (chosen)
-			line(g, "test r13d, 0");	/* ZF always set: always taken */
-		else
-			line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
+		line(g, "test r13d, 0x%llx", (unsigned long long)branch_mask(b / 16, b % 16));
 		line(g, "jz 1f");
 		dbuf_puts(g->out, "1:\n");
 		return 2;
@@ -514,6 +498,36 @@ static void random_step(struct gen *g)
 	}
 }
 
+/*
+ * The branch knob's sites. bias > 0: BIASED_SITES branches, each taken
+ * when a fresh random byte is below 128 * bias, so their mispredictions
+ * grow smoothly with the knob (from none to about half); bias < 0: up to
+ * DILUTE_SITES always-taken branches, which add branches and no misses.
+ */
+#define BIASED_SITES 32
+#define DILUTE_SITES 400
+
+static void branch_sites(struct gen *g)
+{
+	double bias = g->k->branch_bias;
+	unsigned below = (unsigned)llround(128 * fmin(bias, 1));
+	long dilute = bias < 0 ? lround(-bias * DILUTE_SITES) : 0;
+
+	for (unsigned i = 0; bias > 0 && i < BIASED_SITES; i++) {
+		if (i % 8 == 0)
+			random_step(g);
+		line(g, "rol r15, 8");
+		line(g, "cmp r15b, %u", below);
+		line(g, "jb 1f");
+		dbuf_puts(g->out, "1:\n");
+	}
+	for (long i = 0; i < dilute; i++) {
+		line(g, "test r13d, 0");	/* ZF always set */
+		line(g, "jz 1f");
+		dbuf_puts(g->out, "1:\n");
+	}
+}
+
 int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
 		  const char *name, struct dbuf *out, struct body_info *info)
 {
@@ -585,8 +599,7 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	line(&g, "cmovz rbp, rax");
 	dbuf_printf(out, ".L%s_loop:\n", name);
 	start = g.lines;
-	if (g.k->hard_branches > 0)
-		random_step(&g);
+	branch_sites(&g);
 	miss_window(&g, &miss[0]);
 	miss_window(&g, &miss[1]);
 	for (size_t k = 0; k < g.nreg; k++)

@@ -34,8 +34,8 @@ struct body_info {
  * named "synth.<field>". */
 struct synth_knobs {
 	double body_scale;	/* multiplies the body's instructions per request */
-	double hard_branches;	/* share of conditional branches on random bits
-				 * (negative: share made always taken) */
+	double branch_bias;	/* > 0: extra branches taken at random with this
+				 * strength; < 0: extra always-taken ones */
 	double d1_mpki;		/* extra D1 misses per 1000 body instructions */
 	double ll_mpki;		/* of which also LL misses */
 	double far_code_scale;	/* multiplies the share of far instruction fetches */

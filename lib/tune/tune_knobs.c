@@ -18,7 +18,8 @@
 struct pair {
 	const char *metric, *knob;
 	double slope;	/* first guess of d(metric)/d(knob); 0: metric/knob */
-	double step;	/* largest step of the knob (0: a factor of 4) */
+	double step;	/* largest step of the knob beyond twice its size
+			 * (0: a factor of 4) */
 };
 
 /* Slopes: a random branch mispredicts half the time and about a third of
@@ -27,9 +28,9 @@ struct pair {
  * of D1 references and 0.0007 of all references (LL's denominator). */
 static const struct pair pairs[] = {
 	{ "insts_per_request", "synth.body_scale", 0, 0 },
-	{ "branch_mispredict_rate", "synth.hard_branches", 0.15, 0.3 },
-	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 50 },
-	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 20 },
+	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 0.3 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1 },
 	{ "i1_miss_rate", "synth.far_code_scale", 0, 0 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
@@ -89,17 +90,47 @@ static double secant(const struct track *t)
 	return 0;
 }
 
+/* The nearest points seen on each side of the goal: for a metric that
+ * grows with its knob, the largest knob value below the goal and the
+ * smallest above it. False unless both exist in that order. */
+static bool bracket(const struct track *t, double goal, double lo[2], double hi[2])
+{
+	bool has_lo = false, has_hi = false;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->y[i] < goal && (!has_lo || t->x[i] > lo[0])) {
+			lo[0] = t->x[i];
+			lo[1] = t->y[i];
+			has_lo = true;
+		} else if (t->y[i] > goal && (!has_hi || t->x[i] < hi[0])) {
+			hi[0] = t->x[i];
+			hi[1] = t->y[i];
+			has_hi = true;
+		}
+	}
+	return has_lo && has_hi && lo[0] < hi[0];
+}
+
+/* Inside a bracket: interpolate, kept off its ends so that a rugged
+ * metric still shrinks it. Else a secant or first-guess step. */
 static double next_value(const struct pair *p, const struct track *t, double x, double y,
 			 double target)
 {
 	const struct synth_knob *d = knob_def(p->knob);
-	double slope = secant(t), nx;
+	double slope = secant(t), nx, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+
+	if (bracket(t, target, lo, hi)) {
+		double w = hi[0] - lo[0];
+
+		nx = lo[0] + (target - lo[1]) * w / (hi[1] - lo[1]);
+		return fmin(fmax(nx, lo[0] + 0.1 * w), hi[0] - 0.1 * w);
+	}
 
 	if (slope <= 0)
 		slope = p->slope > 0 ? p->slope : x > 0 && y > 0 ? y / x : 1e-3;
 	nx = x + (target - y) / slope;
-	if (p->step > 0)
-		nx = fmin(fmax(nx, x - p->step), x + p->step);
+	if (p->step > 0)	/* at most `step`, or twice the knob's size */
+		nx = fmin(fmax(nx, x - fmax(p->step, 2 * fabs(x))), x + fmax(p->step, 2 * fabs(x)));
 	else if (x > 0)
 		nx = fmin(fmax(nx, x / 4), x * 4);
 	return d ? fmin(fmax(nx, d->min), d->max) : nx;
