@@ -115,6 +115,10 @@ static int workdir_open(const char *want, char *dir, size_t len, bool *temp)
 	if (!mkdtemp(dir))
 		return ditto_err(-errno, "measure: cannot make a directory like %s: %s", dir,
 				 strerror(errno));
+	/* A service that drops privileges (memcached -u) still writes its
+	 * cachegrind output here when it ends; sticky, like /tmp. */
+	if (chmod(dir, 01777))
+		return ditto_err(-errno, "measure: %s: %s", dir, strerror(errno));
 	return 0;
 }
 
