@@ -54,13 +54,23 @@ const struct rt_background *rt_background_main(void)
 	return NULL;
 }
 
+/* The process is stopping (rt_stop) or the threads are told to end.
+ * Leaving at the stop itself matters: between rt_stop and
+ * rt_background_stop (after the serving threads are joined) the loop
+ * below would go round without sleeping or spinning, and under valgrind
+ * its threads would starve those that end the process. */
+static bool bg_done(void)
+{
+	return atomic_load(&quit) || rt_stopping();
+}
+
 /* clock_nanosleep to an absolute deadline, in slices of at most 100 ms
  * so that a stop is seen within one slice. */
 static void sleep_until(uint64_t deadline)
 {
 	const uint64_t slice = 100000000ull;
 
-	while (!atomic_load(&quit) && !rt_stopping()) {
+	while (!bg_done()) {
 		uint64_t now = rt_now_ns(), to = deadline - now > slice ? now + slice : deadline;
 		struct timespec ts = { (time_t)(to / 1000000000ull), (long)(to % 1000000000ull) };
 
@@ -76,7 +86,7 @@ static void *bg_main(void *arg)
 	uint64_t next = rt_now_ns();
 
 	pthread_mutex_lock(&lock);
-	while (!atomic_load(&quit)) {
+	while (!bg_done()) {
 		struct timespec ts;
 
 		if (!b->period_ns) {
@@ -91,10 +101,9 @@ static void *bg_main(void *arg)
 			sleep_until(next);
 			pthread_mutex_lock(&lock);
 		}
-		while (!b->sleeps && !atomic_load(&quit) &&
-		       pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
+		while (!b->sleeps && !bg_done() && pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
 			;
-		if (atomic_load(&quit))
+		if (bg_done())
 			break;
 		pthread_mutex_unlock(&lock);
 		rt_spin(b->busy_ns);

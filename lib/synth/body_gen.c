@@ -56,7 +56,7 @@
  * lines a window loads per iteration. */
 #define D1_MISS_AREA (256u << 10)
 #define LL_MISS_AREA (4u << 20)
-#define MISS_WINDOW 64
+#define MISS_WINDOW 256
 
 /* Registers the stream may use; r12 regions, r13 branch counter, r14
  * region cursor, r15 random bits, rbp loop counter are reserved. */
@@ -499,10 +499,12 @@ static void random_step(struct gen *g)
 }
 
 /*
- * The branch knob's sites. bias > 0: BIASED_SITES branches, each taken
- * when a fresh random byte is below 128 * bias, so their mispredictions
- * grow smoothly with the knob (from none to about half); bias < 0: up to
- * DILUTE_SITES always-taken branches, which add branches and no misses.
+ * The branch knob's sites. 0 < bias <= 1: BIASED_SITES branches, each
+ * taken when a fresh random byte is below 128 * bias, so their
+ * mispredictions grow smoothly with the knob (from none to about half);
+ * bias > 1: BIASED_SITES * bias such branches at even odds, for services
+ * whose branches are mostly unpredictable; bias < 0: up to DILUTE_SITES
+ * always-taken branches, which add branches and no misses.
  */
 #define BIASED_SITES 32
 #define DILUTE_SITES 400
@@ -512,8 +514,9 @@ static void branch_sites(struct gen *g)
 	double bias = g->k->branch_bias;
 	unsigned below = (unsigned)llround(128 * fmin(bias, 1));
 	long dilute = bias < 0 ? lround(-bias * DILUTE_SITES) : 0;
+	long sites = bias > 1 ? lround(bias * BIASED_SITES) : BIASED_SITES;
 
-	for (unsigned i = 0; bias > 0 && i < BIASED_SITES; i++) {
+	for (long i = 0; bias > 0 && i < sites; i++) {
 		if (i % 8 == 0)
 			random_step(g);
 		line(g, "rol r15, 8");

@@ -316,6 +316,10 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
  * most of it in command and key parsing); the tuner
  * calibrates it per clone through the knob "synth.runtime_insts".
  */
+/* Instructions per request of a body whose profile has none (as the
+ * body generator's built-in count). */
+#define DEFAULT_BODY_INSTS 10000
+
 static uint64_t runtime_insts(struct ditto_service *s, const struct config_in *in)
 {
 	if (in->runtime_insts >= 0)
@@ -394,7 +398,11 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);
 	dbuf_puts(out, ",\n\t.insts_per_request = ");
-	hist_ref(&g, hipr, ipr, 0, out);
+	/* A profile whose windows never held a whole request has no
+	 * instructions per request: the body's built-in length stands in,
+	 * so that the tuner's body_scale still has something to scale. */
+	hist_ref(&g, hipr, ipr, cpu ? (uint64_t)(DEFAULT_BODY_INSTS * (in->body_scale > 0 ?
+								  in->body_scale : 1)) : 0, out);
 	dbuf_printf(out, ",\n\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
 		    "\t.nbackground = %u,\n\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
 		    ncalls, nbg, (unsigned long long)scratch, (unsigned long long)in->seed);

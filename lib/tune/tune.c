@@ -131,7 +131,8 @@ static double errors(const struct loop *l, const struct ditto_metrics *clone,
 
 		if (ditto_metrics_get(l->target, tune_metrics[i], &t))
 			continue;
-		e = ditto_metrics_get(clone, tune_metrics[i], &c) ? 1 : rel_error(t, c);
+		e = ditto_metrics_get(clone, tune_metrics[i], &c) ? 1 :
+		    metric_error(tune_metrics[i], t, c);
 		if (out)
 			ditto_values_set(out, tune_metrics[i], e);
 		if (e > max || !strcmp(*worst, "none")) {

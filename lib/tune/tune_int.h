@@ -76,6 +76,8 @@ struct ditto_tune_report {
 };
 
 double rel_error(double original, double clone);
+/* rel_error(), except that rates are taken relative to at least 5e-4. */
+double metric_error(const char *metric, double original, double clone);
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound);
 /* The rows beyond the tuned metrics: syscalls and bytes per request

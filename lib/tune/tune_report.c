@@ -27,7 +27,7 @@ int report_row(struct ditto_tune_report *r, const char *metric, double original,
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	row->original = original;
 	row->clone = clone;
-	row->error = rel_error(original, clone);
+	row->error = metric_error(metric, original, clone);
 	row->bound = bound;
 	r->nrows++;
 	return 0;

@@ -47,7 +47,55 @@ struct gt_opts {
 	unsigned threads;		/* 0: the server takes no --threads */
 	size_t response_bytes;
 	unsigned max_seconds;
+	unsigned long work;		/* steps of gt_work() per request */
+	size_t work_bytes;		/* its table */
 };
+
+/* ------------------------------------------------------------------ */
+/* Known CPU work per request (--work N --work-bytes B)                 */
+/* ------------------------------------------------------------------ */
+
+/* N xorshift steps; each branches on a random bit (taken half the time,
+ * unpredictable) and on one side reads a random byte of a B-byte table:
+ * a request costs about 10 N instructions, N / 2 random branches and
+ * N / 2 reads over B bytes, for the tuner's tests to aim at. */
+static unsigned long gt_work_steps;
+static size_t gt_work_bytes = 1;
+static unsigned char *gt_work_table;
+static __thread uint64_t gt_work_x = 88172645463325252ull;
+static volatile uint64_t gt_work_sink;
+
+static inline void gt_work(void)
+{
+	uint64_t x = gt_work_x, acc = 0;
+
+	for (unsigned long i = 0; i < gt_work_steps; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (x & 1)
+			acc += gt_work_table[(x >> 8) % gt_work_bytes];
+		else
+			acc ^= x;
+	}
+	gt_work_x = x;
+	gt_work_sink = acc;
+}
+
+static inline void gt_work_init(const struct gt_opts *o)
+{
+	if (!o->work)
+		return;
+	gt_work_steps = o->work;
+	gt_work_bytes = o->work_bytes ? o->work_bytes : 1;
+	gt_work_table = malloc(gt_work_bytes);
+	if (!gt_work_table) {
+		perror("malloc");
+		exit(1);
+	}
+	for (size_t i = 0; i < gt_work_bytes; i++)
+		gt_work_table[i] = (unsigned char)i;
+}
 
 /* Set by the signal handler; every loop checks it. */
 static volatile sig_atomic_t gt_stop;
@@ -79,7 +127,8 @@ static inline void gt_put_be32(unsigned char *p, uint32_t v)
 
 static inline void gt_usage(const char *prog, int threads)
 {
-	fprintf(stderr, "usage: %s --port P%s [--response-bytes R] [--max-seconds S]\n",
+	fprintf(stderr, "usage: %s --port P%s [--response-bytes R] [--max-seconds S]"
+		" [--work N] [--work-bytes B]\n",
 		prog, threads ? " [--threads N]" : "");
 	exit(GT_EXIT_USAGE);
 }
@@ -108,6 +157,8 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 		{ "threads", required_argument, NULL, 't' },
 		{ "response-bytes", required_argument, NULL, 'r' },
 		{ "max-seconds", required_argument, NULL, 's' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "work-bytes", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -126,11 +177,14 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 			break;
 		case 'r': o->response_bytes = gt_number(prog, optarg, 0, GT_MAX_RESPONSE); break;
 		case 's': o->max_seconds = (unsigned)gt_number(prog, optarg, 1, 86400); break;
+		case 'w': o->work = gt_number(prog, optarg, 0, 100000000); break;
+		case 'b': o->work_bytes = gt_number(prog, optarg, 1, 1ul << 30); break;
 		default: gt_usage(prog, default_threads != 0);
 		}
 	}
 	if (optind != argc || !o->port)
 		gt_usage(prog, default_threads != 0);
+	gt_work_init(o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -324,6 +378,7 @@ static inline int gt_take_frame(struct gt_conn *c)
 	c->have -= whole;
 	if (c->have)	/* a pipelining client: keep the next frame's bytes */
 		memmove(c->buf, c->buf + whole, c->have);
+	gt_work();
 	return 1;
 }
 
