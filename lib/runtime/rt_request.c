@@ -65,16 +65,30 @@ void rt_thread_fini(struct rt_thread *t)
 	t->replay = NULL;
 }
 
-/* Loop iterations for this request: the drawn instruction count over the
+/* Stream numbers of the requests' draws, apart from the threads' (rt_thread_init). */
+#define REQUEST_STREAMS (1ull << 63)
+
+static atomic_uint_fast64_t requests;
+
+/*
+ * Loop iterations for this request: the drawn instruction count over the
  * instructions of one iteration, the remainder rounded up with its
  * probability so that the mean comes out right even when a request is
- * shorter than one iteration (0: the body is not called). */
-static uint64_t body_loops(struct rt_thread *t)
+ * shorter than one iteration (0: the body is not called). The process's
+ * n-th request draws from stream n, not from its thread's: N requests
+ * then cost the same instructions whichever threads serve them, so a
+ * measurement repeats (per-thread draws moved it by 1-3% with the share
+ * of requests each thread happened to serve).
+ */
+static uint64_t body_loops(void)
 {
-	uint64_t insts = rt_hist_draw(&rt_config.insts_per_request, &t->rng);
-	uint64_t per = rt_config.body_loop_insts;
+	uint64_t n = atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
+	uint64_t insts, per = rt_config.body_loop_insts;
+	struct rt_rng r;
 
-	return insts / per + (rt_rng_below(&t->rng, per) < insts % per);
+	rt_rng_seed(&r, rt_config.seed, REQUEST_STREAMS | n);
+	insts = rt_hist_draw(&rt_config.insts_per_request, &r);
+	return insts / per + (rt_rng_below(&r, per) < insts % per);
 }
 
 void rt_request_work(struct rt_thread *t)
@@ -82,7 +96,7 @@ void rt_request_work(struct rt_thread *t)
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);
-	} else if (rt_config.body && (t->body_state[0] = body_loops(t))) {
+	} else if (rt_config.body && (t->body_state[0] = body_loops())) {
 		rt_config.body(rt_regions, t->body_state);
 	}
 	rt_replay_run(t->replay, &t->rng);

@@ -18,6 +18,7 @@ from .profile import Profile, profile, profile_cpu
 from .synth import build, synth
 from .load import load
 from .measure import counters_available, measure
+from .tune import TuneReport, tune
 from .model import (Comparison, Cpu, Meta, Metric, Model, Requests, Service, Syscall,
                     ThreadClass)
 
@@ -26,7 +27,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
            'Profile', 'profile', 'profile_cpu', 'Cpu', 'synth', 'build', 'BuildError', 'load',
-           'measure', 'counters_available']
+           'measure', 'counters_available', 'tune', 'TuneReport']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

@@ -124,6 +124,21 @@ class MeasureOpts(Structure):
                 ('work_dir', c_char_p), ('stop', POINTER(c_int))]
 
 
+# tune: feedback loop
+# typedef void (*ditto_tune_progress_fn)(unsigned iteration, double max_error,
+#     const char *worst, bool best, const char *note, void *user);
+TUNE_PROGRESS_FN = CFUNCTYPE(None, c_uint, c_double, c_char_p, c_bool, c_char_p, c_void_p)
+
+
+class TuneOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('dir', c_char_p), ('service', c_char_p),
+                ('original_argv', POINTER(c_char_p)), ('original_port', c_uint),
+                ('port', c_uint), ('max_iterations', c_uint), ('bound', c_double),
+                ('requests', c_uint64), ('connections', c_uint), ('latency', c_bool),
+                ('latency_s', c_double), ('seed', c_uint64), ('cc', c_char_p),
+                ('progress', TUNE_PROGRESS_FN), ('user', c_void_p), ('stop', POINTER(c_int))]
+
+
 def make_opts(cls, **fields):
     """An options struct with sz set and every other field zero unless given."""
     o = cls(**fields)
@@ -173,6 +188,31 @@ _SIGS = {
     'ditto_metrics_set': (c_int, [_P, _S, c_double]),
     'ditto_measure': (c_int, [POINTER(MeasureOpts), _PP]),
     'ditto_counters_available': (c_bool, []),
+    # tune: feedback loop
+    'ditto_tune': (c_int, [_P, POINTER(TuneOpts), _PP]),
+    'ditto_tune_report_free': (None, [_P]),
+    'ditto_tune_report_iterations': (c_uint, [_P]),
+    'ditto_tune_report_converged': (c_bool, [_P]),
+    'ditto_tune_report_count': (c_size_t, [_P]),
+    'ditto_tune_report_row': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_double),
+                                      POINTER(c_double), POINTER(c_double),
+                                      POINTER(c_double)]),
+    'ditto_tune_report_to_json': (c_int, [_P, _PP]),
+    'ditto_tune_report_plot_svg': (c_int, [_P, _S]),
+    # model.h: tuning
+    'ditto_model_tuning': (_P, [_P]),
+    'ditto_tuning_knobs': (_P, [_P]),
+    'ditto_tuning_iteration_count': (c_size_t, [_P]),
+    'ditto_tuning_iteration': (_P, [_P, c_size_t]),
+    'ditto_tuning_iter_index': (c_uint64, [_P]),
+    'ditto_tuning_iter_accepted': (c_bool, [_P]),
+    'ditto_tuning_iter_note': (_S, [_P]),
+    'ditto_tuning_iter_knobs': (_P, [_P]),
+    'ditto_tuning_iter_errors': (_P, [_P]),
+    'ditto_values_size': (c_size_t, [_P]),
+    'ditto_values_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_double)]),
+    'ditto_values_get': (c_int, [_P, _S, POINTER(c_double)]),
+    'ditto_values_set': (c_int, [_P, _S, c_double]),
     # model.h: counts maps
     'ditto_counts_size': (c_size_t, [_P]),
     'ditto_counts_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), _U64P]),

@@ -3,6 +3,7 @@
 
 import ctypes
 import collections
+import collections.abc
 import errno
 import json as _json
 from ctypes import (byref, c_bool, c_char_p, c_double, c_int, c_int64, c_size_t,
@@ -14,7 +15,7 @@ from .errors import NotFoundError, check, error, null_error
 from .hist import Hist
 
 __all__ = ['Model', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
-           'Requests', 'Meta']
+           'Requests', 'Meta', 'Values']
 
 Metric = collections.namedtuple('Metric', 'path kind a b error')
 
@@ -342,6 +343,64 @@ class Service(_Element):
         return Requests(self._model, ptr)
 
 
+# --- tuning ----------------------------------------------------------------
+
+class Values(collections.abc.Mapping):
+    """A live view of a string -> float map of the model (struct
+    ditto_values: tuning.knobs, an iteration's knobs and errors), in
+    insertion order. Setting a key adds or replaces it (DittoError, code
+    -EINVAL, for a non-finite value); the C API deletes no key, nor does this."""
+
+    def __init__(self, model, handle):
+        self._model = model
+        self._handle = handle
+
+    @property
+    def _h(self):
+        self._model._p  # raises if the model was closed
+        return self._handle
+
+    def __len__(self):
+        return lib.ditto_values_size(self._h)
+
+    def __iter__(self):
+        h = self._h
+        key, v = c_char_p(), c_double()
+        for i in range(lib.ditto_values_size(h)):
+            check(lib.ditto_values_entry(h, i, byref(key), byref(v)))
+            yield _lib.decode(key.value)
+
+    def _items(self):
+        """(key, value) pairs, read in one pass."""
+        h = self._h
+        key, v = c_char_p(), c_double()
+        out = []
+        for i in range(lib.ditto_values_size(h)):
+            check(lib.ditto_values_entry(h, i, byref(key), byref(v)))
+            out.append((_lib.decode(key.value), v.value))
+        return out
+
+    def __getitem__(self, key):
+        if not isinstance(key, str):
+            raise KeyError(key)
+        v = c_double()
+        rc = lib.ditto_values_get(self._h, _lib.encode(key), byref(v))
+        if rc == -_lib.ENOTFOUND:
+            raise KeyError(key)
+        check(rc)
+        return v.value
+
+    def __setitem__(self, key, value):
+        check(lib.ditto_values_set(self._h, _lib.encode(key), float(value)))
+
+    def update(self, other=(), **kw):
+        for k, v in dict(other, **kw).items():
+            self[k] = v
+
+    def __repr__(self):
+        return '<ditto.Values %r>' % dict(self._items())
+
+
 # --- the model -----------------------------------------------------------
 
 def _json_opts(pretty):
@@ -608,6 +667,46 @@ class Model:
         exists = bool(lib.ditto_model_find_service(m, _lib.encode(name)))
         ptr = _added(lib.ditto_model_add_service(m, _lib.encode(name)), exists, name)
         return _set_attrs(Service(self, ptr), {'framing': framing, 'processes': processes})
+
+    # --- tuning ---
+
+    def _tuning(self):
+        t = lib.ditto_model_tuning(self._p)
+        if not t:
+            raise null_error()
+        return t
+
+    @property
+    def knobs(self):
+        """tuning.knobs: a live dict-like view (Values) of the knob values
+        the next clone is written with, e.g. m.knobs['synth.body_scale'] =
+        0.5; dict(m.knobs) copies it. Assigning a mapping replaces or adds
+        each of its keys."""
+        v = lib.ditto_tuning_knobs(self._tuning())
+        if not v:
+            raise null_error()
+        return Values(self, v)
+
+    @knobs.setter
+    def knobs(self, mapping):
+        self.knobs.update(mapping)
+
+    @property
+    def tuning_iterations(self):
+        """tuning.iterations as a list of dicts (copies): index, accepted,
+        note, knobs {knob: value tried}, errors {metric: relative error}."""
+        t = self._tuning()
+        out = []
+        for i in range(lib.ditto_tuning_iteration_count(t)):
+            it = lib.ditto_tuning_iteration(t, i)
+            if not it:
+                raise null_error()
+            out.append({'index': lib.ditto_tuning_iter_index(it),
+                        'accepted': bool(lib.ditto_tuning_iter_accepted(it)),
+                        'note': _lib.decode(lib.ditto_tuning_iter_note(it)) or '',
+                        'knobs': dict(Values(self, lib.ditto_tuning_iter_knobs(it))._items()),
+                        'errors': dict(Values(self, lib.ditto_tuning_iter_errors(it))._items())})
+        return out
 
     def __repr__(self):
         if not self._ptr:

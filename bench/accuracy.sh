@@ -1,0 +1,12 @@
+#!/bin/sh
+# Tuned clones against the Ditto paper's errors (bench/accuracy.py). Root.
+#
+#   bench/accuracy.sh [BUILDDIR] [redis|memcached|srv_epoll|...]...
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+[ $# -gt 0 ] && shift
+[ -x "$build/examples/ditto/ditto" ] || { echo "accuracy: build $build first" >&2; exit 1; }
+DITTO_CLI=$build/examples/ditto/ditto DITTO_LIBRARY=$build/lib/libditto.so.0 \
+	DITTO_SERVERS_DIR=$build/tests/servers \
+	PYTHONPATH=bindings/python${PYTHONPATH:+:$PYTHONPATH} exec python3 bench/accuracy.py "$@"

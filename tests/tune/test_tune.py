@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: MIT
+"""The feedback loop on a ground-truth server with known CPU work per
+request (srv_epoll --work): its clone, detuned on purpose, is brought back
+within bounds of the original as cachegrind measures both; plus the
+report's latency rows and plot, Ctrl-C, and bad input."""
+
+import json
+import os
+import signal
+import subprocess
+
+import pytest
+
+from conftest import CLI, QUICK, SERVERS, Service, ditto, free_port
+
+import ditto as dt
+
+WORK = ['--work', '300', '--work-bytes', '65536']
+TUNED = ('insts_per_request', 'branch_mispredict_rate', 'i1_miss_rate', 'd1_miss_rate',
+         'll_miss_rate')
+# Far from where the loop must end: a body a third as long, branches made
+# easier, no extra misses, triple the far code.
+DETUNED = {'synth.body_scale': 0.3, 'synth.branch_bias': -0.5, 'synth.d1_mpki': 0,
+           'synth.far_code_scale': 3}
+
+slow = pytest.mark.skipif(QUICK, reason='plain build only (valgrind runs uninstrumented clones)')
+
+
+def server(port):
+    return [os.path.join(SERVERS, 'srv_epoll'), '--port', str(port), '--max-seconds', '300'] + WORK
+
+
+def client(port):
+    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections', '4',
+            '--requests', str(10 ** 7), '--request-bytes', '100', '--max-seconds', '60']
+
+
+@pytest.fixture(scope='module')
+def gt_model(tmp_path_factory):
+    """The model of srv_epoll --work, profiled live under srv_client."""
+    if os.geteuid() != 0:
+        pytest.skip('profiling needs root')
+    d = tmp_path_factory.mktemp('gt')
+    port = free_port()
+    srv = Service(server(port), port)
+    load = subprocess.Popen(client(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ditto('clone', '--pid', srv.pid, '-o', d / 'clone', '-d', '3', '-q')
+    finally:
+        load.kill()
+        load.wait()
+        srv.stop()
+    return d / 'clone.msgpack'
+
+
+def detuned(gt_model, path):
+    m = dt.Model.load(str(gt_model))
+    for k, v in DETUNED.items():
+        m.knobs[k] = v
+    m.save(str(path))
+    return path
+
+
+def tune(model, out, *args, original=True, check=True):
+    port = free_port()
+    argv = ['tune', model, '-o', out, '--original-port', port] + list(args)
+    if original:
+        argv += ['--'] + server(port)
+    return ditto(*argv, check=check, timeout=900)
+
+
+@pytest.mark.root
+@slow
+def test_detuned_clone_is_brought_back_within_bounds(gt_model, tmp_path):
+    model = detuned(gt_model, tmp_path / 'detuned.msgpack')
+    r = tune(model, tmp_path / 'clone', '-i', '9', '--json', tmp_path / 'report.json',
+             '--save', tmp_path / 'tuned.msgpack')
+    report = json.loads((tmp_path / 'report.json').read_text())
+    rows = {row['metric']: row for row in report['rows']}
+    assert report['converged'], r.stdout
+    assert report['iterations'] < 10
+    for name in TUNED:
+        assert rows[name]['error'] <= rows[name]['bound'] == 0.05, (name, rows[name])
+    # The original really does the known work: ~10 instructions and half a
+    # random branch per step, and the clone matches it.
+    assert 300 * 8 < rows['insts_per_request']['original'] < 300 * 30
+    assert rows['branch_mispredict_rate']['original'] > 0.1
+    # The loop started far off, and its iterations are in the model.
+    tuned = dt.Model.load(str(tmp_path / 'tuned.msgpack'))
+    its = tuned.tuning_iterations
+    assert len(its) == report['iterations']
+    assert max(its[0]['errors'].values()) > 0.3
+    assert its[0]['knobs']['synth.body_scale'] == DETUNED['synth.body_scale']
+    best = [it for it in its if it['accepted']][-1]
+    assert max(best['errors'].values()) <= 0.05
+    knobs = dict(tuned.knobs)
+    assert all(knobs[k] == v for k, v in best['knobs'].items())
+    assert os.access(tmp_path / 'clone' / 'clone', os.X_OK)
+    assert not (tmp_path / 'clone.try').exists()
+
+
+@pytest.mark.root
+@slow
+def test_report_has_latency_rows_and_plot(gt_model, tmp_path):
+    r = tune(gt_model, tmp_path / 'clone', '-i', '1', '--latency', '--latency-seconds', '1',
+             '--json', '-', '--plot', tmp_path / 'latency.svg')
+    report = json.loads(r.stdout)
+    rows = {row['metric']: row for row in report['rows']}
+    for name in ('p50_ns_low', 'p99_ns_low', 'p99_ns_medium', 'p99_ns_high', 'saturation_qps',
+                 'syscalls_per_request', 'socket_bytes_per_request'):
+        assert name in rows, name
+    assert rows['saturation_qps']['original'] > 1000
+    assert rows['saturation_qps']['clone'] > 1000
+    for side in ('original', 'clone'):
+        pts = report['latency'][side]
+        assert len(pts) == 4
+        for p in pts:
+            assert 0 < p['p50_ns'] <= p['p99_ns'] <= p['max_ns']
+    # The levels are shares of the original's saturation, the same for
+    # both sides; on two shared cores the generator reaches most of them.
+    sat = rows['saturation_qps']['original']
+    for side in ('original', 'clone'):
+        low = report['latency'][side][0]
+        assert abs(low['qps'] - 0.25 * sat) < 1e-6 * sat
+        assert low['achieved_qps'] > 0.3 * low['qps']
+    svg = (tmp_path / 'latency.svg').read_text()
+    assert svg.startswith('<svg') and svg.count('<polyline') == 4
+
+
+@pytest.mark.root
+@slow
+def test_without_the_original_targets_come_from_the_model(gt_model, tmp_path):
+    r = tune(gt_model, tmp_path / 'clone', '-i', '2', '--json', tmp_path / 'r.json',
+             original=False)
+    assert "the original is not measured" in r.stderr
+    report = json.loads((tmp_path / 'r.json').read_text())
+    names = [row['metric'] for row in report['rows']]
+    assert 'insts_per_request' in names and 'd1_miss_rate' in names
+    assert 'branch_mispredict_rate' not in names    # no counters were recorded
+    assert report['iterations'] <= 2
+
+
+@pytest.mark.root
+@slow
+def test_ctrl_c_keeps_the_best_clone(gt_model, tmp_path):
+    port = free_port()
+    p = subprocess.Popen([CLI, 'tune', str(gt_model), '-o', str(tmp_path / 'clone'), '-i', '20',
+                          '--original-port', str(port), '--'] + server(port),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if 'iteration 1:' in line:
+            break
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert 'stopped: the best clone so far is in' in err
+    assert os.access(tmp_path / 'clone' / 'clone', os.X_OK)
+    m = dt.Model.load(str(tmp_path / 'clone.msgpack'))
+    assert 1 <= len(m.tuning_iterations) < 20
+
+
+def test_bad_input_is_refused_clearly(tmp_path):
+    model = os.path.join(os.path.dirname(__file__), '..', 'fuzz', 'corpus', 'synth_generate',
+                         'random-5-length-prefixed.msgpack')
+    busy = tmp_path / 'busy'
+    busy.mkdir()
+    (busy / 'notes.txt').write_text('mine')
+    r = ditto('tune', model, '-o', busy, check=False)
+    assert r.returncode == 1 and 'not a clone tree' in r.stderr
+    assert (busy / 'notes.txt').read_text() == 'mine'
+    r = ditto('tune', tmp_path / 'missing.msgpack', '-o', tmp_path / 'c', check=False)
+    assert r.returncode == 1
+    r = ditto('tune', model, check=False)
+    assert r.returncode == 2 and '--output' in r.stderr
+    r = ditto('tune', model, '-o', tmp_path / 'c', '--bound', '2', check=False)
+    assert r.returncode == 2
+    r = ditto('tune', model, '-o', tmp_path / 'c', '--original-port', free_port(), '--', 'false',
+              check=False)
+    assert r.returncode == 1 and 'measuring the original' in r.stderr
+    assert not (tmp_path / 'c').exists() or not os.listdir(tmp_path / 'c')
