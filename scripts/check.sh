@@ -1,11 +1,11 @@
 #!/bin/sh
 # The whole test suite, as CI runs it (.ci/run): every meson test suite in a
 # normal build and again under ASan+UBSan, the ABI check against the
-# committed baseline, and each fuzz target for FUZZ_SECONDS (default 60).
+# committed baseline, and each fuzz target for FUZZ_SECONDS (default 30).
 # Runs every step, prints a summary, exits non-zero if any step failed.
 set -eu
 cd "$(dirname "$0")/.."
-fuzz_secs=${FUZZ_SECONDS:-60}
+fuzz_secs=${FUZZ_SECONDS:-30}
 # Read by the sanitized binaries only: stop at the first UBSan report.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 summary=""
