@@ -99,6 +99,9 @@ struct tree_entry {
 	bool executable;
 };
 int tree_write(const char *dir, const struct tree_entry *files, size_t n, bool force);
+/* 0 when dir may be replaced (empty, or a clone tree); -errno of stat
+ * (-ENOENT: absent), -ENOTDIR, -ENOTEMPTY with a message. */
+int synth_tree_replaceable(const char *dir);
 /* Remove a directory tree (errors ignored: what remains is left). */
 void synth_rm_tree(const char *path);
 

@@ -77,8 +77,9 @@ static bool is_empty(const char *dir)
 	return empty;
 }
 
-/* 0 when dir may be replaced: empty, or a tree libditto wrote. */
-static int replaceable(const char *dir)
+/* 0 when dir may be replaced: empty, or a tree libditto wrote (also the
+ * tuner's check before it moves its best clone into dir). */
+int synth_tree_replaceable(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -128,7 +129,7 @@ int tree_write(const char *dir, const struct tree_entry *files, size_t n, bool f
 	if (exists && !force)
 		return ditto_err(-EEXIST, "synth: %s exists: choose another directory or force "
 				 "replacing it (--force)", dir);
-	if (exists && (err = replaceable(dir)))
+	if (exists && (err = synth_tree_replaceable(dir)))
 		return err;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= (int)sizeof(tmp))
 		return ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);

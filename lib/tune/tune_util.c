@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Small helpers of the feedback loop: ports and the clone directory. */
-#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "core_int.h"
+#include "synth_int.h"
 #include "tune_int.h"
 
 unsigned tune_free_port(void)
@@ -28,32 +28,18 @@ unsigned tune_free_port(void)
 	return port;
 }
 
-static bool dir_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool empty = true;
-
-	if (!d)
-		return false;
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	return empty;
-}
-
 int tune_dir_check(const char *dir)
 {
-	char marker[4200];
-	struct stat st;
+	int err = synth_tree_replaceable(dir);
 
-	if (stat(dir, &st))
-		return errno == ENOENT ? 0 : ditto_err(-errno, "tune: %s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return ditto_err(-ENOTDIR, "tune: %s is not a directory", dir);
-	snprintf(marker, sizeof(marker), "%s/.ditto-clone", dir);
-	if (dir_empty(dir) || !access(marker, F_OK))
+	if (err == -ENOENT)
 		return 0;
-	return ditto_err(-ENOTEMPTY, "tune: %s holds files that are not a clone tree: "
-			 "give an empty or new directory", dir);
+	if (err == -ENOTEMPTY)
+		ditto_err(err, "tune: %s holds files that are not a clone tree: give an empty or "
+			  "new directory", dir);
+	else if (err == -ENOTDIR)
+		ditto_err_prefix("tune");
+	else if (err)
+		ditto_err(err, "tune: %s: %s", dir, strerror(-err));
+	return err;
 }
