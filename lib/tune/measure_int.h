@@ -72,6 +72,14 @@ struct svc {
 	char log[PATH_MAX];	/* its stdout and stderr */
 };
 
+static inline bool measure_stopped(const struct mctx *c)
+{
+	return c->stop && *c->stop;
+}
+/* Sleep about ns nanoseconds (a signal may end it early). */
+void measure_nap(long ns);
+/* A connected socket to the service (host:port of c->load), or -errno. */
+int measure_connect(const struct mctx *c);
 /* Resolve a command like execvp would (PATH search); -ENOENT with a message. */
 int cmd_resolve(const char *cmd, char *path, size_t len);
 /* c->argv with argv[0] resolved into path (PATH_MAX bytes); free *argv. */
