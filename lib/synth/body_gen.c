@@ -503,7 +503,7 @@ static void random_step(struct gen *g)
  * taken when a fresh random byte is below 128 * bias, so their
  * mispredictions grow smoothly with the knob (from none to about half);
  * bias > 1: BIASED_SITES * bias such branches at even odds, for services
- * whose branches are mostly unpredictable; bias < 0: up to DILUTE_SITES
+ * whose branches are mostly unpredictable; bias < 0: -bias * DILUTE_SITES
  * always-taken branches, which add branches and no misses.
  */
 #define BIASED_SITES 32

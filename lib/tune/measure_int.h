@@ -134,6 +134,12 @@ int load_thread_join(struct load_thread *t);
 int cachegrind_available(void);
 int measure_cachegrind(const struct mctx *c, struct ditto_metrics *m);
 int measure_profile(const struct mctx *c, struct ditto_metrics *m);
+/* The service started natively and profiled with po while the load runs;
+ * the model (the caller's) and the requests the load saw answered. */
+struct ditto_profile_opts;
+struct ditto_model;
+int measure_profile_model(const struct mctx *c, const struct ditto_profile_opts *po,
+			  struct ditto_model **model, uint64_t *answered);
 /* The profile backend's metrics of a modelled service over `requests`. */
 struct ditto_service;
 int measure_service_metrics(struct ditto_service *s, double requests, struct ditto_metrics *m);

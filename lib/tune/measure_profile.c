@@ -138,31 +138,45 @@ static int profile_service(const struct mctx *c, struct ditto_profile *p, struct
 	return err;
 }
 
-int measure_profile(const struct mctx *c, struct ditto_metrics *m)
+int measure_profile_model(const struct mctx *c, const struct ditto_profile_opts *po,
+			  struct ditto_model **model, uint64_t *answered)
 {
-	DITTO_OPTS(ditto_profile_opts, po, .cpu_windows = -1, .sample_hz = -1);
 	struct ditto_profile *p = NULL;
-	struct ditto_model *model = NULL;
 	char path[PATH_MAX], **argv;
-	uint64_t answered = 0;
 	struct svc s;
 	int err, stop_err;
 
+	*model = NULL;
+	*answered = 0;
 	if ((err = native_argv(c, path, &argv)))
 		return err;
-	if ((err = ditto_profile_new(&po, &p))) {
+	if ((err = ditto_profile_new(po, &p))) {
 		ditto_err_prefix("measure: profile");
 		free(argv);
 		return err;
 	}
 	if (!(err = svc_start(c, argv, "profile.log", c->argv[0], &s)))
-		err = profile_service(c, p, &s, &model, &answered);
+		err = profile_service(c, p, &s, model, answered);
 	ditto_profile_free(p);	/* detaches before the service stops */
 	stop_err = svc_stop(&s);
 	err = err ? err : stop_err;
+	if (err) {
+		ditto_model_free(*model);
+		*model = NULL;
+	}
+	free(argv);
+	return err;
+}
+
+int measure_profile(const struct mctx *c, struct ditto_metrics *m)
+{
+	DITTO_OPTS(ditto_profile_opts, po, .cpu_windows = -1, .sample_hz = -1);
+	struct ditto_model *model = NULL;
+	uint64_t answered = 0;
+	int err = measure_profile_model(c, &po, &model, &answered);
+
 	if (!err)
 		err = put_metrics(model, answered, m);
 	ditto_model_free(model);
-	free(argv);
 	return err;
 }

@@ -38,6 +38,9 @@ unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct d
 /* ---- the original's targets (tune_targets.c) ---- */
 
 struct ditto_service;
+struct ditto_cpu;
+/* The cpu entry with the most instructions observed: the serving class. */
+struct ditto_cpu *tune_main_cpu(struct ditto_service *s);
 /* Targets from what the model recorded (warns that they are). */
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
 /* The profile backend's per-request calls and bytes, as the model
@@ -80,6 +83,9 @@ double rel_error(double original, double clone);
 double metric_error(const char *metric, double original, double clone);
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound);
+/* A row whose error is not a relative one (a distance). */
+int report_row_error(struct ditto_tune_report *r, const char *metric, double original,
+		     double clone, double error, double bound);
 /* The rows beyond the tuned metrics: syscalls and bytes per request
  * (profiler), and with opts->latency the latency curves, percentiles at
  * low, medium and high load and saturation throughput. The best clone is

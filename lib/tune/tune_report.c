@@ -11,6 +11,13 @@
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound)
 {
+	return report_row_error(r, metric, original, clone, metric_error(metric, original, clone),
+				bound);
+}
+
+int report_row_error(struct ditto_tune_report *r, const char *metric, double original,
+		     double clone, double error, double bound)
+{
 	struct tune_row *row;
 
 	if (r->nrows == r->cap) {
@@ -27,7 +34,7 @@ int report_row(struct ditto_tune_report *r, const char *metric, double original,
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	row->original = original;
 	row->clone = clone;
-	row->error = metric_error(metric, original, clone);
+	row->error = error;
 	row->bound = bound;
 	r->nrows++;
 	return 0;

@@ -17,8 +17,7 @@
 #define L1_BYTES 32768
 #define LL_BYTES (1u << 20)
 
-/* The cpu entry with the most instructions observed: the serving class. */
-static struct ditto_cpu *main_cpu(struct ditto_service *s)
+struct ditto_cpu *tune_main_cpu(struct ditto_service *s)
 {
 	struct ditto_cpu *best = NULL;
 
@@ -61,7 +60,7 @@ static void counter_targets(struct ditto_observed *o, struct ditto_metrics *t)
 
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t)
 {
-	struct ditto_cpu *c = main_cpu(s);
+	struct ditto_cpu *c = tune_main_cpu(s);
 
 	if (c)
 		cpu_targets(c, t);
