@@ -68,7 +68,27 @@ struct ditto_loadgen_opts {
 	 * overhead, else 32), and the share of requests that write (0: 0.5;
 	 * negative: none; framings without writes ignore it). Keys are
 	 * "key:NNNNNN", uniform over 10000. raw has no framing: whatever one
-	 * read returns is the answer. */
+	 * read returns is the answer.
+	 *
+	 * With a model, RESP and memcached (text, binary) loads resemble the
+	 * profiled one, so that the original store and its clone give the
+	 * same answers. Where both fields are 0, the value size V and write
+	 * share w come from the model's mean request size R (its byte total
+	 * over its request count, else its histogram's mean) and the exact
+	 * bytes of our SET and GET around V and of the store's answers (a
+	 * GET hits), with w clamped to [0, 1]:
+	 *   R = w * set(V) + (1 - w) * get
+	 * memcached acks a write apart (STORED; a clone too), so its model's
+	 * answers at least as large as an empty hit are the reads': V makes
+	 * hit(V) their mean (placed in their buckets as the clone draws
+	 * them). A RESP clone draws every answer from the whole distribution,
+	 * so there V (bisection, 1 .. 512 KiB) also meets the mean answer S:
+	 *   S = w * ok + (1 - w) * hit(V)
+	 * and where S is below any hit, all requests write values giving R.
+	 * Keys then come from 64, each SET once with V on the run's
+	 * connections before the clock starts (neither counted, recorded nor
+	 * timed; a measured service does serve them). HTTP, length-prefixed
+	 * and raw loads keep the defaults above. */
 	uint64_t value_bytes;
 	double write_share;
 	/* Model to take framing and request sizes from (NULL: none). */
@@ -93,7 +113,9 @@ struct ditto_hist;
  * time; in open loop from its intended send time, so a stalled service
  * is not under-reported: coordinated omission is corrected). Runs in the
  * calling thread with one event loop. Errors: -ECONNREFUSED (or another
- * -errno of connect) when no connection could be made, -DITTO_EOPTS.
+ * -errno of connect) when no connection could be made, -ETIMEDOUT,
+ * -ECONNRESET or -EPROTO when a key could not be set before the run (a
+ * model's load), -DITTO_EOPTS.
  * Errors after the start (a connection closed, a malformed answer, a
  * timeout) are counted in the result, not returned.
  */

@@ -38,6 +38,8 @@ struct cfg {
 	enum ditto_load_mode mode;
 	double qps, duration_s, warmup_s, write_share, timeout_s;
 	uint64_t requests, value_bytes, seed;
+	uint64_t keys;		/* key space; LG_MODEL_KEYS ones are set first */
+	bool preset;
 	const volatile int *stop;
 };
 
@@ -105,6 +107,172 @@ static uint64_t model_value_bytes(struct ditto_service *s, const struct cfg *c)
 	return mean > over + 1 ? (uint64_t)(mean - over) : 1;
 }
 
+/* Largest value a fitted load writes (memcached stores up to 1 MiB). */
+#define FIT_VALUE_MAX (512u << 10)
+
+/* The share of writes that makes the mean request `req` bytes. */
+static double fit_share(const struct lg_costs *k, double req)
+{
+	double w = (req - (double)k->req_read) / (double)(k->req_write - k->req_read);
+
+	return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+/* Mean answer with values of v bytes and the share that fits `req`; it
+ * grows with v (a hit answer holds the value, writes get rarer). */
+static double fit_answer(unsigned framing, uint64_t v, double req, double *w)
+{
+	struct lg_costs k;
+
+	lg_costs(framing, v, &k);
+	*w = fit_share(&k, req);
+	return *w * (double)k.ans_write + (1 - *w) * (double)k.ans_read;
+}
+
+/* The largest value size from lo up whose requests are all writes: with
+ * answers smaller than any hit, at least the request size is met. */
+static uint64_t fit_all_writes(unsigned framing, uint64_t lo, double req)
+{
+	uint64_t hi = FIT_VALUE_MAX;
+	double w;
+
+	while (lo < hi) {
+		uint64_t mid = hi - (hi - lo) / 2;
+
+		fit_answer(framing, mid, req, &w);
+		if (w >= 1)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Bisect for the value size whose mean answer is nearest `ans`. */
+static void fit_means(unsigned framing, double req, double ans, struct cfg *c)
+{
+	uint64_t lo = 1, hi = FIT_VALUE_MAX;
+	double w, w1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (fit_answer(framing, mid, req, &w) < ans)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 1 && fabs(fit_answer(framing, lo - 1, req, &w1) - ans) <
+		      fabs(fit_answer(framing, lo, req, &w) - ans))
+		lo--;
+	fit_answer(framing, lo, req, &w);
+	if (w >= 1) {
+		lo = fit_all_writes(framing, lo, req);
+		fit_answer(framing, lo, req, &w);
+	}
+	c->value_bytes = lo;
+	c->write_share = w > 0 ? w : -1;	/* -1: no writes at all */
+}
+
+/* The value size whose hit answers `ans` bytes, and the share that fits `req`. */
+static void fit_reads(unsigned framing, double req, double ans, struct cfg *c)
+{
+	struct lg_costs k;
+	uint64_t best = 1;
+	double w, err = INFINITY;
+
+	lg_costs(framing, 0, &k);
+	/* the hit answer is its empty one plus the value, give or take a digit */
+	for (double v = floor(ans - (double)k.ans_read) - 2; v <= ans - (double)k.ans_read + 2; v++) {
+		if (v < 1 || v > FIT_VALUE_MAX)
+			continue;
+		lg_costs(framing, (uint64_t)v, &k);
+		if (fabs((double)k.ans_read - ans) < err) {
+			err = fabs((double)k.ans_read - ans);
+			best = (uint64_t)v;
+		}
+	}
+	fit_answer(framing, best, req, &w);
+	c->value_bytes = best;
+	c->write_share = w > 0 ? w : -1;
+}
+
+static double model_mean(uint64_t total, uint64_t n, const struct ditto_hist *h)
+{
+	return n && total ? (double)total / (double)n : ditto_hist_mean(h);
+}
+
+/*
+ * Mean of the model's answers of at least `min` bytes, placed in their
+ * log2 buckets as the clone draws them: spread evenly, or, given the exact
+ * mean `exact`, all at the one relative place that gives it (synth's
+ * hist_arrays_at_mean). 0 when there are none.
+ */
+static double answers_above(const struct ditto_hist *h, double exact, uint64_t min)
+{
+	double base = 0, span = 0, total = 0, at = -1, sum = 0, n = 0;
+	uint64_t lo, hi, c;
+
+	for (size_t i = 0; exact > 0 && !ditto_hist_bucket(h, i, &lo, &hi, &c); i++) {
+		base += (double)lo * (double)c;
+		span += (double)(hi - lo) * (double)c;
+		total += (double)c;
+	}
+	if (span > 0)
+		at = fmin(1, fmax(0, (exact * total - base) / span));
+	for (size_t i = 0; !ditto_hist_bucket(h, i, &lo, &hi, &c); i++) {
+		double a = (double)lo, b = (double)hi;
+
+		if (at >= 0)
+			a = b = (double)lo + round(at * (double)(hi - lo));
+		if (b < (double)min)
+			continue;
+		sum += (double)c * (fmax(a, (double)min) + b) / 2;
+		n += (double)c;
+	}
+	return n > 0 ? sum / n : 0;
+}
+
+/* The value size and write share that give the model's mean request and
+ * answer sizes: from the mean of the answers as large as a hit where
+ * writes are acked apart, else from the mean of all answers. */
+static void fit_model(struct ditto_requests *rq, struct cfg *c)
+{
+	uint64_t n = ditto_requests_count(rq), ans_total = ditto_requests_response_bytes_total(rq);
+	struct ditto_hist *h = ditto_requests_response_bytes(rq);
+	double req = model_mean(ditto_requests_request_bytes_total(rq), n,
+				ditto_requests_request_bytes(rq));
+	double ans = model_mean(ans_total, n, h), reads = 0;
+	struct lg_costs k;
+
+	lg_costs(c->framing, 0, &k);
+	if (k.acked_writes)
+		reads = answers_above(h, n && ans_total ? (double)ans_total / (double)n : 0,
+				      k.ans_read);
+	if (req > 0 && reads > 0)
+		fit_reads(c->framing, req, reads, c);
+	else if (req > 0 && ans > 0)
+		fit_means(c->framing, req, ans, c);
+}
+
+/* Where the framing's answers follow from the request (a key-value
+ * store), a load fitted to the model's sizes over a small key space set
+ * before the clock, so that reads hit; else the model's request size as
+ * the value. */
+static void model_load(struct ditto_service *s, struct cfg *c)
+{
+	struct lg_costs k;
+
+	if (lg_costs(c->framing, 1, &k)) {
+		c->keys = LG_MODEL_KEYS;
+		c->preset = true;
+		if (!c->value_bytes && c->write_share == 0)
+			fit_model(ditto_service_requests(s), c);
+	}
+	if (!c->value_bytes)
+		c->value_bytes = model_value_bytes(s, c);
+}
+
 /* Framing and value size from the model where the caller left them 0. */
 static int from_model(struct ditto_model *m, const char *name, struct cfg *c)
 {
@@ -122,8 +290,7 @@ static int from_model(struct ditto_model *m, const char *name, struct cfg *c)
 	if (!c->framing && !(c->framing = ditto_service_framing(s)))
 		return ditto_err(-EINVAL, "load: service '%s' of the model has no known framing",
 				 ditto_service_name(s));
-	if (!c->value_bytes)
-		c->value_bytes = model_value_bytes(s, c);
+	model_load(s, c);
 	return 0;
 }
 
@@ -181,13 +348,16 @@ static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 		c->duration_s = 5;
 	if (c->timeout_s == 0)
 		c->timeout_s = 5;
-	c->write_share = c->write_share == 0 ? 0.5 : c->write_share < 0 ? 0 : c->write_share;
+	c->keys = LG_KEYS;
 	if (inet_pton(AF_INET, c->host, &r->addr.sin_addr) != 1)
 		return ditto_err(-EINVAL, "load: host '%s' is not an IPv4 address", c->host);
 	r->addr.sin_family = AF_INET;
 	r->addr.sin_port = htons((uint16_t)c->port);
 	snprintf(r->where, sizeof(r->where), "%s:%u", c->host, c->port);
-	return from_model(OPTS_GET(o, model, NULL), OPTS_GET(o, service, NULL), c);
+	/* the model fits the write share only where the caller left it 0 */
+	err = from_model(OPTS_GET(o, model, NULL), OPTS_GET(o, service, NULL), c);
+	c->write_share = c->write_share == 0 ? 0.5 : c->write_share < 0 ? 0 : c->write_share;
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -199,21 +369,29 @@ static bool stopped(const struct run *r)
 	return r->cfg.stop && *r->cfg.stop;
 }
 
-/* Wait for a non-blocking connect; the loop stalls meanwhile, which only
- * happens at the start and on a reconnect. */
-static int connect_wait(const struct run *r, int fd)
+/* Block until fd is ready for `events`, at most the answer timeout. */
+static int wait_fd(const struct run *r, int fd, short events)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int soerr = 0, n;
-	socklen_t len = sizeof(soerr);
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int n;
 
 	while ((n = poll(&pfd, 1, (int)(r->cfg.timeout_s * 1000))) < 0 && errno == EINTR &&
 	       !stopped(r))
 		;
 	if (n < 0)
 		return -errno;
-	if (n == 0)
-		return -ETIMEDOUT;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+/* Wait for a non-blocking connect; the loop stalls meanwhile, which only
+ * happens at the start and on a reconnect. */
+static int connect_wait(const struct run *r, int fd)
+{
+	int soerr = 0, err = wait_fd(r, fd, POLLOUT);
+	socklen_t len = sizeof(soerr);
+
+	if (err)
+		return err;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
 		return -errno;
 	return -soerr;
@@ -353,7 +531,7 @@ static void send_request(struct run *r, struct conn *c, uint64_t intended, uint6
 	struct lg_req q = { .host = r->cfg.host, .value_bytes = r->cfg.value_bytes };
 
 	q.write = lg_has_writes(r->cfg.framing) && ditto_rng_double(&r->rng) < r->cfg.write_share;
-	q.key = ditto_rng_below(&r->rng, LG_KEYS);
+	q.key = ditto_rng_below(&r->rng, r->cfg.keys);
 	c->out.len = 0;
 	lg_encode(r->cfg.framing, &q, &c->out);
 	if (c->out.oom) {
@@ -446,6 +624,89 @@ static void on_event(struct run *r, const struct epoll_event *ev, uint64_t now)
 		flush(r, c, now);
 	if (c->fd >= 0 && (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		on_readable(r, c, now);
+}
+
+/* ------------------------------------------------------------------ */
+/* Keys set before the clock                                            */
+/* ------------------------------------------------------------------ */
+
+static int send_all(const struct run *r, struct conn *c)
+{
+	size_t off = 0;
+	int err;
+
+	while (off < c->out.len) {
+		ssize_t k = send(c->fd, c->out.data + off, c->out.len - off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k >= 0) {
+			off += (size_t)k;
+		} else if (errno == EAGAIN) {
+			if ((err = wait_fd(r, c->fd, POLLOUT)))
+				return err;
+		} else if (errno != EINTR) {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Read one whole answer; an error reply only means the key stays unset. */
+static int recv_answer(const struct run *r, struct conn *c)
+{
+	bool failed;
+	long e = 0;
+	int err;
+
+	while (e == 0) {
+		ssize_t k;
+
+		if (c->in_len == c->in_cap && !grow_in(c))
+			return -EMSGSIZE;
+		if ((err = wait_fd(r, c->fd, POLLIN)))
+			return err;
+		k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (k == 0)
+			return -ECONNRESET;
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		c->in_len += k > 0 ? (size_t)k : 0;
+		e = lg_parse(r->cfg.framing, c->in, c->in_len, &failed);
+	}
+	if (e < 0 || (size_t)e != c->in_len)
+		return -EPROTO;
+	if (failed)
+		ditto_debug("load: %s refused a SET before the run", r->where);
+	c->in_len = 0;
+	return 0;
+}
+
+/* Set every key once, one at a time round the connections, so that the
+ * run's reads hit. Neither counted nor recorded; kept to LG_MODEL_KEYS
+ * requests since a measured service pays for each. */
+static int preset_keys(struct run *r)
+{
+	struct lg_req q = { .write = true, .value_bytes = r->cfg.value_bytes, .host = r->cfg.host };
+	unsigned i = 0;
+	int err = 0;
+
+	for (; r->cfg.preset && r->alive && q.key < r->cfg.keys && !stopped(r) && !err; q.key++) {
+		struct conn *c;
+
+		while ((c = &r->c[i++ % r->nconn])->fd < 0)
+			;
+		c->out.len = 0;
+		lg_encode(r->cfg.framing, &q, &c->out);
+		if (c->out.oom)
+			return ditto_err(-ENOMEM, "load: out of memory");
+		if (!(err = send_all(r, c)))
+			err = recv_answer(r, c);
+		c->out.len = 0;
+	}
+	if (err)
+		return ditto_err(err, "load: setting key %llu on %s before the run: %s",
+				 (unsigned long long)q.key - 1, r->where, strerror(-err));
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -596,9 +857,9 @@ DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto
 	if (!out)
 		return ditto_err(-EINVAL, "load: an output pointer is needed");
 	*out = NULL;
-	if ((err = opts_read(opts, &r)) || (err = setup(&r)))
+	if ((err = opts_read(opts, &r)) || (err = setup(&r)) || (err = preset_keys(&r)))
 		goto out;
-	/* the clock starts once every connection is open */
+	/* the clock starts once every connection is open and the keys set */
 	r.t0 = now_ns();
 	r.rec_start = r.t0 + (uint64_t)(r.cfg.warmup_s * 1e9);
 	r.end = r.cfg.duration_s > 0 ? r.rec_start + (uint64_t)(r.cfg.duration_s * 1e9) : UINT64_MAX;

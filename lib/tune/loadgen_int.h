@@ -13,8 +13,10 @@
 
 #include "core_int.h"
 
-/* Keys are "key:NNNNNN" drawn uniformly from this many. */
+/* Keys are "key:NNNNNN" drawn uniformly from this many; with a model
+ * from the few set before the clock starts, so that reads hit. */
 #define LG_KEYS 10000
+#define LG_MODEL_KEYS 64
 /* Largest answer accepted, and longest line or header block. */
 #define LG_FRAME_MAX (64u << 20)
 #define LG_LINE_MAX (64u << 10)
@@ -33,6 +35,21 @@ bool lg_has_writes(unsigned framing);
 int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out);
 /* Bytes a write (or the only kind of request) adds around its value. */
 uint64_t lg_overhead(unsigned framing, const char *host);
+
+/* Bytes on the wire of a write and a read around a value, and of the
+ * answers a key-value store gives them (the read hitting that value). */
+struct lg_costs {
+	uint64_t req_write, req_read, ans_write, ans_read;
+	/* Writes get a fixed ack from the service and its clone alike, and
+	 * reads a hit drawn from the model's answers at least ans_read(0)
+	 * long (memcached). A RESP clone draws every answer, a write's too,
+	 * from all of them: there only the mean answer can be matched. */
+	bool acked_writes;
+};
+
+/* false for framings whose answers do not follow from the request (HTTP,
+ * length-prefixed, raw). */
+bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
 
 /*
  * The one answer at the start of p[0..n): its length when complete, 0 when

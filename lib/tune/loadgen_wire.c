@@ -105,11 +105,17 @@ bool lg_has_writes(unsigned framing)
 	       framing == DITTO_FRAMING_MEMCACHE_BINARY || framing == DITTO_FRAMING_HTTP1;
 }
 
+/* Every key has the same length, so a request's size depends on its value only. */
+static void key_name(uint64_t k, char key[24])
+{
+	snprintf(key, 24, "key:%06llu", (unsigned long long)(k % LG_KEYS));
+}
+
 int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out)
 {
 	char key[24];
 
-	snprintf(key, sizeof(key), "key:%06llu", (unsigned long long)(r->key % LG_KEYS));
+	key_name(r->key, key);
 	switch (framing) {
 	case DITTO_FRAMING_RESP: resp(r, key, out); break;
 	case DITTO_FRAMING_MEMCACHE_TEXT: mctext(r, key, out); break;
@@ -140,6 +146,55 @@ uint64_t lg_overhead(unsigned framing, const char *host)
 	dbuf_free(&b);
 	/* raw sends at least one byte even for a value of 0 */
 	return framing == DITTO_FRAMING_RAW ? 0 : n;
+}
+
+static uint64_t request_bytes(unsigned framing, bool write, uint64_t value_bytes)
+{
+	struct lg_req r = { .write = write, .value_bytes = value_bytes };
+	struct dbuf b;
+	uint64_t n;
+
+	dbuf_init(&b);
+	n = lg_encode(framing, &r, &b) || b.oom ? 0 : b.len;
+	dbuf_free(&b);
+	return n;
+}
+
+/* What redis and memcached answer to our SET and to a GET that hits:
+ * "+OK" and a bulk string; STORED and one VALUE block; a bare binary
+ * header and one with 4 bytes of flags before the value. */
+static void answer_bytes(unsigned framing, uint64_t v, struct lg_costs *c)
+{
+	char key[24];
+	int digits = snprintf(NULL, 0, "%llu", (unsigned long long)v);
+
+	key_name(0, key);
+	switch (framing) {
+	case DITTO_FRAMING_RESP:
+		c->ans_write = 5;
+		c->ans_read = 1 + (uint64_t)digits + 2 + v + 2;
+		break;
+	case DITTO_FRAMING_MEMCACHE_TEXT:
+		c->ans_write = 8;
+		c->ans_read = (uint64_t)snprintf(NULL, 0, "VALUE %s 0 %llu\r\n", key,
+						 (unsigned long long)v) + v + 2 + 5;
+		break;
+	default:		/* memcache binary */
+		c->ans_write = 24;
+		c->ans_read = 24 + 4 + v;
+	}
+}
+
+bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c)
+{
+	if (framing != DITTO_FRAMING_RESP && framing != DITTO_FRAMING_MEMCACHE_TEXT &&
+	    framing != DITTO_FRAMING_MEMCACHE_BINARY)
+		return false;
+	c->acked_writes = framing != DITTO_FRAMING_RESP;
+	c->req_write = request_bytes(framing, true, value_bytes);
+	c->req_read = request_bytes(framing, false, value_bytes);
+	answer_bytes(framing, value_bytes, c);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */

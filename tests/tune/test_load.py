@@ -3,8 +3,10 @@
 real things: redis-server and memcached count exactly the requests sent;
 a ground-truth server's bytes match its protocol; open loop holds a rate
 below capacity and, above it, reports the queueing a closed loop hides
-(coordinated omission); timeouts, refusals and Ctrl-C end cleanly; and
-clones built by `ditto synth` answer every framing without errors."""
+(coordinated omission); timeouts, refusals and Ctrl-C end cleanly; a
+model's load gives real redis and memcached the profiled bytes per
+request, its reads hitting; and clones built by `ditto synth` answer every
+framing without errors."""
 
 import ctypes
 import errno
@@ -51,12 +53,33 @@ def ask(port, request, done):
     return data.decode()
 
 
-def redis_commands(port):
+def redis_stat(port, name):
     def whole(d):
         head, _, rest = d.partition(b'\r\n')
         return bool(head) and len(rest) >= int(head[1:]) + 2
     info = ask(port, b'*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n', whole)
-    return int(info.split('total_commands_processed:')[1].split()[0])
+    return int(info.split(name + ':')[1].split()[0])
+
+
+def redis_commands(port):
+    return redis_stat(port, 'total_commands_processed')
+
+
+def model_means(path):
+    """The model's mean request and answer sizes: byte totals over the
+    request count where it has them, else its histograms' means."""
+    req = json.loads(cli('model', 'json', path).stdout)['services'][0]['requests']
+
+    def mean(kind):
+        if req.get(kind + '_bytes_total'):
+            return req[kind + '_bytes_total'] / req['count']
+        b = req[kind + '_bytes']['buckets']
+        return sum((x['lo'] + x['hi']) / 2 * x['count'] for x in b) / sum(x['count'] for x in b)
+    return mean('request'), mean('response')
+
+
+def bytes_per_request(res):
+    return (res['bytes_sent'] + res['bytes_received']) / res['completed']
 
 
 def memcached_stat(port, *names):
@@ -141,6 +164,43 @@ def test_closed_loop_memcached_counts_every_get_and_set(memcached, framing):
     assert res['completed'] == n and res['errors'] == 0
     assert_sane_latency(res)
     assert memcached_stat(memcached.port, 'cmd_get', 'cmd_set') - before == n
+
+
+def test_model_load_gives_memcached_and_its_clone_the_same_bytes_and_reads_hit(
+        tmp_path, started, memcached):
+    model = os.path.join(CORPUS, 'profiled-memcached.msgpack')
+    hits, misses = (memcached_stat(memcached.port, n) for n in ('get_hits', 'get_misses'))
+    res, _ = load_json('--port', memcached.port, '--model', model, '-n', 3000, '-c', 4)
+    assert res['completed'] == 3000 and res['errors'] == 0, res
+    # memcaslap's load is mostly GETs that hit: so is ours
+    assert memcached_stat(memcached.port, 'get_hits') - hits > 1000
+    assert memcached_stat(memcached.port, 'get_misses') == misses
+    req, ans = model_means(model)
+    # a write is large either way (request or answer): the mix moves the
+    # sides, hardly the total
+    assert abs(res['bytes_sent'] / res['completed'] - req) < 0.05 * req, res
+    # hits as large as the model's large answers; the rest are STORED, at
+    # our write share (our GET is shorter than memcaslap's: more writes)
+    assert abs(bytes_per_request(res) - (req + ans)) < 0.05 * (req + ans), res
+    cli('synth', model, '-o', tmp_path / 'clone', '-q')
+    clone = Clone(tmp_path / 'clone')
+    started.append(clone)
+    twin, _ = load_json('--port', clone.port, '--model', model, '-n', 3000, '-c', 4)
+    assert twin['errors'] == 0, twin
+    assert abs(bytes_per_request(twin) - bytes_per_request(res)) < 0.02 * bytes_per_request(res)
+
+
+def test_model_load_gives_redis_the_profiled_bytes_and_reads_hit(redis):
+    model = os.path.join(CORPUS, 'profiled-redis.msgpack')
+    before = redis_commands(redis.port)
+    res, _ = load_json('--port', redis.port, '--model', model, '-n', 3000, '-c', 4)
+    # the 64 keys set before the run are all the extra commands
+    assert 3000 + 64 <= redis_commands(redis.port) - before <= 3000 + 64 + 2
+    assert res['completed'] == 3000 and res['errors'] == 0, res
+    want = sum(model_means(model))
+    assert abs(bytes_per_request(res) - want) < 0.05 * want, (res, want)
+    assert redis_stat(redis.port, 'keyspace_hits') > 0
+    assert redis_stat(redis.port, 'keyspace_misses') == 0
 
 
 def test_length_prefixed_bytes_match_the_ground_truth_protocol(srv_epoll):
