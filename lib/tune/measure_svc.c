@@ -133,8 +133,32 @@ int native_argv(const struct mctx *c, char *path, char ***argv)
 	return 0;
 }
 
+extern char **environ;
+
+/*
+ * The caller's environment without glibc's malloc debugging
+ * (MALLOC_PERTURB_, which meson's test runner sets, fills every block
+ * malloc hands out and free takes back): measured, it would be the
+ * debugging's memory traffic, not the service's. Made before the fork.
+ */
+static char **service_env(void)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if (!(env = calloc(n + 1, sizeof(*env))))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "MALLOC_PERTURB_=", 16))
+			env[k++] = environ[i];
+	return env;
+}
+
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void child_exec(char *const *argv, int logfd, int nullfd, int errfd, pid_t parent)
+static void child_exec(char *const *argv, char **env, int logfd, int nullfd, int errfd,
+		       pid_t parent)
 {
 	sigset_t none;
 	int e;
@@ -154,7 +178,7 @@ static void child_exec(char *const *argv, int logfd, int nullfd, int errfd, pid_
 	dup2(logfd, 1);
 	dup2(logfd, 2);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);	/* the caller's fds stay the caller's */
-	execv(argv[0], argv);
+	execve(argv[0], argv, env);
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) != (ssize_t)sizeof(e))
 		e = 0;	/* the parent then sees the exit status 127 */
@@ -193,6 +217,7 @@ int svc_start(const struct mctx *c, char *const *argv, const char *logname, cons
 {
 	int fds[4] = { -1, -1, -1, -1 }, err;
 	pid_t parent = getpid();
+	char **env = NULL;
 
 	memset(s, 0, sizeof(*s));
 	s->pid = -1;
@@ -200,9 +225,13 @@ int svc_start(const struct mctx *c, char *const *argv, const char *logname, cons
 	s->stopped = true;	/* nothing to stop until the fork */
 	if ((err = port_free(c)) || (err = open_files(c, logname, s, fds)))
 		goto out;
+	if (!(env = service_env())) {
+		err = ditto_err(-ENOMEM, "measure: out of memory");
+		goto out;
+	}
 	s->pid = fork();
 	if (s->pid == 0)
-		child_exec(argv, fds[0], fds[1], fds[3], parent);
+		child_exec(argv, env, fds[0], fds[1], fds[3], parent);
 	if (s->pid < 0) {
 		err = ditto_err(-errno, "measure: fork: %s", strerror(errno));
 		goto out;
@@ -214,6 +243,7 @@ int svc_start(const struct mctx *c, char *const *argv, const char *logname, cons
 	fds[3] = -1;
 	err = exec_result(fds[2], argv, s);
 out:
+	free(env);
 	for (int i = 0; i < 4; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
