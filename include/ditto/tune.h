@@ -276,15 +276,23 @@ struct ditto_tune_report;
 
 /*
  * Tune one service of m. Each iteration writes the clone with the current
- * knobs (model tuning.knobs), builds it, measures it under the same load
- * as the original, records an iteration (knobs tried, error per metric,
- * accepted when best so far) in the model's tuning section, and moves the
- * knobs towards the targets. A clone that fails to build or crashes is
- * recorded as such and its knobs are backed off; the best clone is
- * rebuilt in dir at the end and its knobs left in tuning.knobs. The
- * report (also on error after the first iteration, else NULL) is the
- * caller's. Errors: -DITTO_EOPTS; -ENOENT valgrind missing; errors of
- * ditto_synth_write(); -ECANCELED when stopped before any clone ran.
+ * knobs (model tuning.knobs) into DIR.try, builds it, measures it under
+ * the same load as the original (cachegrind), records an iteration (knobs
+ * tried, error per metric, accepted when best so far) in the model's
+ * tuning section, moves a best clone into dir, and steps the knobs. Tuned
+ * metrics and their knobs: insts_per_request (synth.body_scale),
+ * branch_mispredict_rate (synth.branch_bias), i1_miss_rate
+ * (synth.far_code_scale), d1_miss_rate (synth.d1_mpki), ll_miss_rate
+ * (synth.ll_mpki); errors are relative, rates below 5e-4 taken relative
+ * to 5e-4. A clone that fails to build or run is recorded as such and the
+ * knobs go back to the best ones. At the end tuning.knobs holds the best
+ * knobs and the report compares the original with the best clone; it is
+ * the caller's, also when an error came after a clone was measured (else
+ * NULL). Stopping after a clone was measured is not an error. Errors:
+ * -DITTO_EOPTS; -ENOTEMPTY dir holds other files; errors of
+ * ditto_measure() on the original (prefixed "tune: measuring the
+ * original"); -ECHILD no clone could be built and measured; -ECANCELED
+ * stopped before any clone was measured.
  */
 DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
 			 struct ditto_tune_report **out);
