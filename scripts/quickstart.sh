@@ -3,7 +3,9 @@
 # live redis-server end to end. redis-server runs under redis-benchmark
 # while `ditto clone` profiles it (system calls, threads, network model,
 # then CPU windows on its event loop) and writes and builds the clone; then
-# the original stops, the clone starts and redis-benchmark drives it.
+# `ditto tune` measures a fresh redis-server and the clone under cachegrind
+# with one load generator and tunes the clone until they agree; then the
+# tuned clone starts and redis-benchmark drives it.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -34,8 +36,11 @@ kill "$bench" "$redis" 2>/dev/null || true
 wait "$bench" "$redis" 2>/dev/null || true
 bench= redis=
 "$ditto" model show build/redis-clone.msgpack
+tport=$((port + 2))
 set -x
-build/redis-clone/clone --port "$cport" --max-seconds 120 >build/redis-clone.log 2>&1 &
+"$ditto" tune build/redis-clone.msgpack -o build/redis-tuned -i 9 --original-port "$tport" \
+	-- redis-server --port "$tport" --bind 127.0.0.1 --save '' --appendonly no
+build/redis-tuned/clone --port "$cport" --max-seconds 120 >build/redis-clone.log 2>&1 &
 set +x
 clone=$!
 sleep 0.5
