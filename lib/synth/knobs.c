@@ -13,7 +13,7 @@
 
 const struct synth_knob synth_knob_table[] = {
 	{ "synth.body_scale", offsetof(struct synth_knobs, body_scale), 1, 0.02, 50 },
-	{ "synth.branch_bias", offsetof(struct synth_knobs, branch_bias), 0, -3, 16 },
+	{ "synth.branch_bias", offsetof(struct synth_knobs, branch_bias), 0, -6, 16 },
 	{ "synth.d1_mpki", offsetof(struct synth_knobs, d1_mpki), 0, 0, 500 },
 	{ "synth.ll_mpki", offsetof(struct synth_knobs, ll_mpki), 0, 0, 500 },
 	{ "synth.far_code_scale", offsetof(struct synth_knobs, far_code_scale), 1, 0, 20 },

@@ -204,8 +204,8 @@ static void progress(struct loop *l, unsigned i, double e, const char *worst, bo
 }
 
 /* One candidate: build, measure, record. Returns 1 when every tuned
- * metric is within bound, 0 to go on, or a negative error that ends the
- * loop (a stop). A candidate that fails to build or run is recorded and
+ * metric is within bound, 0 to go on, 2 when no knob can move, or a
+ * negative error that ends the loop (a stop). A candidate that fails to build or run is recorded and
  * the knobs go back to the best ones. */
 static int iteration(struct loop *l)
 {
@@ -216,7 +216,7 @@ static int iteration(struct loop *l)
 	char bin[4200], portstr[16], note[512];
 	char *argv[] = { bin, "--port", portstr, "--max-seconds", "3600", NULL };
 	const char *worst = "none";
-	unsigned i;
+	unsigned i, moved;
 	double e;
 	int err;
 
@@ -260,9 +260,14 @@ static int iteration(struct loop *l)
 			ditto_metrics_free(clone);
 		return 1;
 	}
-	tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
+	moved = tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
 	if (clone != l->best)
 		ditto_metrics_free(clone);
+	if (!moved) {	/* the same clone again would measure the same */
+		ditto_warn("tune: stopping after iteration %u: every knob of a metric out of bound "
+			   "is at its limit", i);
+		return 2;
+	}
 	return 0;
 }
 

@@ -93,4 +93,20 @@ int report_row_error(struct ditto_tune_report *r, const char *metric, double ori
 int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *opts, struct ditto_tune_report *r);
 
+/* A service the report runs natively: its command, port and role. */
+struct tune_side {
+	char *const *argv;
+	unsigned port;
+	const char *name;
+};
+/* Closed-loop load of the model's service on port, with opts' seed,
+ * connections, requests and stop. */
+struct ditto_loadgen_opts tune_base_load(struct ditto_model *m, struct ditto_service *s,
+					 const struct ditto_tune_opts *opts, unsigned port);
+/* The latency rows and curves (tune_latency.c); orig NULL: the model's
+ * throughput stands for the original's. Failures are warnings. */
+void tune_latency(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *opts,
+		  const struct tune_side *orig, const struct tune_side *clone,
+		  struct ditto_tune_report *r);
+
 #endif /* DITTO_TUNE_INT_H */

@@ -20,18 +20,24 @@ struct pair {
 	double slope;	/* first guess of d(metric)/d(knob); 0: metric/knob */
 	double step;	/* largest step of the knob beyond twice its size
 			 * (0: a factor of 4) */
+	double down;	/* first guess of the slope when the metric must
+			 * fall, relative to the metric (0: as `slope`) */
 };
 
 /* Slopes: a random branch mispredicts half the time and about a third of
  * the body's branches are conditional; one more miss per 1000 body
  * instructions, at about 0.45 data references per instruction, is 0.0022
- * of D1 references and 0.0007 of all references (LL's denominator). */
+ * of D1 references and 0.0007 of all references (LL's denominator).
+ * Diluting (a negative branch knob) acts on the rate through the body's
+ * share of the branches: a unit took redis from 1.6 to 1.1 times the
+ * original's rate and memcached from 1.5 to 1.3, so a first step assumes
+ * a unit moves the rate by half of itself, and the secant takes over. */
 static const struct pair pairs[] = {
-	{ "insts_per_request", "synth.body_scale", 0, 0 },
-	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 0.3 },
-	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5 },
-	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1 },
-	{ "i1_miss_rate", "synth.far_code_scale", 0, 0 },
+	{ "insts_per_request", "synth.body_scale", 0, 0, 0 },
+	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0 },
+	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 _Static_assert(NPAIRS == TUNE_TRACKS, "one track per pair");
@@ -141,7 +147,9 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 		return fmin(fmax(nx, lo[0] + 0.1 * w), hi[0] - 0.1 * w);
 	}
 
-	if (slope <= 0)
+	if (slope <= 0 && p->down > 0 && target < y && x <= 0)
+		slope = p->down * y;
+	else if (slope <= 0)
 		slope = p->slope > 0 ? p->slope : x > 0 && y > 0 ? y / x : 1e-3;
 	nx = x + (target - y) / slope;
 	if (p->step > 0)	/* at most `step`, or twice the knob's size */

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Latency rows and curves of the report. Original and clone run natively
+ * side by side; each one's saturation throughput is found with a closed
+ * loop, then both take Poisson arrivals at the same low, medium and high
+ * shares of the original's. A level's time is split into rounds that
+ * alternate between the two services and pool their histograms: on a
+ * small machine the tail of one 3-second run moves by tens of percent
+ * with whatever else ran then, and alternating spreads that over both.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "measure_int.h"
+#include "synth_int.h"
+#include "tune_int.h"
+
+#include <ditto/model.h>
+
+#define P99_BOUND 0.10
+#define ROUNDS 3
+#define MIN_ROUND_S 1.0
+
+static const struct {
+	const char *name;
+	double share;	/* of the original's saturation throughput */
+} levels[] = { { "low", 0.25 }, { "medium", 0.5 }, { "high", 0.75 } };
+#define NLEVELS (sizeof(levels) / sizeof(levels[0]))
+
+/* One running service and the load aimed at it. */
+struct live {
+	char dir[32], path[PATH_MAX], **argv;
+	struct mctx c;
+	struct svc svc;
+	struct ditto_hist *pool;	/* latency of the current level */
+	double achieved;		/* summed over its rounds */
+};
+
+static int live_start(struct live *l, struct ditto_model *m, struct ditto_service *s,
+		      const struct ditto_tune_opts *o, const struct tune_side *sd)
+{
+	int err;
+
+	strcpy(l->dir, "/tmp/ditto-tune-XXXXXX");
+	if (!mkdtemp(l->dir)) {
+		l->dir[0] = 0;
+		return ditto_err(-errno, "tune: temporary directory: %s", strerror(errno));
+	}
+	l->c = (struct mctx){ .argv = sd->argv, .host = "127.0.0.1", .startup_timeout_s = 30,
+			      .dir = l->dir, .stop = o->stop };
+	l->c.load = tune_base_load(m, s, o, sd->port);
+	l->c.load.requests = 0;
+	l->c.load.duration_s = o->latency_s;
+	l->c.load.connections = 16;
+	if (!(l->pool = ditto_hist_new(DITTO_HIST_LOGLIN, 0)))
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	err = native_argv(&l->c, l->path, &l->argv);
+	err = err ? err : svc_start(&l->c, l->argv, "service.log", sd->name, &l->svc);
+	return err ? err : svc_wait_ready(&l->c, &l->svc);
+}
+
+static void live_stop(struct live *l)
+{
+	if (l->svc.pid)
+		svc_stop(&l->svc);
+	free(l->argv);
+	ditto_hist_free(l->pool);
+	if (l->dir[0])
+		synth_rm_tree(l->dir);
+}
+
+/* One run of l's load, its latency pooled. */
+static int live_run(struct live *l)
+{
+	struct ditto_load_result *res;
+	int err = ditto_load_run(&l->c.load, &res);
+
+	if (err)
+		return err;
+	l->achieved += ditto_load_result_achieved_qps(res);
+	err = ditto_hist_merge(l->pool, ditto_load_result_latency(res));
+	ditto_load_result_free(res);
+	return err;
+}
+
+/* The pooled histogram as a point; the pool starts again. */
+static void live_point(struct live *l, double qps, unsigned runs, struct tune_point *p)
+{
+	const struct ditto_hist *h = l->pool;
+
+	*p = (struct tune_point){ .qps = qps, .achieved = l->achieved / runs,
+				  .p50 = ditto_hist_quantile(h, 0.5),
+				  .p90 = ditto_hist_quantile(h, 0.9),
+				  .p99 = ditto_hist_quantile(h, 0.99),
+				  .p999 = ditto_hist_quantile(h, 0.999),
+				  .max = ditto_hist_quantile(h, 1) };
+	ditto_hist_clear(l->pool);
+	l->achieved = 0;
+}
+
+static int saturation(struct live *l, struct tune_point *p)
+{
+	int err = live_run(l);
+
+	if (!err)
+		live_point(l, 0, 1, p);
+	return err;
+}
+
+/* Every level over the n services of `live` (1 or 2) at shares of base,
+ * rounds alternating which service goes first. */
+static int levels_run(struct live *live, size_t n, double base, double round_s,
+		      struct ditto_tune_report *r)
+{
+	unsigned rounds = round_s < MIN_ROUND_S * ROUNDS ? 1 : ROUNDS;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < NLEVELS; i++) {
+		double qps = base * levels[i].share;
+
+		for (unsigned k = 0; !err && k < rounds; k++)
+			for (size_t j = 0; !err && j < n; j++) {
+				struct live *l = &live[(j + k) % n];
+
+				l->c.load.mode = DITTO_LOAD_POISSON;
+				l->c.load.warmup_s = 0.5;
+				l->c.load.qps = qps;
+				l->c.load.duration_s = round_s / rounds;
+				err = live_run(l);
+			}
+		for (size_t j = 0; !err && j < n; j++)
+			live_point(&live[j], qps, rounds, &r->curve[2 - n + j][i]);
+	}
+	return err;
+}
+
+static void latency_rows(struct ditto_tune_report *r, const double sat[2])
+{
+	char name[64];
+
+	for (size_t i = 0; r->ncurve[0] && i < NLEVELS; i++) {
+		const struct tune_point *a = &r->curve[0][i], *b = &r->curve[1][i];
+
+		snprintf(name, sizeof(name), "p50_ns_%s", levels[i].name);
+		report_row(r, name, a->p50, b->p50, 0);
+		snprintf(name, sizeof(name), "p99_ns_%s", levels[i].name);
+		report_row(r, name, a->p99, b->p99, i < 2 ? P99_BOUND : 0);
+	}
+	report_row(r, "saturation_qps", sat[0], sat[1], 0);
+}
+
+/* Without the original, its recorded throughput stands for its saturation
+ * and it has no curve. */
+void tune_latency(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *o,
+		  const struct tune_side *orig, const struct tune_side *clone,
+		  struct ditto_tune_report *r)
+{
+	struct live live[2] = { 0 };
+	size_t n = orig ? 2 : 1, first = 2 - n;	/* live[0]: the original, if any */
+	const struct tune_side *sides[2] = { orig, clone };
+	double sat[2] = { 0, 0 };
+	int err = 0;
+
+	for (size_t j = 0; !err && j < n; j++)
+		err = live_start(&live[j], m, s, o, sides[first + j]);
+	for (size_t j = 0; !err && j < n; j++)
+		err = saturation(&live[j], &r->curve[first + j][NLEVELS]);
+	if (err) {
+		ditto_warn("tune: no latency rows: %s", ditto_last_error());
+		goto out;
+	}
+	for (size_t j = 0; j < n; j++)
+		sat[first + j] = r->curve[first + j][NLEVELS].achieved;
+	if (!orig)
+		sat[0] = ditto_observed_throughput_qps(ditto_service_observed(s));
+	if (sat[0] <= 0) {
+		ditto_warn("tune: no latency rows: the original's throughput is not known");
+		goto out;
+	}
+	if ((err = levels_run(live, n, sat[0], o->latency_s, r))) {
+		ditto_warn("tune: no latency rows: %s", ditto_last_error());
+		goto out;
+	}
+	r->ncurve[0] = orig ? NLEVELS + 1 : 0;
+	r->ncurve[1] = NLEVELS + 1;
+	latency_rows(r, sat);
+out:
+	for (size_t j = 0; j < n; j++)
+		live_stop(&live[j]);
+}
