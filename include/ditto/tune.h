@@ -285,7 +285,13 @@ struct ditto_tune_report;
  * (synth.far_code_scale), d1_miss_rate (synth.d1_mpki), ll_miss_rate
  * (synth.ll_mpki); errors are relative, rates below 5e-4 taken relative
  * to 5e-4. A clone that fails to build or run is recorded as such and the
- * knobs go back to the best ones. At the end tuning.knobs holds the best
+ * knobs go back to the best ones. The loop ends early when no knob of a
+ * metric still out of bound can move (each at its limit). With
+ * opts->latency the report also has p50/p99 rows at 25%, 50% and 75% of
+ * the original's saturation (rounds alternating original and clone, pooled)
+ * and p99_ns_{low,medium,high}_noise rows: the original against its own
+ * second turn in the same rounds, the noise floor of the p99 rows. At the
+ * end tuning.knobs holds the best
  * knobs and the report compares the original with the best clone; it is
  * the caller's, also when an error came after a clone was measured (else
  * NULL). Stopping after a clone was measured is not an error. Errors:

@@ -123,6 +123,8 @@ struct rt_config {
 	void (*body)(void *regions, uint64_t state[2]);
 	const uint64_t *body_region_bytes;
 	uint64_t body_loop_insts;
+	/* Runs every far-code chunk of the body once, at startup. */
+	void (*body_warm)(void *regions);
 };
 
 extern const struct rt_config rt_config;

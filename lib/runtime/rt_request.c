@@ -40,6 +40,8 @@ int rt_regions_map(void)
 	rt_regions = p;
 	regions_size = size;
 	touch_backwards(p, size);
+	if (rt_config.body_warm)
+		rt_config.body_warm(p);
 	return 0;
 }
 

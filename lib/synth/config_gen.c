@@ -376,8 +376,9 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    ditto_service_name(s), (unsigned long long)in->seed);
 	if (in->body_name)
 		dbuf_printf(out, "extern void %s(void *regions, uint64_t state[2]);\n"
+			    "extern void %s_warm(void *regions);\n"
 			    "extern const uint64_t %s_region_bytes, %s_loop_insts;\n\n",
-			    in->body_name, in->body_name, in->body_name);
+			    in->body_name, in->body_name, in->body_name, in->body_name);
 	if (req && ditto_requests_response_bytes_total(req) && g.requests > 0)
 		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) / g.requests);
 	else
@@ -408,8 +409,9 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    ncalls, nbg, (unsigned long long)scratch, (unsigned long long)in->seed);
 	if (in->body_name)
 		dbuf_printf(out, "\t.body = %s,\n\t.body_region_bytes = &%s_region_bytes,\n"
-			    "\t.body_loop_insts = %lluULL,\n",
-			    in->body_name, in->body_name, (unsigned long long)in->body_loop_insts);
+			    "\t.body_loop_insts = %lluULL,\n\t.body_warm = %s_warm,\n",
+			    in->body_name, in->body_name, (unsigned long long)in->body_loop_insts,
+			    in->body_name);
 	dbuf_puts(out, "};\n");
 	return out->oom ? ditto_err(-ENOMEM, "synth: out of memory writing the configuration") : 0;
 }

@@ -137,6 +137,7 @@ static bool bracket(const struct track *t, double goal, double lo[2], double hi[
 static double next_value(const struct pair *p, const struct track *t, double x, double y,
 			 double target)
 {
+	double err = metric_error(p->metric, target, y);
 	const struct synth_knob *d = knob_def(p->knob);
 	double slope = secant(t), nx, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
 
@@ -156,6 +157,11 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 		nx = fmin(fmax(nx, x - fmax(p->step, 2 * fabs(x))), x + fmax(p->step, 2 * fabs(x)));
 	else if (x > 0)
 		nx = fmin(fmax(nx, x / 4), x * 4);
+	/* Close to the target, a secant through points that other knobs
+	 * also moved can point far away: move the knob by at most four
+	 * times the metric's relative error. */
+	if (fabs(x) > 0 && err < 0.25)
+		nx = fmin(fmax(nx, x - 4 * err * fabs(x)), x + 4 * err * fabs(x));
 	return d ? fmin(fmax(nx, d->min), d->max) : nx;
 }
 

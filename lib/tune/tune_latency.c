@@ -7,6 +7,9 @@
  * alternate between the two services and pool their histograms: on a
  * small machine the tail of one 3-second run moves by tens of percent
  * with whatever else ran then, and alternating spreads that over both.
+ * The original also takes a second turn in every round, pooled apart:
+ * its p99 against its own is the noise floor the clone's is read against
+ * (the p99_ns_*_noise rows).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,10 +113,10 @@ static int saturation(struct live *l, struct tune_point *p)
 	return err;
 }
 
-/* Every level over the n services of `live` (1 or 2) at shares of base,
- * rounds alternating which service goes first. */
+/* Every level over the n services of `live` at shares of base, rounds
+ * rotating which one goes first; pts[j][level] gets live[j]'s points. */
 static int levels_run(struct live *live, size_t n, double base, double round_s,
-		      struct ditto_tune_report *r)
+		      struct tune_point *pts[])
 {
 	unsigned rounds = round_s < MIN_ROUND_S * ROUNDS ? 1 : ROUNDS;
 	int err = 0;
@@ -132,12 +135,13 @@ static int levels_run(struct live *live, size_t n, double base, double round_s,
 				err = live_run(l);
 			}
 		for (size_t j = 0; !err && j < n; j++)
-			live_point(&live[j], qps, rounds, &r->curve[2 - n + j][i]);
+			live_point(&live[j], qps, rounds, &pts[j][i]);
 	}
 	return err;
 }
 
-static void latency_rows(struct ditto_tune_report *r, const double sat[2])
+static void latency_rows(struct ditto_tune_report *r, const double sat[2],
+			 const struct tune_point *noise)
 {
 	char name[64];
 
@@ -149,6 +153,10 @@ static void latency_rows(struct ditto_tune_report *r, const double sat[2])
 		snprintf(name, sizeof(name), "p99_ns_%s", levels[i].name);
 		report_row(r, name, a->p99, b->p99, i < 2 ? P99_BOUND : 0);
 	}
+	for (size_t i = 0; r->ncurve[0] && i < NLEVELS; i++) {
+		snprintf(name, sizeof(name), "p99_ns_%s_noise", levels[i].name);
+		report_row(r, name, r->curve[0][i].p99, noise[i].p99, 0);
+	}
 	report_row(r, "saturation_qps", sat[0], sat[1], 0);
 }
 
@@ -158,14 +166,21 @@ void tune_latency(struct ditto_model *m, struct ditto_service *s, const struct d
 		  const struct tune_side *orig, const struct tune_side *clone,
 		  struct ditto_tune_report *r)
 {
-	struct live live[2] = { 0 };
+	struct live live[3] = { 0 };
 	size_t n = orig ? 2 : 1, first = 2 - n;	/* live[0]: the original, if any */
 	const struct tune_side *sides[2] = { orig, clone };
+	struct tune_point noise[NLEVELS] = { 0 };
+	struct tune_point *pts[3] = { r->curve[first], r->curve[1], noise };
 	double sat[2] = { 0, 0 };
 	int err = 0;
 
 	for (size_t j = 0; !err && j < n; j++)
 		err = live_start(&live[j], m, s, o, sides[first + j]);
+	if (!err && orig) {	/* the original's second turn: same process */
+		live[2].c = live[0].c;
+		if (!(live[2].pool = ditto_hist_new(DITTO_HIST_LOGLIN, 0)))
+			err = ditto_err(-ENOMEM, "tune: out of memory");
+	}
 	for (size_t j = 0; !err && j < n; j++)
 		err = saturation(&live[j], &r->curve[first + j][NLEVELS]);
 	if (err) {
@@ -180,14 +195,14 @@ void tune_latency(struct ditto_model *m, struct ditto_service *s, const struct d
 		ditto_warn("tune: no latency rows: the original's throughput is not known");
 		goto out;
 	}
-	if ((err = levels_run(live, n, sat[0], o->latency_s, r))) {
+	if ((err = levels_run(live, orig ? 3 : 1, sat[0], o->latency_s, pts))) {
 		ditto_warn("tune: no latency rows: %s", ditto_last_error());
 		goto out;
 	}
 	r->ncurve[0] = orig ? NLEVELS + 1 : 0;
 	r->ncurve[1] = NLEVELS + 1;
-	latency_rows(r, sat);
+	latency_rows(r, sat, noise);
 out:
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < 3; j++)
 		live_stop(&live[j]);
 }

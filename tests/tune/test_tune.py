@@ -107,8 +107,14 @@ def test_report_has_latency_rows_and_plot(gt_model, tmp_path):
     report = json.loads(r.stdout)
     rows = {row['metric']: row for row in report['rows']}
     for name in ('p50_ns_low', 'p99_ns_low', 'p99_ns_medium', 'p99_ns_high', 'saturation_qps',
-                 'syscalls_per_request', 'socket_bytes_per_request'):
+                 'syscalls_per_request', 'socket_bytes_per_request', 'p99_ns_low_noise',
+                 'p99_ns_medium_noise', 'p99_ns_high_noise'):
         assert name in rows, name
+    # The noise rows set the original's p99 against its own second turn.
+    for level in ('low', 'medium', 'high'):
+        noise = rows['p99_ns_%s_noise' % level]
+        assert noise['original'] == rows['p99_ns_%s' % level]['original']
+        assert noise['clone'] > 0 and noise['bound'] == 0
     assert rows['saturation_qps']['original'] > 1000
     assert rows['saturation_qps']['clone'] > 1000
     for side in ('original', 'clone'):
