@@ -283,8 +283,10 @@ struct ditto_tune_report;
  * metrics and their knobs: insts_per_request (synth.body_scale),
  * branch_mispredict_rate (synth.branch_bias), i1_miss_rate
  * (synth.far_code_scale), d1_miss_rate (synth.d1_mpki), ll_miss_rate
- * (synth.ll_mpki); errors are relative, rates below 5e-4 taken relative
- * to 5e-4. A clone that fails to build or run is recorded as such and the
+ * (synth.ll_mpki) and, when the original can also be measured with the
+ * profile backend (else a warning), background_calls_per_request
+ * (synth.background_rate); errors are relative, rates below 5e-4 taken
+ * relative to 5e-4, background calls below 0.2 relative to 0.2. A clone that fails to build or run is recorded as such and the
  * knobs go back to the best ones. The loop ends early when no knob of a
  * metric still out of bound can move (each at its limit). With
  * opts->latency the report also has p50/p99 rows at 25%, 50% and 75% of

@@ -277,7 +277,9 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 	return sleeps > futex;
 }
 
-/* Every other class wakes as often and burns as much CPU as it did. */
+/* Every other class wakes as often and burns as much CPU as it did
+ * (times the background_rate knob: a service whose timers back off when
+ * idle wakes less under a lighter load than its profile's). */
 static unsigned background_section(struct cfg *g, struct dbuf *b)
 {
 	unsigned n = 0;
@@ -292,7 +294,8 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		if (t == g->serving || !count)
 			continue;
 		if (wake) {
-			period = window_ns * count / wake;
+			period = window_ns * count / wake /
+				 (g->in->background_rate > 0 ? g->in->background_rate : 1);
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 		}
 		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"

@@ -40,6 +40,7 @@ struct synth_knobs {
 	double ll_mpki;		/* of which also LL misses */
 	double far_code_scale;	/* multiplies the share of far instruction fetches */
 	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
+	double background_rate;	/* multiplies the background classes' wake-up rate */
 };
 struct synth_knob {
 	const char *name;
@@ -82,6 +83,7 @@ struct config_in {
 	double window_s;	/* the profile window, for background periods */
 	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
 	double body_scale;	/* multiplies the body's share of instructions per request (0: 1) */
+	double background_rate;	/* multiplies background wake-up rates (0: 1) */
 };
 /*
  * clone_config.c for service s: the network skeleton, framing, response

@@ -20,12 +20,24 @@
 #define STEP_MS 100
 
 struct sock_calls {
-	uint64_t all, reads, writes;
+	uint64_t all, reads, writes, background;
 };
 
 static bool is_socket(enum ditto_fd_kind k)
 {
 	return k == DITTO_FD_TCP || k == DITTO_FD_UDP || k == DITTO_FD_UNIX;
+}
+
+/* Whether the calls of class `name` are a background class's. */
+static bool in_background(struct ditto_service *s, const char *name)
+{
+	for (size_t i = 0; name && i < ditto_service_thread_count(s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(s, i);
+
+		if (!strcmp(ditto_thread_class_name(t), name))
+			return ditto_thread_class_role(t) == DITTO_ROLE_BACKGROUND;
+	}
+	return false;
 }
 
 /* Every call of every thread class; data calls on sockets by direction,
@@ -39,6 +51,8 @@ static void count_calls(struct ditto_service *s, struct sock_calls *n)
 		uint64_t calls = ditto_syscall_calls(sc);
 
 		n->all += calls;
+		if (in_background(s, ditto_syscall_thread_class(sc)))
+			n->background += calls;
 		if (!d || !is_socket(ditto_syscall_fd_kind(sc)))
 			continue;
 		if (d->bits & SD_RECV)
@@ -62,7 +76,9 @@ int measure_service_metrics(struct ditto_service *s, double requests, struct dit
 	    (err = ditto_metrics_set(m, "socket_bytes_per_request",
 				     ((double)ditto_requests_request_bytes_total(r) +
 				      (double)ditto_requests_response_bytes_total(r)) / requests)) ||
-	    (err = ditto_metrics_set(m, "read_calls_per_request", (double)n.reads / requests)))
+	    (err = ditto_metrics_set(m, "read_calls_per_request", (double)n.reads / requests)) ||
+	    (err = ditto_metrics_set(m, "background_calls_per_request",
+				     (double)n.background / requests)))
 		return err;
 	return ditto_metrics_set(m, "write_calls_per_request", (double)n.writes / requests);
 }

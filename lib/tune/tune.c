@@ -30,6 +30,7 @@ struct loop {
 	struct ditto_tune_report *report;
 	struct track tracks[TUNE_TRACKS];
 	double best_error;
+	unsigned backends;	/* of every measurement: as the original's */
 	char try_dir[4096], old_dir[4096];
 };
 
@@ -84,15 +85,15 @@ static struct ditto_service *pick_service(struct ditto_model *m, const char *nam
 	return s;
 }
 
-/* Measure argv (listening on port) with the cachegrind backend under the
- * loop's load. */
+/* Measure argv (listening on port) under the loop's load: cachegrind,
+ * and the profiler for the background calls when the original had it. */
 static int measure(struct loop *l, char *const *argv, unsigned port, struct ditto_metrics **out)
 {
 	struct ditto_loadgen_opts load = l->load;
 
 	load.port = port;
-	DITTO_OPTS(ditto_measure_opts, mo, .backends = DITTO_BACKEND_CACHEGRIND, .argv = argv,
-		   .load = &load, .stop = l->o.stop);
+	DITTO_OPTS(ditto_measure_opts, mo, .backends = l->backends, .argv = argv, .load = &load,
+		   .stop = l->o.stop);
 	*out = NULL;
 	return ditto_measure(&mo, out);
 }
@@ -111,7 +112,18 @@ static int targets(struct loop *l)
 	if (!port)
 		return ditto_err(-DITTO_EOPTS, "tune: the original's port is not in the model: give it");
 	l->o.original_port = port;
-	if ((err = measure(l, l->o.original_argv, port, &l->target))) {
+	l->backends = DITTO_BACKEND_CACHEGRIND | DITTO_BACKEND_PROFILE;
+	if (measure(l, l->o.original_argv, port, &l->target) && !stopped(l)) {
+		ditto_warn("tune: the original under the profiler: %s; background calls are not "
+			   "tuned", ditto_last_error());
+		ditto_metrics_free(l->target);
+		l->target = NULL;
+		l->backends = DITTO_BACKEND_CACHEGRIND;
+		err = measure(l, l->o.original_argv, port, &l->target);
+	} else {
+		err = stopped(l) ? -ECANCELED : 0;
+	}
+	if (err) {
 		ditto_err_prefix("tune: measuring the original (%s)", l->o.original_argv[0]);
 		return err;
 	}
@@ -292,6 +304,7 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 	if (l->load.framing == DITTO_FRAMING_UNKNOWN)
 		l->load.framing = DITTO_FRAMING_RAW;
 	tracks_init(l->tracks);
+	l->backends = DITTO_BACKEND_CACHEGRIND;
 	l->scratch = ditto_model_new();
 	l->report = calloc(1, sizeof(*l->report));
 	if (!l->scratch || !l->report)

@@ -12,7 +12,7 @@
 
 /* Tuned metric-knob pairs, and how many (knob, metric) points a knob
  * remembers for its secant steps. */
-#define TUNE_TRACKS 5
+#define TUNE_TRACKS 6
 #define TRACK_POINTS 16
 
 /* One tuned metric and the generator knob that moves it. */

@@ -7,6 +7,7 @@ serve (the generator's fuzz test)."""
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,23 @@ def test_clones_of_profiled_models_serve_for_any_seed(tmp_path, name, seed):
         assert clone.proc.poll() is None
     finally:
         assert clone.stop() == 0
+
+
+def background_periods(tree):
+    text = (tree / 'clone_config.c').read_text()
+    return [float(x.split(',')[0]) for x in text.split('.period_ns = ')[1:]]
+
+
+def test_background_rate_knob_scales_the_wake_up_periods(tmp_path):
+    # memcached's background classes wake on timers; the tuner's
+    # synth.background_rate knob makes them wake that many times as often.
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-memcached.msgpack')
+    m = d.Model.load(path, validate=False)
+    plain = d.synth(m, tmp_path / 'plain', seed=1)
+    m.knobs['synth.background_rate'] = 4
+    fast = d.synth(m, tmp_path / 'fast', seed=1)
+    a = background_periods(Path(plain))
+    b = background_periods(Path(fast))
+    assert len(a) == len(b) and any(p > 0 for p in a)
+    for p, q in zip(a, b):
+        assert abs(q - p / 4) <= 1, (p, q)
