@@ -345,30 +345,18 @@ class Service(_Element):
 
 # --- tuning ----------------------------------------------------------------
 
-class Values(collections.abc.Mapping):
+class Values(collections.abc.Mapping, _Element):
     """A live view of a string -> float map of the model (struct
     ditto_values: tuning.knobs, an iteration's knobs and errors), in
     insertion order. Setting a key adds or replaces it (DittoError, code
-    -EINVAL, for a non-finite value); the C API deletes no key, nor does this."""
-
-    def __init__(self, model, handle):
-        self._model = model
-        self._handle = handle
-
-    @property
-    def _h(self):
-        self._model._p  # raises if the model was closed
-        return self._handle
+    -EINVAL, for a non-finite value); the C API deletes no key, nor does this.
+    Compared by content, as a Mapping (not by handle, as other elements)."""
 
     def __len__(self):
         return lib.ditto_values_size(self._h)
 
     def __iter__(self):
-        h = self._h
-        key, v = c_char_p(), c_double()
-        for i in range(lib.ditto_values_size(h)):
-            check(lib.ditto_values_entry(h, i, byref(key), byref(v)))
-            yield _lib.decode(key.value)
+        return iter([k for k, _ in self._items()])
 
     def _items(self):
         """(key, value) pairs, read in one pass."""
