@@ -460,19 +460,21 @@ static uint64_t far_chunks(struct gen *g, unsigned k, uint64_t size, uint64_t ws
  * after it touched the regions, so that the chunks' first fetches (up to
  * FAR_CODE_MAX of code, more than a measurement's share of LL misses) are
  * not counted against serving. */
+/* Registers the body's functions save (rsi: the state pointer). */
+static const char *const saved_regs[] = { "rbx", "rbp", "r12", "r13", "r14", "r15", "rsi" };
+#define NSAVED (sizeof(saved_regs) / sizeof(saved_regs[0]))
+
 static void warm_function(struct gen *g, unsigned k)
 {
-	static const char *const saved[] = { "rbx", "rbp", "r12", "r13", "r14", "r15", "rsi" };
-
 	dbuf_printf(g->out, "\t.globl %s_warm\n\t.type %s_warm, @function\n%s_warm:\n", g->name,
 		    g->name, g->name);
-	for (size_t i = 0; i < 7; i++)
-		dbuf_printf(g->out, "\tpush %s\n", saved[i]);
+	for (size_t i = 0; i < NSAVED; i++)
+		dbuf_printf(g->out, "\tpush %s\n", saved_regs[i]);
 	dbuf_puts(g->out, "\tmov r12, rdi\n\txor r13d, r13d\n");
 	for (unsigned i = 0; i < k; i++)
 		dbuf_printf(g->out, "\tcall .L%s_chunk%u\n", g->name, i);
-	for (size_t i = 7; i-- > 0;)
-		dbuf_printf(g->out, "\tpop %s\n", saved[i]);
+	for (size_t i = NSAVED; i-- > 0;)
+		dbuf_printf(g->out, "\tpop %s\n", saved_regs[i]);
 	dbuf_puts(g->out, "\tret\n");
 }
 
@@ -641,9 +643,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	 * size: its code keeps its cache sets and predictor slots. */
 	dbuf_printf(out, "\t.p2align 14\n\t.globl %s\n\t.type %s, @function\n%s:\n", name, name,
 		    name);
-	for (const char *const *r = (const char *const[]){ "rbx", "rbp", "r12", "r13", "r14",
-							    "r15", "rsi", NULL }; *r; r++)
-		line(&g, "push %s", *r);
+	for (size_t i = 0; i < NSAVED; i++)
+		line(&g, "push %s", saved_regs[i]);
 	line(&g, "cld");
 	line(&g, "mov r12, rdi");
 	/* The random bits start from a fixed non-zero state (xorshift's
@@ -678,9 +679,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	line(&g, "pop rsi");
 	line(&g, "mov [rsi + 8], r13");
 	line(&g, "mov [r12 + %llu], r15", (unsigned long long)random_slot);
-	for (const char *const *r = (const char *const[]){ "r15", "r14", "r13", "r12", "rbp",
-							    "rbx", NULL }; *r; r++)
-		line(&g, "pop %s", *r);
+	for (size_t i = NSAVED - 1; i-- > 0;)	/* rsi came off first */
+		line(&g, "pop %s", saved_regs[i]);
 	line(&g, "ret");
 	info->loop_insts += chunk_lines;
 	dbuf_printf(out, ".L%s_leaf:\n\tret\n\t.size %s, .-%s\n\t.section .rodata\n"

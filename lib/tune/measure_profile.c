@@ -31,13 +31,9 @@ static bool is_socket(enum ditto_fd_kind k)
 /* Whether the calls of class `name` are a background class's. */
 static bool in_background(struct ditto_service *s, const char *name)
 {
-	for (size_t i = 0; name && i < ditto_service_thread_count(s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(s, i);
+	struct ditto_thread_class *t = name ? ditto_service_find_thread(s, name) : NULL;
 
-		if (!strcmp(ditto_thread_class_name(t), name))
-			return ditto_thread_class_role(t) == DITTO_ROLE_BACKGROUND;
-	}
-	return false;
+	return t && ditto_thread_class_role(t) == DITTO_ROLE_BACKGROUND;
 }
 
 /* Every call of every thread class; data calls on sockets by direction,
