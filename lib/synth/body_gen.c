@@ -495,29 +495,34 @@ static void chunk_call(struct gen *g, unsigned k)
 	line(g, "call rdx");
 }
 
-/* The windows of the miss knobs, once per iteration: `bytes` of area
- * `area` (at `off`, with its cursor slot) newly entered each time. */
+/* The windows of the miss knobs, once per iteration: `step` 64ths of a
+ * byte of area `size` (at `off`, with its cursor slot) newly entered each
+ * time. The cursor counts 64ths so that a knob asking for less than a
+ * line per iteration still moves the misses smoothly (redis's D1 knob
+ * sits at a byte or two per iteration). */
 struct miss {
-	uint64_t off, size, slot, bytes;
+	uint64_t off, size, slot, step;
 };
 
 static void miss_window(struct gen *g, const struct miss *m)
 {
-	uint64_t lines = m->bytes / 64 + 2;
+	uint64_t lines = m->step / (64 * 64) + 2;
 
-	if (!m->bytes)
+	if (!m->step)
 		return;
 	lines = lines > MISS_WINDOW ? MISS_WINDOW : lines;
-	dbuf_printf(g->out, "\t# miss window: %llu bytes a turn over %llu\n",
-		    (unsigned long long)m->bytes, (unsigned long long)m->size);
+	dbuf_printf(g->out, "\t# miss window: %llu/64 bytes a turn over %llu\n",
+		    (unsigned long long)m->step, (unsigned long long)m->size);
 	line(g, "mov rax, [r12 + %llu]", (unsigned long long)m->slot);
-	line(g, "lea rdx, [r12 + rax]");
+	line(g, "mov rdx, rax");
+	line(g, "shr rdx, 6");
+	line(g, "add rdx, r12");
 	/* Loads whose value is never used are dropped by valgrind's optimiser
 	 * before cachegrind sees them: these add into r11. */
 	for (uint64_t j = 0; j < lines; j++)
 		line(g, "add r11, [rdx + %llu]", (unsigned long long)(m->off + 64 * j));
-	line(g, "add rax, %llu", (unsigned long long)m->bytes);
-	line(g, "and rax, 0x%llx", (unsigned long long)(m->size - 1));
+	line(g, "add rax, %llu", (unsigned long long)m->step);
+	line(g, "and rax, 0x%llx", (unsigned long long)(64 * m->size - 1));
 	line(g, "mov [r12 + %llu], rax", (unsigned long long)m->slot);
 }
 
@@ -532,8 +537,8 @@ static void miss_layout(const struct gen *g, uint64_t loop_insts, uint64_t *tota
 	for (int i = 0; i < 2; i++) {
 		m[i] = (struct miss){ .size = size[i], .slot = *total };
 		*total += 8;
-		m[i].bytes = (uint64_t)(mpki[i] * (double)loop_insts / 1000 * 64 + 0.5);
-		if (!m[i].bytes)
+		m[i].step = (uint64_t)(mpki[i] * (double)loop_insts / 1000 * 64 * 64 + 0.5);
+		if (!m[i].step)
 			continue;
 		m[i].off = *total;
 		*total += size[i] + 64 * MISS_WINDOW;

@@ -22,6 +22,8 @@ struct pair {
 			 * (0: a factor of 4) */
 	double down;	/* first guess of the slope when the metric must
 			 * fall, relative to the metric (0: as `slope`) */
+	double unit;	/* the knob's size, at least, for the step limit
+			 * close to the target (0: its value) */
 };
 
 /* Slopes: a random branch mispredicts half the time and about a third of
@@ -33,12 +35,12 @@ struct pair {
  * original's rate and memcached from 1.5 to 1.3, so a first step assumes
  * a unit moves the rate by half of itself, and the secant takes over. */
 static const struct pair pairs[] = {
-	{ "insts_per_request", "synth.body_scale", 0, 0, 0 },
-	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5 },
-	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0 },
-	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0 },
-	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0 },
-	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0 },
+	{ "insts_per_request", "synth.body_scale", 0, 0, 0, 0 },
+	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5, 0.25 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0, 0.5 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0, 0.2 },
+	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0, 0 },
+	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0, 0 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 _Static_assert(NPAIRS == TUNE_TRACKS, "one track per pair");
@@ -153,7 +155,7 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 {
 	double err = metric_error(p->metric, target, y);
 	const struct synth_knob *d = knob_def(p->knob);
-	double slope = secant(t), nx, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+	double slope = secant(t), nx, size, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
 
 	if (bracket(t, target, lo, hi)) {
 		double w = hi[0] - lo[0];
@@ -173,9 +175,12 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 		nx = fmin(fmax(nx, x / 4), x * 4);
 	/* Close to the target, a secant through points that other knobs
 	 * also moved can point far away: move the knob by at most four
-	 * times the metric's relative error. */
-	if (fabs(x) > 0 && err < 0.25)
-		nx = fmin(fmax(nx, x - 4 * err * fabs(x)), x + 4 * err * fabs(x));
+	 * times the metric's relative error of its size, or of its unit
+	 * where it is near 0 (redis wants a d1_mpki of a few hundredths,
+	 * where a limit of its own size took a step per 1% of the rate). */
+	size = fmax(fabs(x), p->unit);
+	if (size > 0 && err < 0.25)
+		nx = fmin(fmax(nx, x - 4 * err * size), x + 4 * err * size);
 	return d ? fmin(fmax(nx, d->min), d->max) : nx;
 }
 
