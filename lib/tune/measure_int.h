@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,20 @@ int cg_parse_file(const char *path, struct cg_totals *out);
 /* a += b; -ERANGE when a total would overflow. Keeps the events both have. */
 int cg_totals_add(struct cg_totals *a, const struct cg_totals *b);
 
+/* --- CPUs of a measurement (measure_pin.c) --- */
+
+/* on: the machine has two CPUs or more for this process; load: the
+ * first, for the generator and the observer; svc: the others. */
+struct pin {
+	bool on;
+	cpu_set_t load, svc;
+};
+void pin_plan(struct pin *p);
+/* Move the calling thread onto p->load; true when it was moved (saved
+ * holds its CPUs before), for pin_restore(). */
+bool pin_thread(const struct pin *p, cpu_set_t *saved);
+void pin_restore(bool pinned, const cpu_set_t *saved);
+
 /* --- one measurement (measure.c) --- */
 
 /* The options of ditto_measure(), read and completed. */
@@ -60,6 +75,7 @@ struct mctx {
 	double startup_timeout_s;
 	const char *dir;		/* work directory (exists) */
 	const volatile int *stop;
+	struct pin pin;			/* pin.on: the service and the load apart */
 };
 
 /* A started service: a process group led by pid. */

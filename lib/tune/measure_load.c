@@ -81,7 +81,9 @@ int measure_load(const struct mctx *c, uint64_t *answered)
 static void *load_main(void *arg)
 {
 	struct load_thread *t = arg;
+	cpu_set_t saved;
 
+	pin_thread(&t->c.pin, &saved);	/* its own thread: never restored */
 	t->err = measure_load(&t->c, &t->answered);
 	if (t->err)
 		snprintf(t->msg, sizeof(t->msg), "%s", ditto_last_error());

@@ -129,6 +129,8 @@ static int profile_service(const struct mctx *c, struct ditto_profile *p, struct
 			   struct ditto_model **model, uint64_t *answered)
 {
 	struct load_thread lt;
+	cpu_set_t saved;
+	bool pinned;
 	int err, alive;
 
 	if ((err = svc_wait_ready(c, s)))
@@ -139,7 +141,9 @@ static int profile_service(const struct mctx *c, struct ditto_profile *p, struct
 	}
 	if ((err = load_thread_start(&lt, c)))
 		return err;
+	pinned = pin_thread(&c->pin, &saved);
 	err = observe(c, p, &lt);
+	pin_restore(pinned, &saved);
 	*answered = lt.answered;
 	alive = svc_check_alive(s, "during the load");
 	err = alive ? alive : err;
@@ -180,12 +184,18 @@ int measure_profile_model(const struct mctx *c, const struct ditto_profile_opts 
 	return err;
 }
 
+/* Pinned (measure_pin.c): the calls per request follow how requests
+ * gather per wake-up, which the scheduler decides otherwise. */
 int measure_profile(const struct mctx *c, struct ditto_metrics *m)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .cpu_windows = -1, .sample_hz = -1);
 	struct ditto_model *model = NULL;
 	uint64_t answered = 0;
-	int err = measure_profile_model(c, &po, &model, &answered);
+	struct mctx pc = *c;
+	int err;
+
+	pin_plan(&pc.pin);
+	err = measure_profile_model(&pc, &po, &model, &answered);
 
 	if (!err)
 		err = put_metrics(model, answered, m);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,7 @@ static char **service_env(void)
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void child_exec(char *const *argv, char **env, int logfd, int nullfd, int errfd,
-		       pid_t parent)
+		       pid_t parent, const struct pin *pin)
 {
 	sigset_t none;
 	int e;
@@ -168,6 +169,9 @@ static void child_exec(char *const *argv, char **env, int logfd, int nullfd, int
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(127);
+	/* Every thread it starts inherits the CPUs (best effort). */
+	if (pin->on)
+		sched_setaffinity(0, sizeof(pin->svc), &pin->svc);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Ignored signals survive exec; Python ignores SIGPIPE, for one. */
@@ -231,7 +235,7 @@ int svc_start(const struct mctx *c, char *const *argv, const char *logname, cons
 	}
 	s->pid = fork();
 	if (s->pid == 0)
-		child_exec(argv, env, fds[0], fds[1], fds[3], parent);
+		child_exec(argv, env, fds[0], fds[1], fds[3], parent, &c->pin);
 	if (s->pid < 0) {
 		err = ditto_err(-errno, "measure: fork: %s", strerror(errno));
 		goto out;

@@ -64,25 +64,73 @@ static int profile_side(struct ditto_model *m, struct ditto_service *s,
 	return ditto_measure(&mo, out);
 }
 
+/* Each side's calls are measured CALL_ROUNDS times, the sides taking
+ * turns, and averaged: pinned (measure_pin.c), one redis-server's system
+ * calls per request still move by about 1% between runs, its clone's by
+ * 2-3%, through how many requests each epoll_wait gathers. The original
+ * also takes a second turn in each round, averaged apart: the
+ * syscalls_per_request_noise row sets it against itself. */
+#define CALL_ROUNDS 3
+
+static int add_calls(struct ditto_metrics **sum, const struct ditto_metrics *m)
+{
+	int err = *sum ? 0 : ditto_metrics_new(sum);
+
+	for (size_t i = 0; !err && i < ARRAY_SIZE(profile_metrics); i++) {
+		double x = 0, y;
+
+		if (ditto_metrics_get(m, profile_metrics[i], &y))
+			continue;
+		ditto_metrics_get(*sum, profile_metrics[i], &x);
+		err = ditto_metrics_set(*sum, profile_metrics[i], x + y / CALL_ROUNDS);
+	}
+	return err;
+}
+
+/* sums[j]: side j's averages over the rounds (0 original, 1 clone, 2 the
+ * original's second turn); n sides (1: the clone alone). */
+static int call_rounds(struct ditto_model *m, struct ditto_service *s,
+		       const struct ditto_tune_opts *o, const struct tune_side *sides[3], size_t n,
+		       struct ditto_metrics *sums[3])
+{
+	size_t first = n == 1 ? 1 : 0;
+	int err = 0;
+
+	for (unsigned k = 0; !err && k < CALL_ROUNDS; k++)
+		for (size_t j = 0; !err && j < n; j++) {
+			size_t side = first + (j + k) % n;
+			struct ditto_metrics *one = NULL;
+
+			err = profile_side(m, s, o, sides[side], &one);
+			err = err ? err : add_calls(&sums[side], one);
+			ditto_metrics_free(one);
+		}
+	return err;
+}
+
 static void profile_rows(struct ditto_model *m, struct ditto_service *s,
 			 const struct ditto_tune_opts *o, const struct tune_side *orig,
 			 const struct tune_side *clone, struct ditto_tune_report *r)
 {
-	struct ditto_metrics *a = NULL, *b = NULL;
+	const struct tune_side *sides[3] = { orig, clone, orig };
+	struct ditto_metrics *sums[3] = { NULL, NULL, NULL };
 	double x, y;
 
-	if (profile_side(m, s, o, clone, &b) ||
-	    (orig ? profile_side(m, s, o, orig, &a) : tune_model_calls(s, &a))) {
+	if (call_rounds(m, s, o, sides, orig ? 3 : 1, sums) ||
+	    (!orig && tune_model_calls(s, &sums[0]))) {
 		ditto_warn("tune: no syscall rows in the report: %s", ditto_last_error());
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(profile_metrics) / sizeof(profile_metrics[0]); i++)
-		if (!ditto_metrics_get(a, profile_metrics[i], &x) &&
-		    !ditto_metrics_get(b, profile_metrics[i], &y))
+	for (size_t i = 0; i < ARRAY_SIZE(profile_metrics); i++)
+		if (!ditto_metrics_get(sums[0], profile_metrics[i], &x) &&
+		    !ditto_metrics_get(sums[1], profile_metrics[i], &y))
 			report_row(r, profile_metrics[i], x, y, CALLS_BOUND);
+	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
+	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
+		report_row(r, "syscalls_per_request_noise", x, y, 0);
 out:
-	ditto_metrics_free(a);
-	ditto_metrics_free(b);
+	for (size_t j = 0; j < 3; j++)
+		ditto_metrics_free(sums[j]);
 }
 
 /* Total-variation distance of two instruction mixes (0 same, 1 disjoint). */

@@ -108,8 +108,15 @@ def test_report_has_latency_rows_and_plot(gt_model, tmp_path):
     rows = {row['metric']: row for row in report['rows']}
     for name in ('p50_ns_low', 'p99_ns_low', 'p99_ns_medium', 'p99_ns_high', 'saturation_qps',
                  'syscalls_per_request', 'socket_bytes_per_request', 'p99_ns_low_noise',
-                 'p99_ns_medium_noise', 'p99_ns_high_noise'):
+                 'p99_ns_medium_noise', 'p99_ns_high_noise', 'syscalls_per_request_noise'):
         assert name in rows, name
+    # The syscall rows average the same rounds: the original's second
+    # turn counts the same calls per request within a few percent
+    # (srv_epoll: an epoll_wait, a read and a write per request at most).
+    calls = rows['syscalls_per_request_noise']
+    assert calls['original'] == rows['syscalls_per_request']['original']
+    assert 1 < calls['original'] <= 3.2 and calls['bound'] == 0
+    assert abs(calls['clone'] - calls['original']) < 0.1 * calls['original']
     # The noise rows set the original's p99 against its own second turn.
     for level in ('low', 'medium', 'high'):
         noise = rows['p99_ns_%s_noise' % level]
