@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	      "  -P, --port P              port for the clone while measured (default: a free one)\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
-	      "  -n, --requests N          requests per measurement (default 3000)\n"
+	      "  -n, --requests N          requests per measurement (default 30000)\n"
 	      "  -c, --connections N       connections of the load (default 4)\n"
 	      "  -L, --latency             also measure latency against load and throughput\n"
 	      "      --latency-seconds S   seconds per latency load point (default 3)\n"

@@ -164,8 +164,11 @@ enum ditto_backend {
  *               subtracted, so rates are those of serving; processes the
  *               service forks or execs are measured too)
  *   profile     syscalls_per_request, socket_bytes_per_request,
- *               read_calls_per_request, write_calls_per_request
- *               (needs what ditto_profile_new() needs: root or CAP_BPF)
+ *               read_calls_per_request, write_calls_per_request,
+ *               background_calls_per_request (needs what
+ *               ditto_profile_new() needs: root or CAP_BPF; the service
+ *               runs natively on every CPU but the first, the load on the
+ *               first, when the process may use two or more)
  *   counters    ipc, branch_mpki, l1i_mpki, l1d_mpki, llc_mpki (an MPKI
  *               the host has no event for is left out)
  */
@@ -252,7 +255,9 @@ struct ditto_tune_opts {
 	 * cachegrind rates and instructions per request (0: 0.05). */
 	unsigned max_iterations;
 	double bound;
-	/* Requests per cachegrind measurement (0: 3000) and connections. */
+	/* Requests per cachegrind measurement (0: 30000: fewer leave the
+	 * rates of a multi-threaded service a few percent apart between runs,
+	 * and first-touch misses a large share) and connections. */
 	uint64_t requests;
 	unsigned connections;
 	/* Also load both natively at rising rates for the report's latency
@@ -286,9 +291,13 @@ struct ditto_tune_report;
  * (synth.ll_mpki) and, when the original can also be measured with the
  * profile backend (else a warning), background_calls_per_request
  * (synth.background_rate); errors are relative, rates below 5e-4 taken
- * relative to 5e-4, background calls below 0.2 relative to 0.2. A clone that fails to build or run is recorded as such and the
- * knobs go back to the best ones. The loop ends early when no knob of a
- * metric still out of bound can move (each at its limit). With
+ * relative to 5e-4, background calls below 0.2 relative to 0.2. A clone
+ * that fails to build or run is recorded as such and the knobs go back to
+ * the best ones. The loop ends early when no knob of a metric still out of
+ * bound can move (each at its limit). The report's syscall and byte rows
+ * average three profile-backend runs per side, taking turns; the original
+ * takes a second turn in each round, and syscalls_per_request_noise sets
+ * it against itself. With
  * opts->latency the report also has p50/p99 rows at 25%, 50% and 75% of
  * the original's saturation (rounds alternating original and clone, pooled)
  * and p99_ns_{low,medium,high}_noise rows: the original against its own

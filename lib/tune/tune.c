@@ -54,7 +54,7 @@ static int opts_read(const struct ditto_tune_opts *o, struct ditto_tune_opts *r)
 	r->port = OPTS_GET(o, port, 0);
 	r->max_iterations = OPTS_GET(o, max_iterations, 0) ? OPTS_GET(o, max_iterations, 0) : 8;
 	r->bound = OPTS_GET(o, bound, 0) > 0 ? OPTS_GET(o, bound, 0) : 0.05;
-	r->requests = OPTS_GET(o, requests, 0) ? OPTS_GET(o, requests, 0) : 3000;
+	r->requests = OPTS_GET(o, requests, 0) ? OPTS_GET(o, requests, 0) : 30000;
 	r->connections = OPTS_GET(o, connections, 0) ? OPTS_GET(o, connections, 0) : 4;
 	r->latency = OPTS_GET(o, latency, false);
 	r->latency_s = OPTS_GET(o, latency_s, 0) > 0 ? OPTS_GET(o, latency_s, 0) : 3;

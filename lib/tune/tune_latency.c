@@ -24,8 +24,10 @@
 #include <ditto/model.h>
 
 #define P99_BOUND 0.10
-#define ROUNDS 3
-#define MIN_ROUND_S 1.0
+/* Seconds of one round: the tail of a round moves by tens of percent
+ * with what else the VM ran then, so a longer --latency-seconds buys
+ * more rounds rather than longer ones. */
+#define ROUND_S 1.0
 
 static const struct {
 	const char *name;
@@ -115,10 +117,10 @@ static int saturation(struct live *l, struct tune_point *p)
 
 /* Every level over the n services of `live` at shares of base, rounds
  * rotating which one goes first; pts[j][level] gets live[j]'s points. */
-static int levels_run(struct live *live, size_t n, double base, double round_s,
+static int levels_run(struct live *live, size_t n, double base, double level_s,
 		      struct tune_point *pts[])
 {
-	unsigned rounds = round_s < MIN_ROUND_S * ROUNDS ? 1 : ROUNDS;
+	unsigned rounds = level_s < 2 * ROUND_S ? 1 : (unsigned)(level_s / ROUND_S + 0.5);
 	int err = 0;
 
 	for (size_t i = 0; !err && i < NLEVELS; i++) {
@@ -131,7 +133,7 @@ static int levels_run(struct live *live, size_t n, double base, double round_s,
 				l->c.load.mode = DITTO_LOAD_POISSON;
 				l->c.load.warmup_s = 0.5;
 				l->c.load.qps = qps;
-				l->c.load.duration_s = round_s / rounds;
+				l->c.load.duration_s = level_s / rounds;
 				err = live_run(l);
 			}
 		for (size_t j = 0; !err && j < n; j++)

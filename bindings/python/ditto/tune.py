@@ -180,7 +180,7 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
     port           port the clone listens on while measured (0: a free one)
     iterations     iterations at most (0: 8)
     bound          relative error bound of the tuned metrics (0: 0.05)
-    requests       requests per cachegrind measurement (0: 3000)
+    requests       requests per cachegrind measurement (0: 30000)
     connections    connections of the load (0: 4)
     latency        also load both natively at rising rates for latency rows
                    and TuneReport.plot_svg() (slower); latency_seconds per
