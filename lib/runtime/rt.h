@@ -86,6 +86,12 @@ struct rt_net {
 	unsigned write_iov;	/* iovecs per vectored write (>= 1) */
 	double writes_per_request;	/* >= 1: a response is cut in that many writes */
 	uint32_t epoll_events;	/* maxevents per epoll_wait */
+	/* Share of an epoll thread's wake-ups whose responses are held until
+	 * every ready connection was read, then written (redis writes its
+	 * replies before it sleeps again): fewer answers reach the clients
+	 * while the thread still serves, so fewer requests wait at its next
+	 * epoll_wait. */
+	double hold_share;
 };
 
 /* A background thread class: `threads` threads that each wake every

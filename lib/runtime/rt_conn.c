@@ -98,6 +98,25 @@ static int send_response(struct rt_conn *c, size_t start)
 	return 1;
 }
 
+/* Keep c's responses for rt_conn_hold_flush(); false (send now) when the
+ * list cannot grow. */
+static bool hold(struct rt_conn *c, struct rt_thread *t)
+{
+	if (c->held)
+		return true;
+	if (t->nheld == t->heldcap) {
+		size_t cap = t->heldcap ? 2 * t->heldcap : 16;
+		struct rt_conn **h = realloc(t->held, cap * sizeof(*h));
+
+		if (!h)
+			return false;
+		t->held = h;
+		t->heldcap = cap;
+	}
+	t->held[t->nheld++] = c;
+	return c->held = true;
+}
+
 /* Serves the complete requests in the input, in order. */
 static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 {
@@ -124,7 +143,7 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 		}
 		pos += (size_t)n;
 		c->closing = req.close_after;
-		r = send_response(c, start);
+		r = t->hold && !c->closing && hold(c, t) ? 1 : send_response(c, start);
 		if (req.serve)
 			rt_stop_count_request();
 		if (r <= 0) {
@@ -134,7 +153,7 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 	}
 	rt_buf_drop(&c->in, pos);
 	trim(&c->in);
-	if (want == RT_WANT_READ && pending(c))
+	if (want == RT_WANT_READ && pending(c) && !c->held)
 		want = RT_WANT_WRITE;
 	if (want == RT_WANT_READ && c->closing)
 		want = RT_WANT_CLOSE;
@@ -167,4 +186,44 @@ enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t)
 	if (c->closing)
 		return c->want = RT_WANT_CLOSE;
 	return serve(c, t);
+}
+
+void rt_conn_hold_begin(struct rt_thread *t)
+{
+	double share = rt_config.net.hold_share;
+
+	t->hold = share >= 1 || (share > 0 && rt_rng_unit(&t->hold_rng) < share);
+}
+
+/* Every held response goes out in the model's number of writes, a
+ * connection's several pipelined ones together. */
+void rt_conn_hold_flush(struct rt_thread *t, void (*changed)(struct rt_conn *c, void *arg),
+			void *arg)
+{
+	size_t n = t->nheld;
+
+	t->nheld = 0;
+	t->hold = false;
+	for (size_t i = 0; i < n; i++) {
+		struct rt_conn *c = t->held[i];
+		int r;
+
+		c->held = false;
+		if (c->want != RT_WANT_READ)	/* already waits to write, or closes */
+			continue;
+		r = pending(c) ? send_response(c, c->out_off) : 1;
+		c->want = r < 0 ? RT_WANT_CLOSE : r == 0 ? RT_WANT_WRITE :
+			  c->closing ? RT_WANT_CLOSE : RT_WANT_READ;
+		if (c->want != RT_WANT_READ)
+			changed(c, arg);
+	}
+}
+
+void rt_conn_hold_forget(struct rt_thread *t, struct rt_conn *c)
+{
+	for (size_t i = 0; c->held && i < t->nheld; i++)
+		if (t->held[i] == c) {
+			t->held[i] = t->held[--t->nheld];
+			c->held = false;
+		}
 }

@@ -98,6 +98,11 @@ struct rt_thread {
 	struct rt_rng rng;
 	uint64_t body_state[2];
 	struct rt_replayer *replay;
+	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
+	bool hold;
+	struct rt_rng hold_rng;
+	struct rt_conn **held;
+	size_t nheld, heldcap;
 };
 int rt_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_thread_fini(struct rt_thread *t);
@@ -160,12 +165,21 @@ struct rt_conn {
 	size_t out_off;		/* bytes of out already sent */
 	enum rt_want want;	/* what the connection waits for */
 	bool closing;		/* close once out is sent */
+	bool held;		/* on its thread's held list */
 	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary */
 };
 struct rt_conn *rt_conn_new(int fd);
 void rt_conn_free(struct rt_conn *c);	/* closes the fd */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
+/* Start a wake-up: whether its responses are held (rt_net.hold_share). */
+void rt_conn_hold_begin(struct rt_thread *t);
+/* Write the held responses of t; each connection's new want is set, and
+ * changed(c) is called for each whose want is no longer RT_WANT_READ. */
+void rt_conn_hold_flush(struct rt_thread *t, void (*changed)(struct rt_conn *c, void *arg),
+			void *arg);
+/* Forget c if it is held (it is being dropped). */
+void rt_conn_hold_forget(struct rt_thread *t, struct rt_conn *c);
 
 /* ---- rt_worker.c: a serving thread's connections ---- */
 struct rt_worker {

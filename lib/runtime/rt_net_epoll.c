@@ -88,6 +88,28 @@ static void dispatch(struct rt_worker *w, int ep, const struct epoll_event *ev)
 		on_conn(w, ep, (struct rt_conn *)(uintptr_t)d, ev->events);
 }
 
+struct flush_ctx {
+	struct rt_worker *w;
+	int ep;
+};
+
+static void flushed(struct rt_conn *c, void *arg)
+{
+	struct flush_ctx *f = arg;
+
+	if (c->want == RT_WANT_CLOSE ||
+	    watch(f->ep, EPOLL_CTL_MOD, c->fd, EPOLLOUT, (uintptr_t)c))
+		rt_worker_drop(f->w, c);
+}
+
+/* The wake-up's held responses out (rt_net.hold_share). */
+static void flush(struct rt_worker *w, int ep)
+{
+	struct flush_ctx f = { w, ep };
+
+	rt_conn_hold_flush(&w->t, flushed, &f);
+}
+
 void rt_net_epoll_loop(struct rt_worker *w)
 {
 	unsigned max = rt_config.net.epoll_events ? rt_config.net.epoll_events : RT_EPOLL_EVENTS_DEFAULT;
@@ -108,8 +130,10 @@ void rt_net_epoll_loop(struct rt_worker *w)
 			rt_fail();
 			break;
 		}
+		rt_conn_hold_begin(&w->t);
 		for (int i = 0; i < n; i++)
 			dispatch(w, ep, &ev[i]);
+		flush(w, ep);
 	}
 	if (ep >= 0)
 		close(ep);

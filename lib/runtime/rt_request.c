@@ -8,6 +8,7 @@
 #include "rt_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 void *rt_regions;
@@ -52,9 +53,16 @@ void rt_regions_unmap(void)
 	rt_regions = NULL;
 }
 
+/* Streams of the threads' hold draws, apart from their own. */
+#define HOLD_STREAMS (1ull << 62)
+
 int rt_thread_init(struct rt_thread *t, uint64_t stream)
 {
 	rt_rng_seed(&t->rng, rt_config.seed, stream);
+	rt_rng_seed(&t->hold_rng, rt_config.seed, HOLD_STREAMS | stream);
+	t->hold = false;
+	t->held = NULL;
+	t->nheld = t->heldcap = 0;
 	t->body_state[0] = 0;
 	t->body_state[1] = 0;	/* the body's own; kept between requests */
 	t->replay = rt_replay_new();
@@ -65,6 +73,8 @@ void rt_thread_fini(struct rt_thread *t)
 {
 	rt_replay_free(t->replay);
 	t->replay = NULL;
+	free(t->held);
+	t->held = NULL;
 }
 
 /* Stream numbers of the requests' draws, apart from the threads' (rt_thread_init). */

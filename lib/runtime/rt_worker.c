@@ -91,6 +91,7 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 {
 	struct rt_conn *last = w->conns[--w->nconns];
 
+	rt_conn_hold_forget(&w->t, c);
 	w->conns[c->slot] = last;
 	last->slot = c->slot;
 	atomic_store_explicit(&w->load, w->nconns, memory_order_relaxed);

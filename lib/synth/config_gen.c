@@ -23,6 +23,7 @@
 struct cfg {
 	struct ditto_service *s;
 	const struct config_in *in;
+	struct synth_knobs k;	/* in->knobs, or the defaults */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
 	unsigned nhist;
@@ -207,12 +208,14 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		wpr = fmax(1.0, ditto_syscall_calls(wr) / g->requests);
 	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld, /* %s */\n\t\t.read_size = %u,\n"
 		    "\t\t.write_nr = %ld, /* %s */\n\t\t.write_iov = %u,\n"
-		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n\t},\n",
+		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
+		    "\t\t.hold_share = %.4f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L, rd ? ditto_syscall_name(rd) : "read",
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L, wr ? ditto_syscall_name(wr) : "write",
 		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u, wpr,
-		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u);
+		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u,
+		    g->k.hold_share);
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -294,8 +297,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		if (t == g->serving || !count)
 			continue;
 		if (wake) {
-			period = window_ns * count / wake /
-				 (g->in->background_rate > 0 ? g->in->background_rate : 1);
+			period = window_ns * count / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 		}
 		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
@@ -323,10 +325,10 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
  * body generator's built-in count). */
 #define DEFAULT_BODY_INSTS 10000
 
-static uint64_t runtime_insts(struct ditto_service *s, const struct config_in *in)
+static uint64_t runtime_insts(struct ditto_service *s, const struct synth_knobs *k)
 {
-	if (in->runtime_insts >= 0)
-		return (uint64_t)in->runtime_insts;
+	if (k->runtime_insts >= 0)
+		return (uint64_t)k->runtime_insts;
 	switch (ditto_service_framing(s)) {
 	case DITTO_FRAMING_RESP: return 1500;
 	case DITTO_FRAMING_MEMCACHE_TEXT:
@@ -366,6 +368,10 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	unsigned hresp, hipr, ncalls, nbg;
 	uint16_t port = in->port ? in->port : ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080;
 
+	if (in->knobs)
+		g.k = *in->knobs;
+	else
+		synth_knobs_defaults(&g.k);
 	g.requests = req ? (double)ditto_requests_count(req) : 0;
 	warn_missing(&g);
 	if (io == DITTO_IO_UNKNOWN && g.serving)
@@ -386,8 +392,8 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) / g.requests);
 	else
 		hresp = hist_arrays(&g, resp);
-	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, in),
-								 .scale = in->body_scale });
+	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, &g.k),
+								 .scale = g.k.body_scale });
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);
@@ -405,8 +411,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	/* A profile whose windows never held a whole request has no
 	 * instructions per request: the body's built-in length stands in,
 	 * so that the tuner's body_scale still has something to scale. */
-	hist_ref(&g, hipr, ipr, cpu ? (uint64_t)(DEFAULT_BODY_INSTS * (in->body_scale > 0 ?
-								  in->body_scale : 1)) : 0, out);
+	hist_ref(&g, hipr, ipr, cpu ? (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale) : 0, out);
 	dbuf_printf(out, ",\n\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
 		    "\t.nbackground = %u,\n\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
 		    ncalls, nbg, (unsigned long long)scratch, (unsigned long long)in->seed);

@@ -105,9 +105,7 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
 	synth_knobs_read(m, &knobs);
-	in.runtime_insts = knobs.runtime_insts;
-	in.body_scale = knobs.body_scale;
-	in.background_rate = knobs.background_rate;
+	in.knobs = &knobs;
 	if ((err = body(s, o->seed, &knobs, asm_, &info)))
 		return err;
 	in.body_loop_insts = info.loop_insts;

@@ -41,6 +41,8 @@ struct synth_knobs {
 	double far_code_scale;	/* multiplies the share of far instruction fetches */
 	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
 	double background_rate;	/* multiplies the background classes' wake-up rate */
+	double hold_share;	/* share of epoll wake-ups whose responses wait for
+				 * the wake-up's last read (rt_net.hold_share) */
 };
 struct synth_knob {
 	const char *name;
@@ -81,9 +83,7 @@ struct config_in {
 	const char *body_name;	/* NULL: no body */
 	uint64_t body_loop_insts;
 	double window_s;	/* the profile window, for background periods */
-	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
-	double body_scale;	/* multiplies the body's share of instructions per request (0: 1) */
-	double background_rate;	/* multiplies background wake-up rates (0: 1) */
+	const struct synth_knobs *knobs;	/* NULL: the defaults */
 };
 /*
  * clone_config.c for service s: the network skeleton, framing, response

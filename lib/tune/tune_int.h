@@ -12,7 +12,7 @@
 
 /* Tuned metric-knob pairs, and how many (knob, metric) points a knob
  * remembers for its secant steps. */
-#define TUNE_TRACKS 6
+#define TUNE_TRACKS 7
 #define TRACK_POINTS 16
 
 /* One tuned metric and the generator knob that moves it. */
@@ -26,6 +26,10 @@ struct track {
 /* The pairs the loop tunes (metric -> knob), in the order they are shown. */
 extern const char *const tune_metrics[];
 extern const size_t tune_metric_count;
+
+/* The bound a metric must meet for the loop to end, given the loop's:
+ * its own where one run's noise is larger than the target. */
+double metric_accept_bound(const char *metric, double bound);
 
 void tracks_init(struct track *t);
 /* Record what the clone gave with the knobs in `knobs`, then move every

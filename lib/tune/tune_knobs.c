@@ -15,6 +15,14 @@
 
 #include <ditto/model.h>
 
+/* System calls per request (profile backend, where the original can be
+ * profiled): the knob aims at the issue's 1%, but one run of a service
+ * moves by about 1% (redis: how many requests each epoll_wait gathers),
+ * so the loop may end with it within twice that; the report's row, an
+ * average of three runs per side, is held to 1%. */
+#define SYSCALLS_BOUND 0.01
+#define SYSCALLS_ACCEPT 0.02
+
 struct pair {
 	const char *metric, *knob;
 	double slope;	/* first guess of d(metric)/d(knob); 0: metric/knob */
@@ -24,6 +32,8 @@ struct pair {
 			 * fall, relative to the metric (0: as `slope`) */
 	double unit;	/* the knob's size, at least, for the step limit
 			 * close to the target (0: its value) */
+	double bound;	/* the knob moves while its metric is off by more
+			 * than this (0: the loop's bound) */
 };
 
 /* Slopes: a random branch mispredicts half the time and about a third of
@@ -35,20 +45,28 @@ struct pair {
  * original's rate and memcached from 1.5 to 1.3, so a first step assumes
  * a unit moves the rate by half of itself, and the secant takes over. */
 static const struct pair pairs[] = {
-	{ "insts_per_request", "synth.body_scale", 0, 0, 0, 0 },
-	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5, 0.25 },
-	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0, 0.5 },
-	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0, 0.2 },
-	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0, 0 },
-	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0, 0 },
+	{ "insts_per_request", "synth.body_scale", 0, 0, 0, 0, 0 },
+	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5, 0.25, 0 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0, 0.5, 0 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0, 0.2, 0 },
+	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0, 0, 0 },
+	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0, 0, 0 },
+	/* Its first step goes to a limit (no slope guess fits every
+	 * service); then the secant. */
+	{ "syscalls_per_request", "synth.hold_share", 0, 0, 0, 0, SYSCALLS_BOUND },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 _Static_assert(NPAIRS == TUNE_TRACKS, "one track per pair");
 
 const char *const tune_metrics[] = { "insts_per_request", "branch_mispredict_rate", "i1_miss_rate",
 				     "d1_miss_rate", "ll_miss_rate",
-				     "background_calls_per_request" };
+				     "background_calls_per_request", "syscalls_per_request" };
 const size_t tune_metric_count = sizeof(tune_metrics) / sizeof(tune_metrics[0]);
+
+double metric_accept_bound(const char *metric, double bound)
+{
+	return strcmp(metric, "syscalls_per_request") ? bound : SYSCALLS_ACCEPT;
+}
 
 double rel_error(double original, double clone)
 {
@@ -198,7 +216,7 @@ unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct d
 			continue;
 		ditto_values_get(knobs, pairs[i].knob, &x);
 		remember(&t[i], x, y);
-		if (metric_error(pairs[i].metric, goal, y) <= bound)
+		if (metric_error(pairs[i].metric, goal, y) <= (pairs[i].bound > 0 ? pairs[i].bound : bound))
 			continue;
 		nx = next_value(&pairs[i], &t[i], x, y, goal);
 		if (fabs(nx - x) > 1e-12 && !ditto_values_set(knobs, pairs[i].knob, nx))

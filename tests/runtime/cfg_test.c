@@ -45,6 +45,9 @@
 #ifndef CFG_EPOLL_EVENTS
 #define CFG_EPOLL_EVENTS 0
 #endif
+#ifndef CFG_HOLD
+#define CFG_HOLD 0.0
+#endif
 /* CFG_RESP_FIXED: every response that many bytes; CFG_RESP_SMALL: only
  * small ones (the replay test counts mmap: no large buffers wanted). */
 /* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
@@ -134,6 +137,7 @@ const struct rt_config rt_config = {
 		.write_iov = CFG_WRITE_IOV,
 		.writes_per_request = CFG_WPR,
 		.epoll_events = CFG_EPOLL_EVENTS,
+		.hold_share = CFG_HOLD,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

@@ -7,7 +7,8 @@ connected, and check its exit status (0), its one "ready" line and that no
 scratch file is left; then once more with only --max-seconds to stop it. The replay scenario counts the replayed system calls
 under strace instead.
   runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
-SCENARIO: resp, mctext, mcbin, http, lp, raw, replay; http-spread also
+SCENARIO: resp, mctext, mcbin, http, lp, raw, replay, order, order-held
+(the reads and writes of one wake-up, under strace); http-spread also
 checks that every thread but the main one served. THREADS: the number of
 threads the clone's process should run; CHILDREN: processes it forks."""
 
@@ -470,6 +471,74 @@ def scenario_replay(exe):
             fail('replay: %s: %.3f per request, want %.3f' % (name, got, rate))
 
 
+# ---- the order of one wake-up's reads and writes, under strace ----
+
+def traced_pid(wrapper):
+    """The clone strace started (its one child)."""
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        with open('/proc/%d/task/%d/children' % (wrapper, wrapper)) as f:
+            kids = f.read().split()
+        if kids:
+            return int(kids[0])
+        time.sleep(0.05)
+    raise RuntimeError('strace started no process')
+
+
+def wake_up_calls(path):
+    """The reads and writes (r, w) after the first epoll_wait that returned
+    2 once the clone was continued, up to that thread's next epoll_wait or
+    signal."""
+    calls, thread, cont = [], None, False
+    with open(path) as f:
+        for line in f:
+            pid, _, rest = line.partition(' ')
+            rest = rest.lstrip()
+            if 'SIGCONT' in rest:
+                cont = True
+            elif cont and thread is None and rest.startswith('epoll_wait(') and \
+                    rest.rstrip().endswith('= 2'):
+                thread = pid
+            elif thread == pid and rest.startswith(('epoll_wait(', '---')):
+                break   # the next wake-up, or the stop
+            elif thread == pid and rest.startswith(('read(', 'write(')):
+                calls.append(rest[0])
+    return ''.join(calls)
+
+
+def scenario_order(exe, held):
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    env = dict(os.environ)
+    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    clone = Clone(exe, [], ['strace', '-f', '-qq', '-e', 'trace=epoll_wait,read,write',
+                            '-o', out], env)
+    try:
+        a, b = clone.connect(), clone.connect()
+        lp_request(a, b'warm')
+        lp_request(b, b'warm')
+        pid = traced_pid(clone.proc.pid)
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(0.2)
+        a.sendall(struct.pack('>I', 3) + b'one')
+        b.sendall(struct.pack('>I', 3) + b'two')
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGCONT)
+        lp_response(a)
+        lp_response(b)
+        os.kill(pid, signal.SIGTERM)
+        clone.proc.wait(STOP_S)
+        got = wake_up_calls(out)
+        want = 'rrww' if held else 'rwrw'
+        print('  one wake-up, two ready connections: %s (want %s)' % (got, want))
+        if got != want:
+            fail('order: reads and writes of one wake-up were %r, want %r' % (got, want))
+    finally:
+        if clone.proc.poll() is None:
+            clone.proc.kill()
+            clone.proc.wait()
+        os.unlink(out)
+
+
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http}
 
@@ -500,6 +569,8 @@ def main():
     start = time.time()
     if scenario == 'replay':
         scenario_replay(exe)
+    elif scenario.startswith('order'):
+        scenario_order(exe, scenario.endswith('-held'))
     else:
         clone = Clone(exe)
         try:

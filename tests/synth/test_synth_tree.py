@@ -171,3 +171,18 @@ def test_background_rate_knob_scales_the_wake_up_periods(tmp_path):
     assert len(a) == len(b) and any(p > 0 for p in a)
     for p, q in zip(a, b):
         assert abs(q - p / 4) <= 1, (p, q)
+
+
+def test_hold_share_knob_reaches_the_clone_config(tmp_path):
+    # The tuner's synth.hold_share: the share of epoll wake-ups whose
+    # responses wait for the wake-up's last read (the runtime tests check
+    # the order of the calls).
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    plain = Path(d.synth(m, tmp_path / 'plain', seed=1))
+    m.knobs['synth.hold_share'] = 0.75
+    held = Path(d.synth(m, tmp_path / 'held', seed=1))
+    assert '.hold_share = 0.0000' in (plain / 'clone_config.c').read_text()
+    assert '.hold_share = 0.7500' in (held / 'clone_config.c').read_text()
+    # Nothing else of the tree moves with it.
+    assert (plain / 'body.S').read_text() == (held / 'body.S').read_text()
