@@ -232,8 +232,9 @@ DITTO_API bool ditto_counters_available(void);
 /* ------------------------------------------------------------------ */
 
 /* Called after every iteration: its index in the model's tuning section
- * (1 for the first clone of an untuned model), the largest relative error over the tuned metrics and its metric, whether
- * the clone is the best so far, and a one-line note. */
+ * (1 for the first clone of an untuned model), the tuned metric furthest
+ * out of its bound and its relative error, whether the clone is the best
+ * so far, and a one-line note. */
 typedef void (*ditto_tune_progress_fn)(unsigned iteration, double max_error, const char *worst,
 				       bool best, const char *note, void *user);
 
@@ -290,24 +291,26 @@ struct ditto_tune_report;
  * (synth.far_code_scale), d1_miss_rate (synth.d1_mpki), ll_miss_rate
  * (synth.ll_mpki) and, when the original can also be measured with the
  * profile backend (else a warning), background_calls_per_request
- * (synth.background_rate); errors are relative, rates below 5e-4 taken
- * relative to 5e-4, background calls below 0.2 relative to 0.2. A clone
- * that fails to build or run is recorded as such and the knobs go back to
- * the best ones. The loop ends early when no knob of a metric still out of
- * bound can move (each at its limit). The report's syscall and byte rows
- * average three profile-backend runs per side, taking turns; the original
- * takes a second turn in each round, and syscalls_per_request_noise sets
- * it against itself. With
- * opts->latency the report also has p50/p99 rows at 25%, 50% and 75% of
- * the original's saturation (rounds alternating original and clone, pooled)
- * and p99_ns_{low,medium,high}_noise rows: the original against its own
- * second turn in the same rounds, the noise floor of the p99 rows. At the
- * end tuning.knobs holds the best
- * knobs and the report compares the original with the best clone; it is
- * the caller's, also when an error came after a clone was measured (else
- * NULL). Stopping after a clone was measured is not an error. Errors:
- * -DITTO_EOPTS; -ENOTEMPTY dir holds other files; errors of
- * ditto_measure() on the original (prefixed "tune: measuring the
+ * (synth.background_rate) and syscalls_per_request (synth.hold_share: the
+ * share of epoll wake-ups whose responses wait for the wake-up's last
+ * read; stepped while over 1% off, accepted within 2%, the original's
+ * figure an average of three runs); errors are relative, rates below 5e-4
+ * taken relative to 5e-4, background calls below 0.2 relative to 0.2. A
+ * clone that fails to build or run is recorded as such and the knobs go
+ * back to the best ones. The loop ends early when no knob of a metric
+ * still out of bound can move (each at its limit). The report's syscall
+ * and byte rows average three profile-backend runs per side, taking turns;
+ * the original takes a second turn in each round, and
+ * syscalls_per_request_noise sets it against itself. With opts->latency
+ * the report also has p50/p99 rows at 25%, 50% and 75% of the original's
+ * saturation (rounds alternating original and clone, pooled) and
+ * p99_ns_{low,medium,high}_noise rows: the original against its own second
+ * turn in the same rounds, the noise floor of the p99 rows. At the end
+ * tuning.knobs holds the best knobs and the report compares the original
+ * with the best clone; it is the caller's, also when an error came after a
+ * clone was measured (else NULL). Stopping after a clone was measured is
+ * not an error. Errors: -DITTO_EOPTS; -ENOTEMPTY dir holds other files;
+ * errors of ditto_measure() on the original (prefixed "tune: measuring the
  * original"); -ECHILD no clone could be built and measured; -ECANCELED
  * stopped before any clone was measured.
  */
