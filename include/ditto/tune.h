@@ -293,14 +293,17 @@ struct ditto_tune_report;
  * profile backend (else a warning), background_calls_per_request
  * (synth.background_rate) and syscalls_per_request (synth.hold_share: the
  * share of epoll wake-ups whose responses wait for the wake-up's last
- * read; stepped while over 1% off, accepted within 2%, the original's
- * figure an average of three runs); errors are relative, rates below 5e-4
- * taken relative to 5e-4, background calls below 0.2 relative to 0.2. A
- * clone that fails to build or run is recorded as such and the knobs go
- * back to the best ones. The loop ends early when no knob of a metric
- * still out of bound can move (each at its limit). The report's syscall
- * and byte rows average three profile-backend runs per side, taking turns;
- * the original takes a second turn in each round, and
+ * read; stepped while over 1% off, accepted within 2%); errors are
+ * relative, rates below 5e-4 taken relative to 5e-4, background calls
+ * below 0.2 relative to 0.2. The original's figures are the mean of three
+ * runs; a clone whose largest error is within a factor 1.5 of the bound,
+ * either way, is measured twice and judged by the mean (cachegrind's
+ * shared caches see a multi-threaded service's threads in whatever order
+ * valgrind ran them). A clone that fails to build or run is recorded as
+ * such and the knobs go back to the best ones. The loop ends early when no
+ * knob of a metric still out of bound can move (each at its limit). The
+ * report's syscall and byte rows average three profile-backend runs per
+ * side, taking turns; the original takes a second turn in each round, and
  * syscalls_per_request_noise sets it against itself. With opts->latency
  * the report also has p50/p99 rows at 25%, 50% and 75% of the original's
  * saturation (rounds alternating original and clone, pooled) and

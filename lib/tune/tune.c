@@ -98,46 +98,51 @@ static int measure(struct loop *l, char *const *argv, unsigned port, struct ditt
 	return ditto_measure(&mo, out);
 }
 
-/* The original's profile-backend metrics averaged over TARGET_RUNS runs
- * (the first came with cachegrind's): one run of redis-server moves its
- * system calls per request by about 1%, the size of their bound. */
-#define TARGET_RUNS 3
-
-static int average_profile(struct loop *l, char *const *argv, unsigned port)
+/* Measure argv (n - 1) more times and make *m, which holds one run, the
+ * mean of all n. Cachegrind's shared caches see a multi-threaded
+ * service's threads in whatever order valgrind ran them: one memcached
+ * clone measured twice over 30000 requests gave D1 rates 5% apart. */
+static int measure_mean(struct loop *l, char *const *argv, unsigned port, int n,
+			struct ditto_metrics *m)
 {
-	struct ditto_loadgen_opts load = l->load;
-	struct ditto_metrics *acc = NULL, *m = NULL;
-	int err = ditto_metrics_new(&acc);
+	struct ditto_metrics *sum = NULL, *one = NULL;
+	int err = ditto_metrics_new(&sum);
 
-	load.port = port;
-	for (int k = 1; !err && k < TARGET_RUNS; k++) {
-		DITTO_OPTS(ditto_measure_opts, mo, .backends = DITTO_BACKEND_PROFILE, .argv = argv,
-			   .load = &load, .stop = l->o.stop);
-
-		err = ditto_measure(&mo, &m);
-		for (size_t i = 0; !err && i < ditto_metrics_count(m); i++) {
-			const char *name;
-			double v, sum;
-
-			if (ditto_metrics_entry(m, i, &name, &v))
-				continue;
-			if (ditto_metrics_get(acc, name, &sum) && ditto_metrics_get(l->target, name, &sum))
-				continue;	/* the first run lacked it */
-			err = ditto_metrics_set(acc, name, sum + v);
-		}
-		ditto_metrics_free(m);
-		m = NULL;
-	}
-	for (size_t i = 0; !err && i < ditto_metrics_count(acc); i++) {
+	for (size_t i = 0; !err && i < ditto_metrics_count(m); i++) {
 		const char *name;
-		double sum;
+		double v;
 
-		if (!ditto_metrics_entry(acc, i, &name, &sum))
-			err = ditto_metrics_set(l->target, name, sum / TARGET_RUNS);
+		if (!ditto_metrics_entry(m, i, &name, &v))
+			err = ditto_metrics_set(sum, name, v);
 	}
-	ditto_metrics_free(acc);
+	for (int k = 1; !err && k < n; k++) {
+		err = measure(l, argv, port, &one);
+		for (size_t i = 0; !err && i < ditto_metrics_count(one); i++) {
+			const char *name;
+			double v, acc;
+
+			if (!ditto_metrics_entry(one, i, &name, &v) &&
+			    !ditto_metrics_get(sum, name, &acc))
+				err = ditto_metrics_set(sum, name, acc + v);
+		}
+		ditto_metrics_free(one);
+		one = NULL;
+	}
+	for (size_t i = 0; !err && i < ditto_metrics_count(sum); i++) {
+		const char *name;
+		double v;
+
+		if (!ditto_metrics_entry(sum, i, &name, &v))
+			err = ditto_metrics_set(m, name, v / n);
+	}
+	ditto_metrics_free(sum);
 	return err;
 }
+
+/* The original's figures are the mean of TARGET_RUNS runs: one run of
+ * redis-server also moves its system calls per request by about 1%, the
+ * size of their bound. */
+#define TARGET_RUNS 3
 
 static int targets(struct loop *l)
 {
@@ -155,13 +160,14 @@ static int targets(struct loop *l)
 	l->o.original_port = port;
 	l->backends = DITTO_BACKEND_CACHEGRIND | DITTO_BACKEND_PROFILE;
 	if ((measure(l, l->o.original_argv, port, &l->target) ||
-	     average_profile(l, l->o.original_argv, port)) && !stopped(l)) {
+	     measure_mean(l, l->o.original_argv, port, TARGET_RUNS, l->target)) && !stopped(l)) {
 		ditto_warn("tune: the original under the profiler: %s; background calls are not "
 			   "tuned", ditto_last_error());
 		ditto_metrics_free(l->target);
 		l->target = NULL;
 		l->backends = DITTO_BACKEND_CACHEGRIND;
 		err = measure(l, l->o.original_argv, port, &l->target);
+		err = err ? err : measure_mean(l, l->o.original_argv, port, TARGET_RUNS, l->target);
 	} else {
 		err = stopped(l) ? -ECANCELED : 0;
 	}
@@ -261,6 +267,10 @@ static void progress(struct loop *l, unsigned i, double e, const char *worst, bo
 			  100 * e, worst, best ? ", best so far" : "", note);
 }
 
+/* A clone whose largest error is within this factor of the bound, above
+ * or below, is measured twice. */
+#define NEAR 1.5
+
 /* One candidate: build, measure, record. Returns 1 when every tuned
  * metric is within bound, 0 to go on, 2 when no knob can move, or a
  * negative error that ends the loop (a stop). A candidate that fails to build or run is recorded and
@@ -276,6 +286,7 @@ static int iteration(struct loop *l)
 	const char *worst = "none";
 	unsigned i, moved;
 	double e, worst_e;
+	bool twice = false;
 	int err;
 
 	if (!it)
@@ -286,7 +297,15 @@ static int iteration(struct loop *l)
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	err = build_candidate(l, port);
 	err = err ? err : measure(l, argv, port, &clone);
+	if (!err) {
+		/* Close to the bound either way, one run's noise decides: the
+		 * clone is measured again and judged by the mean of both. */
+		e = errors(l, clone, NULL, &worst, &worst_e);
+		twice = e > l->o.bound / NEAR && e < l->o.bound * NEAR;
+		err = twice ? measure_mean(l, argv, port, 2, clone) : 0;
+	}
 	if (err) {
+		ditto_metrics_free(clone);
 		snprintf(note, sizeof(note), "clone failed: %s", ditto_last_error());
 		ditto_tuning_iter_set_note(it, note);
 		progress(l, i, 1, "none", false, note);
@@ -297,7 +316,8 @@ static int iteration(struct loop *l)
 		return 0;
 	}
 	e = errors(l, clone, ditto_tuning_iter_errors(it), &worst, &worst_e);
-	snprintf(note, sizeof(note), "%s %.1f%% off", worst, 100 * worst_e);
+	snprintf(note, sizeof(note), "%s %.1f%% off%s", worst, 100 * worst_e,
+		 twice ? " (mean of 2 runs)" : "");
 	ditto_tuning_iter_set_note(it, note);
 	if (!l->best || e < l->best_error) {
 		if ((err = keep_best(l))) {
