@@ -108,32 +108,20 @@ static int measure_mean(struct loop *l, char *const *argv, unsigned port, int n,
 	struct ditto_metrics *sum = NULL, *one = NULL;
 	int err = ditto_metrics_new(&sum);
 
-	for (size_t i = 0; !err && i < ditto_metrics_count(m); i++) {
-		const char *name;
-		double v;
-
-		if (!ditto_metrics_entry(m, i, &name, &v))
-			err = ditto_metrics_set(sum, name, v);
-	}
 	for (int k = 1; !err && k < n; k++) {
 		err = measure(l, argv, port, &one);
-		for (size_t i = 0; !err && i < ditto_metrics_count(one); i++) {
-			const char *name;
-			double v, acc;
-
-			if (!ditto_metrics_entry(one, i, &name, &v) &&
-			    !ditto_metrics_get(sum, name, &acc))
-				err = ditto_metrics_set(sum, name, acc + v);
-		}
+		err = err ? err : tune_metrics_add(sum, one, 1);
 		ditto_metrics_free(one);
 		one = NULL;
 	}
-	for (size_t i = 0; !err && i < ditto_metrics_count(sum); i++) {
+	for (size_t i = 0; !err && i < ditto_metrics_count(m); i++) {
 		const char *name;
-		double v;
+		double v, rest = 0;
 
-		if (!ditto_metrics_entry(sum, i, &name, &v))
-			err = ditto_metrics_set(m, name, v / n);
+		if (ditto_metrics_entry(m, i, &name, &v))
+			continue;
+		ditto_metrics_get(sum, name, &rest);
+		err = ditto_metrics_set(m, name, (v + rest) / n);
 	}
 	ditto_metrics_free(sum);
 	return err;
@@ -143,6 +131,13 @@ static int measure_mean(struct loop *l, char *const *argv, unsigned port, int n,
  * redis-server also moves its system calls per request by about 1%, the
  * size of their bound. */
 #define TARGET_RUNS 3
+
+static int measure_target(struct loop *l, unsigned port)
+{
+	int err = measure(l, l->o.original_argv, port, &l->target);
+
+	return err ? err : measure_mean(l, l->o.original_argv, port, TARGET_RUNS, l->target);
+}
 
 static int targets(struct loop *l)
 {
@@ -159,15 +154,13 @@ static int targets(struct loop *l)
 		return ditto_err(-DITTO_EOPTS, "tune: the original's port is not in the model: give it");
 	l->o.original_port = port;
 	l->backends = DITTO_BACKEND_CACHEGRIND | DITTO_BACKEND_PROFILE;
-	if ((measure(l, l->o.original_argv, port, &l->target) ||
-	     measure_mean(l, l->o.original_argv, port, TARGET_RUNS, l->target)) && !stopped(l)) {
-		ditto_warn("tune: the original under the profiler: %s; background calls are not "
-			   "tuned", ditto_last_error());
+	if (measure_target(l, port) && !stopped(l)) {
+		ditto_warn("tune: the original under the profiler: %s; background and system calls "
+			   "per request are not tuned", ditto_last_error());
 		ditto_metrics_free(l->target);
 		l->target = NULL;
 		l->backends = DITTO_BACKEND_CACHEGRIND;
-		err = measure(l, l->o.original_argv, port, &l->target);
-		err = err ? err : measure_mean(l, l->o.original_argv, port, TARGET_RUNS, l->target);
+		err = measure_target(l, port);
 	} else {
 		err = stopped(l) ? -ECANCELED : 0;
 	}

@@ -22,8 +22,6 @@
 
 static const char *const profile_metrics[] = { "syscalls_per_request", "socket_bytes_per_request",
 					       "read_calls_per_request", "write_calls_per_request" };
-/* The bound for per-request syscalls and bytes. */
-#define CALLS_BOUND 0.01
 
 static void clone_side(const struct ditto_tune_opts *o, struct tune_side *s, char *bin, char *port)
 {
@@ -72,21 +70,6 @@ static int profile_side(struct ditto_model *m, struct ditto_service *s,
  * syscalls_per_request_noise row sets it against itself. */
 #define CALL_ROUNDS 3
 
-static int add_calls(struct ditto_metrics **sum, const struct ditto_metrics *m)
-{
-	int err = *sum ? 0 : ditto_metrics_new(sum);
-
-	for (size_t i = 0; !err && i < ARRAY_SIZE(profile_metrics); i++) {
-		double x = 0, y;
-
-		if (ditto_metrics_get(m, profile_metrics[i], &y))
-			continue;
-		ditto_metrics_get(*sum, profile_metrics[i], &x);
-		err = ditto_metrics_set(*sum, profile_metrics[i], x + y / CALL_ROUNDS);
-	}
-	return err;
-}
-
 /* sums[j]: side j's averages over the rounds (0 original, 1 clone, 2 the
  * original's second turn); n sides (1: the clone alone). */
 static int call_rounds(struct ditto_model *m, struct ditto_service *s,
@@ -102,7 +85,8 @@ static int call_rounds(struct ditto_model *m, struct ditto_service *s,
 			struct ditto_metrics *one = NULL;
 
 			err = profile_side(m, s, o, sides[side], &one);
-			err = err ? err : add_calls(&sums[side], one);
+			err = err ? err : sums[side] ? 0 : ditto_metrics_new(&sums[side]);
+			err = err ? err : tune_metrics_add(sums[side], one, 1.0 / CALL_ROUNDS);
 			ditto_metrics_free(one);
 		}
 	return err;
@@ -124,7 +108,7 @@ static void profile_rows(struct ditto_model *m, struct ditto_service *s,
 	for (size_t i = 0; i < ARRAY_SIZE(profile_metrics); i++)
 		if (!ditto_metrics_get(sums[0], profile_metrics[i], &x) &&
 		    !ditto_metrics_get(sums[1], profile_metrics[i], &y))
-			report_row(r, profile_metrics[i], x, y, CALLS_BOUND);
+			report_row(r, profile_metrics[i], x, y, TUNE_CALLS_BOUND);
 	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
 	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
 		report_row(r, "syscalls_per_request_noise", x, y, 0);

@@ -30,6 +30,8 @@ extern const size_t tune_metric_count;
 /* The bound a metric must meet for the loop to end, given the loop's:
  * its own where one run's noise is larger than the target. */
 double metric_accept_bound(const char *metric, double bound);
+/* The bound for system calls and bytes per request. */
+#define TUNE_CALLS_BOUND 0.01
 
 void tracks_init(struct track *t);
 /* Record what the clone gave with the knobs in `knobs`, then move every
@@ -52,6 +54,10 @@ int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
 int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 
 /* ---- helpers (tune_util.c) ---- */
+
+/* dst[name] += w * src[name] for every metric of src (0 where dst has
+ * none yet). */
+int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
 unsigned tune_free_port(void);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Small helpers of the feedback loop: ports and the clone directory. */
+/* Small helpers of the feedback loop: ports, the clone directory and
+ * sums of metrics. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -41,5 +42,21 @@ int tune_dir_check(const char *dir)
 		ditto_err_prefix("tune");
 	else if (err)
 		ditto_err(err, "tune: %s: %s", dir, strerror(-err));
+	return err;
+}
+
+int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < ditto_metrics_count(src); i++) {
+		const char *name;
+		double v, acc = 0;
+
+		if (ditto_metrics_entry(src, i, &name, &v))
+			continue;
+		ditto_metrics_get(dst, name, &acc);
+		err = ditto_metrics_set(dst, name, acc + w * v);
+	}
 	return err;
 }
