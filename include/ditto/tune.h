@@ -293,7 +293,7 @@ struct ditto_tune_report;
  * profile backend (else a warning), background_calls_per_request
  * (synth.background_rate) and syscalls_per_request (synth.hold_share: the
  * share of epoll wake-ups whose responses wait for the wake-up's last
- * read; stepped while over 1% off, accepted within 2%); errors are
+ * read; stepped while over 1% off, accepted within the bound); errors are
  * relative, rates below 5e-4 taken relative to 5e-4, background calls
  * below 0.2 relative to 0.2. The original's figures are the mean of three
  * runs; a clone whose largest error is within a factor 1.5 of the bound,
