@@ -20,6 +20,7 @@ const struct synth_knob synth_knob_table[] = {
 	{ "synth.runtime_insts", offsetof(struct synth_knobs, runtime_insts), -1, -1, 1e7 },
 	{ "synth.background_rate", offsetof(struct synth_knobs, background_rate), 1, 0.01, 100 },
 	{ "synth.hold_share", offsetof(struct synth_knobs, hold_share), 0, 0, 1 },
+	{ "synth.chase_scale", offsetof(struct synth_knobs, chase_scale), 1, 0, 10 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
 

@@ -43,6 +43,7 @@ struct synth_knobs {
 	double background_rate;	/* multiplies the background classes' wake-up rate */
 	double hold_share;	/* share of epoll wake-ups whose responses wait for
 				 * the wake-up's last read (rt_net.hold_share) */
+	double chase_scale;	/* multiplies the profile's share of chased loads */
 };
 struct synth_knob {
 	const char *name;

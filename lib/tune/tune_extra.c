@@ -2,8 +2,8 @@
 /*
  * The report rows beyond the tuned metrics. Syscalls and bytes per
  * request come from the profile backend (original measured the same way
- * when it can be run, else the model's figures); the clone's mix
- * distance from its CPU windows; latency in tune_latency.c.
+ * when it can be run, else the model's figures); the CPU windows' rows
+ * in tune_cpu_rows.c; latency in tune_latency.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -117,58 +117,6 @@ out:
 		ditto_metrics_free(sums[j]);
 }
 
-/* Total-variation distance of two instruction mixes (0 same, 1 disjoint). */
-static double mix_distance(struct ditto_cpu *a, struct ditto_cpu *b)
-{
-	struct ditto_counts *ma = ditto_cpu_mix(a), *mb = ditto_cpu_mix(b);
-	double ta = (double)ditto_counts_total(ma), tb = (double)ditto_counts_total(mb), d = 0;
-	const char *k;
-	uint64_t n;
-
-	if (ta <= 0 || tb <= 0)
-		return 1;
-	for (size_t i = 0; !ditto_counts_entry(ma, i, &k, &n); i++)
-		d += fabs((double)n / ta - (double)ditto_counts_get(mb, k) / tb);
-	for (size_t i = 0; !ditto_counts_entry(mb, i, &k, &n); i++)
-		if (!ditto_counts_get(ma, k))
-			d += (double)n / tb;
-	return d / 2;
-}
-
-/* The clone's instruction mix as the profiler's CPU windows see it under
- * the load, against the model's (the original's) serving class. */
-static void mix_row(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *o,
-		    const struct tune_side *clone, struct ditto_tune_report *r)
-{
-	DITTO_OPTS(ditto_profile_opts, po, .duration_s = 1, .cpu_windows = 4, .sample_hz = -1);
-	char dir[] = "/tmp/ditto-tune-XXXXXX";
-	struct mctx c = { .argv = clone->argv, .host = "127.0.0.1", .startup_timeout_s = 30,
-			  .dir = dir, .stop = o->stop };
-	struct ditto_cpu *want = tune_main_cpu(s), *got;
-	struct ditto_model *cm = NULL;
-	uint64_t answered;
-	int err;
-
-	if (!want)
-		return;
-	if (!mkdtemp(dir)) {
-		ditto_warn("tune: no mix row: temporary directory: %s", strerror(errno));
-		return;
-	}
-	c.load = tune_base_load(m, s, o, clone->port);
-	c.load.requests = 0;
-	c.load.duration_s = 30;	/* ended once the CPU windows are taken */
-	err = measure_profile_model(&c, &po, &cm, &answered);
-	got = !err && ditto_model_service_count(cm) ? tune_main_cpu(ditto_model_service(cm, 0)) : NULL;
-	if (got)
-		report_row_error(r, "mix_distance", 0, mix_distance(want, got), mix_distance(want, got),
-				 0);
-	else
-		ditto_warn("tune: no mix row: %s", err ? ditto_last_error() : "no CPU windows taken");
-	ditto_model_free(cm);
-	synth_rm_tree(dir);
-}
-
 int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *o, struct ditto_tune_report *r)
 {
@@ -177,7 +125,7 @@ int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
 
 	clone_side(o, &clone, bin, port);
 	profile_rows(m, s, o, o->original_argv ? &orig : NULL, &clone, r);
-	mix_row(m, s, o, &clone, r);
+	tune_cpu_rows(m, s, o, &clone, r);
 	if (o->latency)
 		tune_latency(m, s, o, o->original_argv ? &orig : NULL, &clone, r);
 	return 0;

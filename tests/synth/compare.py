@@ -76,5 +76,21 @@ def per_request(model):
     return calls, mean('request_bytes'), mean('response_bytes')
 
 
+def cpu_shape(model):
+    """The serving class's CPU windows: mix shares by class key, share of
+    chased loads, share of RAW dependency distances of 1024 or more."""
+    cpu = [c for c in d.Model.load(model).get('services[0].cpu') if c['loads']]
+    c = max(cpu, key=lambda c: c['instructions'])
+    total = sum(c['mix'].values())
+    raw = c['raw']
+    tail = sum(b['count'] for b in raw['buckets'] if b['lo'] >= 1024) / max(raw['total'], 1)
+    return {k: v / total for k, v in c['mix'].items()}, c['chased_loads'] / c['loads'], tail
+
+
+def mix_distance(a, b):
+    """Total-variation distance of two mixes (0 same, 1 disjoint)."""
+    return sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b)) / 2
+
+
 def rel(a, b):
     return abs(a - b) / a if a else abs(b)

@@ -186,3 +186,23 @@ def test_hold_share_knob_reaches_the_clone_config(tmp_path):
     assert '.hold_share = 0.7500' in (held / 'clone_config.c').read_text()
     # Nothing else of the tree moves with it.
     assert (plain / 'body.S').read_text() == (held / 'body.S').read_text()
+
+
+def chased_reads(tree):
+    body = (tree / 'body.S').read_text()
+    return body.count('[rbx + 56]'), body.count('[rbx + 0]')
+
+
+def test_chase_scale_knob_sets_the_chased_reads(tmp_path):
+    # redis's profile has 15% of its loads chased: the body walks rings of
+    # pointers (a step loads [rbx + 56], other chased reads read the node);
+    # synth.chase_scale multiplies that share, 0 leaves no chased read.
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    counts = []
+    for scale in (0, 1, 2):
+        m.knobs['synth.chase_scale'] = scale
+        counts.append(chased_reads(Path(d.synth(m, tmp_path / str(scale), seed=1))))
+    assert counts[0] == (0, 0)
+    assert 0 < counts[1][0] and 0 < counts[1][1]
+    assert 1.6 * sum(counts[1]) <= sum(counts[2]) <= 2.4 * sum(counts[1]), counts
