@@ -39,6 +39,9 @@ static void usage(FILE *f)
 	      "  counters    hardware counters: IPC and MPKI (a host without a PMU has none:\n"
 	      "              the backend is then skipped with a warning, or, when it is the\n"
 	      "              only one asked for, the command fails saying why)\n"
+	      "  cpu         libditto's CPU windows (ptrace, some seconds of load): loads per\n"
+	      "              instruction, share of chased loads, mean log2 dependency\n"
+	      "              distance (needs root)\n"
 	      "Prints one \"name value\" line per metric.\n"
 	      "\n"
 	      "Options:\n"
@@ -76,6 +79,7 @@ static int parse_backends(const char *list, unsigned *out)
 		{ "cachegrind", DITTO_BACKEND_CACHEGRIND },
 		{ "profile", DITTO_BACKEND_PROFILE },
 		{ "counters", DITTO_BACKEND_COUNTERS },
+		{ "cpu", DITTO_BACKEND_CPU },
 	};
 	const char *p = list;
 

@@ -149,6 +149,7 @@ enum ditto_backend {
 	DITTO_BACKEND_CACHEGRIND = 1 << 0,	/* valgrind: I1/D1/LL, branches */
 	DITTO_BACKEND_PROFILE = 1 << 1,		/* libditto's profiler: syscalls, bytes */
 	DITTO_BACKEND_COUNTERS = 1 << 2,	/* perf counters through libpfm4 */
+	DITTO_BACKEND_CPU = 1 << 3,		/* libditto's CPU windows: code shape */
 };
 
 /*
@@ -171,6 +172,12 @@ enum ditto_backend {
  *               first, when the process may use two or more)
  *   counters    ipc, branch_mpki, l1i_mpki, l1d_mpki, llc_mpki (an MPKI
  *               the host has no event for is left out)
+ *   cpu         loads_per_instruction, chased_load_share (loads whose
+ *               address came from an earlier load), raw_distance_log2_mean
+ *               (mean log2 register dependency distance), from eight
+ *               ptrace CPU windows of 20000 instructions on the busiest
+ *               request-serving class while the load runs (it runs until
+ *               they are taken, some seconds; needs root, as profile)
  */
 struct ditto_metrics;
 
@@ -304,7 +311,12 @@ struct ditto_tune_report;
  * knob of a metric still out of bound can move (each at its limit). The
  * report's syscall and byte rows average three profile-backend runs per
  * side, taking turns; the original takes a second turn in each round, and
- * syscalls_per_request_noise sets it against itself. With opts->latency
+ * syscalls_per_request_noise sets it against itself. The best clone's
+ * CPU windows (four, under the load) give the informational rows
+ * mix_distance and dependency_distance (total-variation distances of the
+ * instruction mix and of the RAW distance histogram from the model's
+ * serving class; 0 same, 1 disjoint), loads_per_instruction and
+ * chased_load_share. With opts->latency
  * the report also has p50/p99 rows at 25%, 50% and 75% of the original's
  * saturation (rounds alternating original and clone, pooled) and
  * p99_ns_{low,medium,high}_noise rows: the original against its own second

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "profile_int.h"
 #include "threads.h"
@@ -144,11 +145,30 @@ static void name_classes(struct classes *c)
 	}
 }
 
+/* Timed sleeps of class cls's threads: each ends in a timer's wake-up,
+ * which the scheduler credits to whatever thread ran on that CPU. */
+static uint64_t timer_sleeps(const struct snapshot *s, int cls)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nstats; i++) {
+		const struct thread_rec *t = snapshot_thread(s, s->stats[i].key.tid);
+		unsigned nr = s->stats[i].key.nr;
+
+		if (t && t->cls == cls && (nr == SYS_nanosleep || nr == SYS_clock_nanosleep))
+			n += s->stats[i].val.calls;
+	}
+	return n;
+}
+
 /*
  * Background classes that the network or acceptor class wakes for most of
  * their wake-ups, and that do real work (a tenth of the network class's
  * CPU time or more), are workers: requests are handed to them. Periodic
- * housekeeping threads woken now and then stay background.
+ * housekeeping threads woken now and then stay background, and so do
+ * threads that mostly wake from timed sleeps: with the service on one CPU
+ * their timers fire while a network thread runs, and it is named the
+ * waker (a memcached clone's five housekeeping threads became workers).
  */
 static void find_workers(const struct snapshot *s, struct classes *c)
 {
@@ -174,7 +194,7 @@ static void find_workers(const struct snapshot *s, struct classes *c)
 		struct thread_class_rec *k = &c->cls[i];
 
 		if (k->role == DITTO_ROLE_BACKGROUND && from_net[i] && from_net[i] * 2 >= k->wakeups &&
-		    k->cpu_ns * 10 >= net_cpu)
+		    k->cpu_ns * 10 >= net_cpu && timer_sleeps(s, (int)i) * 2 < k->wakeups)
 			k->role = DITTO_ROLE_WORKER;
 	}
 	free(from_net);

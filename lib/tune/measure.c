@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ditto_measure(): read the options, make the work directory and run each
- * requested backend (measure_cachegrind.c, measure_profile.c, counters.c).
+ * requested backend (measure_cachegrind.c, measure_profile.c, counters.c,
+ * measure_cpu.c).
  * What the backends share is in measure_svc.c (the service's life) and
  * measure_load.c (the load).
  */
@@ -26,7 +27,8 @@
 #include "core_int.h"
 #include "measure_int.h"
 
-#define ALL_BACKENDS (DITTO_BACKEND_CACHEGRIND | DITTO_BACKEND_PROFILE | DITTO_BACKEND_COUNTERS)
+#define ALL_BACKENDS (DITTO_BACKEND_CACHEGRIND | DITTO_BACKEND_PROFILE | DITTO_BACKEND_COUNTERS | \
+		      DITTO_BACKEND_CPU)
 
 static const struct backend {
 	unsigned bit;
@@ -39,6 +41,7 @@ static const struct backend {
 	 * asking for it without the rights is a mistake to report. */
 	{ DITTO_BACKEND_PROFILE, "profile", NULL, measure_profile },
 	{ DITTO_BACKEND_COUNTERS, "counters", counters_usable, measure_counters },
+	{ DITTO_BACKEND_CPU, "cpu", NULL, measure_cpu },
 };
 
 static int opts_read(const struct ditto_measure_opts *o, struct ditto_measure_opts *r)

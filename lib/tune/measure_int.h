@@ -150,6 +150,10 @@ int load_thread_join(struct load_thread *t);
 int cachegrind_available(void);
 int measure_cachegrind(const struct mctx *c, struct ditto_metrics *m);
 int measure_profile(const struct mctx *c, struct ditto_metrics *m);
+int measure_cpu(const struct mctx *c, struct ditto_metrics *m);
+/* The cpu backend's metrics of one class's CPU windows. */
+struct ditto_cpu;
+int measure_cpu_metrics(struct ditto_cpu *cpu, struct ditto_metrics *m);
 /* The service started natively and profiled with po while the load runs;
  * the model (the caller's) and the requests the load saw answered. */
 struct ditto_profile_opts;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The report rows of the clone's CPU windows: the profiler single-steps
- * the best clone under the load, and its instruction mix, register
- * dependency distances, loads per instruction and share of chased loads
- * are set against the model's (the original's) request-serving class.
- * Informational rows (bound 0): cachegrind judges the rates.
+ * the best clone under the load. Its instruction mix and register
+ * dependency distances are set against the model's request-serving class
+ * (total-variation distances); its loads per instruction, share of chased
+ * loads and mean log2 dependency distance against the cpu backend's run
+ * of the original under the same load. Informational rows (bound 0):
+ * cachegrind judges the rates.
  */
 #include <errno.h>
 #include <math.h>
@@ -66,28 +68,59 @@ static double hist_distance(struct ditto_hist *a, struct ditto_hist *b)
 	return d / 2;
 }
 
-static double per(uint64_t a, uint64_t b)
+static const char *const cpu_metrics[] = { "loads_per_instruction", "chased_load_share",
+					   "raw_distance_log2_mean" };
+
+/* The original's side of the scalar rows: the cpu backend on it under the
+ * same load when it can be run (the model's windows saw another load),
+ * else the model's windows. */
+static int original_cpu(struct ditto_model *m, struct ditto_service *s,
+			const struct ditto_tune_opts *o, struct ditto_cpu *model_cpu,
+			struct ditto_metrics **out)
 {
-	return b ? (double)a / (double)b : 0;
+	struct ditto_loadgen_opts load = tune_base_load(m, s, o, o->original_port);
+	int err;
+
+	if (o->original_argv) {
+		DITTO_OPTS(ditto_measure_opts, mo, .backends = DITTO_BACKEND_CPU,
+			   .argv = o->original_argv, .load = &load, .stop = o->stop);
+		if (!(err = ditto_measure(&mo, out)))
+			return 0;
+		ditto_warn("tune: the original's CPU windows: %s; the model's are used",
+			   ditto_last_error());
+	}
+	err = ditto_metrics_new(out);
+	return err ? err : measure_cpu_metrics(model_cpu, *out);
 }
 
-static void put_rows(struct ditto_cpu *want, struct ditto_cpu *got, struct ditto_tune_report *r)
+static void put_rows(struct ditto_model *m, struct ditto_service *s,
+		     const struct ditto_tune_opts *o, struct ditto_cpu *want, struct ditto_cpu *got,
+		     struct ditto_tune_report *r)
 {
-	double d = mix_distance(want, got);
+	struct ditto_metrics *a = NULL, *b = NULL;
+	double d = mix_distance(want, got), x, y;
 
 	report_row_error(r, "mix_distance", 0, d, d, 0);
 	d = hist_distance(ditto_cpu_raw(want), ditto_cpu_raw(got));
 	report_row_error(r, "dependency_distance", 0, d, d, 0);
-	report_row(r, "loads_per_instruction", per(ditto_cpu_loads(want), ditto_cpu_instructions(want)),
-		   per(ditto_cpu_loads(got), ditto_cpu_instructions(got)), 0);
-	report_row(r, "chased_load_share", per(ditto_cpu_chased_loads(want), ditto_cpu_loads(want)),
-		   per(ditto_cpu_chased_loads(got), ditto_cpu_loads(got)), 0);
+	if (ditto_metrics_new(&b) || measure_cpu_metrics(got, b) ||
+	    original_cpu(m, s, o, want, &a)) {
+		ditto_warn("tune: no chased-load rows: %s", ditto_last_error());
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cpu_metrics); i++)
+		if (!ditto_metrics_get(a, cpu_metrics[i], &x) &&
+		    !ditto_metrics_get(b, cpu_metrics[i], &y))
+			report_row(r, cpu_metrics[i], x, y, 0);
+out:
+	ditto_metrics_free(a);
+	ditto_metrics_free(b);
 }
 
 void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *o,
 		   const struct tune_side *clone, struct ditto_tune_report *r)
 {
-	DITTO_OPTS(ditto_profile_opts, po, .duration_s = 1, .cpu_windows = 4, .sample_hz = -1);
+	DITTO_OPTS(ditto_profile_opts, po, .duration_s = 1, .cpu_windows = 8, .sample_hz = -1);
 	char dir[] = "/tmp/ditto-tune-XXXXXX";
 	struct mctx c = { .argv = clone->argv, .host = "127.0.0.1", .startup_timeout_s = 30,
 			  .dir = dir, .stop = o->stop };
@@ -108,7 +141,7 @@ void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct 
 	err = measure_profile_model(&c, &po, &cm, &answered);
 	got = !err && ditto_model_service_count(cm) ? tune_main_cpu(ditto_model_service(cm, 0)) : NULL;
 	if (got)
-		put_rows(want, got, r);
+		put_rows(m, s, o, want, got, r);
 	else
 		ditto_warn("tune: no CPU rows: %s", err ? ditto_last_error() : "no CPU windows taken");
 	ditto_model_free(cm);

@@ -111,7 +111,7 @@ struct tune_side {
 };
 
 /* The rows of the clone's CPU windows: mix and dependency distances,
- * loads per instruction and the share of chased loads. */
+ * loads per instruction. */
 void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *o,
 		   const struct tune_side *clone, struct ditto_tune_report *r);
 /* Closed-loop load of the model's service on port, with opts' seed,

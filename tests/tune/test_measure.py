@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """ditto_measure() and `ditto measure` on real services: cachegrind rates of
 a ground-truth server and of redis, with startup subtracted; the profile
-backend's per-request syscalls; hardware counters reported missing; and
+backend's per-request syscalls; the cpu backend's chased loads; hardware
+counters reported missing; and
 the errors of services that are missing, never listen or die, none of
 them left running."""
 
@@ -117,6 +118,24 @@ def test_profile_sees_one_read_and_one_write_per_request():
     assert m['syscalls_per_request'] >= 2, m
     # At least the two 4-byte headers and the 128-byte response.
     assert m['socket_bytes_per_request'] >= 136, m
+
+
+@pytest.mark.root
+def test_cpu_backend_sees_the_work_loops_chased_table_reads():
+    # srv_epoll --work: per step about 14 instructions and half a read of a
+    # table whose address the loop loaded once (a chased load by the
+    # profiler's definition: its base register came from a load). Without
+    # the work the serving code reads far more and chases less.
+    port = free_port()
+    work = ditto.measure(srv_epoll(port, '--work', '300', '--work-bytes', '65536'), port,
+                         framing='length-prefixed', backends=('cpu',))
+    assert work['chased_load_share'] >= 0.8, work
+    assert 0.02 < work['loads_per_instruction'] < 0.06, work
+    assert 0.5 < work['raw_distance_log2_mean'] < 4, work
+    port = free_port()
+    plain = ditto.measure(srv_epoll(port), port, framing='length-prefixed', backends=('cpu',))
+    assert plain['loads_per_instruction'] > 0.15, plain
+    assert plain['chased_load_share'] < 0.6, plain
 
 
 def counters_missing():

@@ -126,6 +126,16 @@ def test_report_has_latency_rows_and_plot(gt_model, tmp_path):
         noise = rows['p99_ns_%s_noise' % level]
         assert noise['original'] == rows['p99_ns_%s' % level]['original']
         assert noise['clone'] > 0 and noise['bound'] == 0
+    # The CPU rows: the clone's windows against the model's (distances)
+    # and against the original's under the same load (cpu backend):
+    # srv_epoll --work reads a table whose address it loaded, so most of
+    # its loads are chased.
+    for name in ('mix_distance', 'dependency_distance'):
+        assert 0 <= rows[name]['error'] <= 1 and rows[name]['bound'] == 0, rows[name]
+    assert rows['chased_load_share']['original'] > 0.5, rows['chased_load_share']
+    assert 0 < rows['chased_load_share']['clone'] <= 1
+    assert rows['loads_per_instruction']['original'] < 0.1
+    assert rows['raw_distance_log2_mean']['clone'] > 0
     assert rows['saturation_qps']['original'] > 1000
     assert rows['saturation_qps']['clone'] > 1000
     for side in ('original', 'clone'):

@@ -116,6 +116,7 @@ class LoadgenOpts(Structure):
 BACKEND_CACHEGRIND = 1 << 0
 BACKEND_PROFILE = 1 << 1
 BACKEND_COUNTERS = 1 << 2
+BACKEND_CPU = 1 << 3
 
 
 class MeasureOpts(Structure):

@@ -22,6 +22,7 @@ BACKENDS = {
     'cachegrind': _lib.BACKEND_CACHEGRIND,
     'profile': _lib.BACKEND_PROFILE,
     'counters': _lib.BACKEND_COUNTERS,
+    'cpu': _lib.BACKEND_CPU,
 }
 
 
