@@ -25,10 +25,9 @@
  * misses): the profile's own branches stay as they are, since a branch
  * predictor with global history (cachegrind's) reacts to any change of
  * their outcomes in ways no knob could follow; and misses: each iteration
- * loads a window of lines of an area that overflows a few sets of D1 (or
- * of LL) and moves the window by as many bytes as the knob asks for, so
- * only the lines it enters miss, a number that need not be whole per
- * iteration, and the rest of the cache is left to the clone's own lines.
+ * loads a window of lines of an area larger than D1 (or than LL) and moves
+ * the window by as many bytes as the knob asks for, so only the lines it
+ * enters miss, a number that need not be whole per iteration.
  *
  * Loads are chased (their address loaded by the load before them) in the
  * profile's share: rbx walks a ring of pointers through the block's
@@ -63,10 +62,12 @@
 #define REGION_PAD (64 * SWEEP_LINES)
 /* A request body longer than this is a model error, not a workload. */
 #define MAX_INSTS 1e8
-/* The miss knobs' areas are set-confined (see miss_window()): MISS_SETS
- * consecutive lines per page-sized stride, so they cycle through a few
- * cache sets only. */
-#define MISS_WINDOW 100
+/* Areas of the miss knobs: past cachegrind's D1 (32 KiB) but inside its
+ * LL (1 MiB) as the tuner simulates them, and past that LL; the most
+ * lines a window loads per iteration. */
+#define D1_MISS_AREA (256u << 10)
+#define LL_MISS_AREA (4u << 20)
+#define MISS_WINDOW 256
 
 /* Registers the stream may use; rbx chase pointer, r12 regions, r13
  * branch counter, r14 region cursor, r15 random bits, rbp loop counter
@@ -683,76 +684,53 @@ static void chunk_call(struct gen *g, unsigned k)
 	line(g, "call rdx");
 }
 
-/*
- * The windows of the miss knobs, once per iteration: `step` 64ths of a
- * line's byte newly entered each time (a knob asking for less than a line
- * per iteration still moves the misses smoothly: redis's D1 knob sits at
- * a byte or two). An area's line n lies at off + 64 (n mod MISS_SETS) +
- * stride (n / MISS_SETS): its lines fill MISS_SETS cache sets only (the
- * stride keeps the set: 4 KiB for D1, 64 KiB for cachegrind's 1 MiB LL),
- * each set cycles through more lines than it has ways, so a line entered
- * again misses, and the rest of the cache keeps the service's own lines.
- * A window over the whole cache let one memcached clone's D1 rate move by
- * 16% between runs with its threads' buffers evicted more or less often.
- * The window starts at its cursor's group of MISS_SETS lines, so its
- * displacements are constants.
- */
-#define MISS_SETS 16
-
+/* The windows of the miss knobs, once per iteration: `step` 64ths of a
+ * byte of area `size` (at `off`, with its cursor slot) newly entered each
+ * time. The cursor counts 64ths so that a knob asking for less than a
+ * line per iteration still moves the misses smoothly (redis's D1 knob
+ * sits at a byte or two per iteration). */
 struct miss {
-	uint64_t off, slot, step;
-	unsigned stride_shift;	/* log2 of the stride */
-	uint64_t lines;		/* lines in the area: a power of two */
+	uint64_t off, size, slot, step;
 };
 
 static void miss_window(struct gen *g, const struct miss *m)
 {
-	uint64_t lines = m->step / (64 * 64) + 2, stride = 1ull << m->stride_shift;
+	uint64_t lines = m->step / (64 * 64) + 2;
 
 	if (!m->step)
 		return;
-	lines = (lines > MISS_WINDOW ? MISS_WINDOW : lines) + MISS_SETS;
-	dbuf_printf(g->out, "\t# miss window: %llu/64 bytes a turn over %llu lines\n",
-		    (unsigned long long)m->step, (unsigned long long)m->lines);
+	lines = lines > MISS_WINDOW ? MISS_WINDOW : lines;
+	dbuf_printf(g->out, "\t# miss window: %llu/64 bytes a turn over %llu\n",
+		    (unsigned long long)m->step, (unsigned long long)m->size);
 	line(g, "mov rax, [r12 + %llu]", (unsigned long long)m->slot);
 	line(g, "mov rdx, rax");
-	line(g, "shr rdx, 16");		/* 64ths of bytes -> groups of MISS_SETS lines */
-	line(g, "shl rdx, %u", m->stride_shift);
+	line(g, "shr rdx, 6");
 	line(g, "add rdx, r12");
 	/* Loads whose value is never used are dropped by valgrind's optimiser
 	 * before cachegrind sees them: these add into r11. */
 	for (uint64_t j = 0; j < lines; j++)
-		line(g, "add r11, [rdx + %llu]", (unsigned long long)(m->off + 64 * (j % MISS_SETS) +
-								      stride * (j / MISS_SETS)));
+		line(g, "add r11, [rdx + %llu]", (unsigned long long)(m->off + 64 * j));
 	line(g, "add rax, %llu", (unsigned long long)m->step);
-	line(g, "and rax, 0x%llx", (unsigned long long)(m->lines * 64 * 64 - 1));
+	line(g, "and rax, 0x%llx", (unsigned long long)(64 * m->size - 1));
 	line(g, "mov [r12 + %llu], rax", (unsigned long long)m->slot);
 }
 
 /* Place the miss areas after `*total` bytes; loop_insts estimates the
- * instructions of one iteration, to turn misses per 1000 into 64ths of
- * bytes. D1's area: 32 lines per set (8 ways), 128 KiB in all; LL's: 64
- * per set (16 ways), 4 MiB, its lines in the 16 D1 sets after D1's. */
+ * instructions of one iteration, to turn misses per 1000 into bytes. */
 static void miss_layout(const struct gen *g, uint64_t loop_insts, uint64_t *total, struct miss m[2])
 {
 	double ll = g->k->ll_mpki, d1 = g->k->d1_mpki - ll;	/* LL misses miss D1 too */
 	const double mpki[2] = { d1 > 0 ? d1 : 0, ll };
-	const unsigned shift[2] = { 12, 16 };
-	const uint64_t per_set[2] = { 32, 64 }, set_off[2] = { 0, 64 * MISS_SETS };
+	const uint64_t size[2] = { D1_MISS_AREA, LL_MISS_AREA };
 
 	for (int i = 0; i < 2; i++) {
-		uint64_t stride = 1ull << shift[i];
-
-		m[i] = (struct miss){ .slot = *total, .stride_shift = shift[i],
-				      .lines = per_set[i] * MISS_SETS };
+		m[i] = (struct miss){ .size = size[i], .slot = *total };
 		*total += 8;
 		m[i].step = (uint64_t)(mpki[i] * (double)loop_insts / 1000 * 64 * 64 + 0.5);
 		if (!m[i].step)
 			continue;
-		*total = (*total + 4095) / 4096 * 4096;
-		m[i].off = *total + set_off[i];
-		/* a window reaches past the last group by its own length */
-		*total += stride * (per_set[i] + (MISS_WINDOW + MISS_SETS) / MISS_SETS + 1);
+		m[i].off = *total;
+		*total += size[i] + 64 * MISS_WINDOW;
 	}
 }
 
