@@ -78,8 +78,11 @@ def test_unknown_option_bytes_are_refused():
 @slow
 def test_cachegrind_subtracts_startup_so_insts_per_request_do_not_depend_on_requests():
     need('valgrind')
+    # A port each: the second service must not be probed while the first
+    # one's port may still be in use (a CI run was refused mid-load).
     port = free_port()
     few = ditto.measure(srv_epoll(port), port, framing='length-prefixed', requests=500)
+    port = free_port()
     many = ditto.measure(srv_epoll(port), port, framing='length-prefixed', requests=1500)
     for m in (few, many):
         assert m['insts_per_request'] > 0
