@@ -105,25 +105,16 @@ static int measure(struct loop *l, char *const *argv, unsigned port, struct ditt
 static int measure_mean(struct loop *l, char *const *argv, unsigned port, int n,
 			struct ditto_metrics *m)
 {
-	struct ditto_metrics *sum = NULL, *one = NULL;
-	int err = ditto_metrics_new(&sum);
+	struct ditto_metrics *one = NULL;
+	/* Each run weighs 1/n: the one in m first (m + (1/n - 1) m). */
+	int err = tune_metrics_add(m, m, 1.0 / n - 1);
 
 	for (int k = 1; !err && k < n; k++) {
 		err = measure(l, argv, port, &one);
-		err = err ? err : tune_metrics_add(sum, one, 1);
+		err = err ? err : tune_metrics_add(m, one, 1.0 / n);
 		ditto_metrics_free(one);
 		one = NULL;
 	}
-	for (size_t i = 0; !err && i < ditto_metrics_count(m); i++) {
-		const char *name;
-		double v, rest = 0;
-
-		if (ditto_metrics_entry(m, i, &name, &v))
-			continue;
-		ditto_metrics_get(sum, name, &rest);
-		err = ditto_metrics_set(m, name, (v + rest) / n);
-	}
-	ditto_metrics_free(sum);
 	return err;
 }
 

@@ -39,35 +39,6 @@ static double mix_distance(struct ditto_cpu *a, struct ditto_cpu *b)
 	return d / 2;
 }
 
-/* Count of the bucket starting at lo (0 if none). */
-static uint64_t bucket_at(struct ditto_hist *h, uint64_t lo)
-{
-	uint64_t l, hi, c;
-
-	for (size_t i = 0; i < ditto_hist_bucket_count(h); i++)
-		if (!ditto_hist_bucket(h, i, &l, &hi, &c) && l == lo)
-			return c;
-	return 0;
-}
-
-/* Total-variation distance of two histograms of the same kind, bucket
- * by bucket (0 same, 1 disjoint). */
-static double hist_distance(struct ditto_hist *a, struct ditto_hist *b)
-{
-	double ta = (double)ditto_hist_total(a), tb = (double)ditto_hist_total(b), d = 0;
-	uint64_t lo, hi, c;
-
-	if (ta <= 0 || tb <= 0)
-		return 1;
-	for (size_t i = 0; i < ditto_hist_bucket_count(a); i++)
-		if (!ditto_hist_bucket(a, i, &lo, &hi, &c))
-			d += fabs((double)c / ta - (double)bucket_at(b, lo) / tb);
-	for (size_t i = 0; i < ditto_hist_bucket_count(b); i++)
-		if (!ditto_hist_bucket(b, i, &lo, &hi, &c) && !bucket_at(a, lo))
-			d += (double)c / tb;
-	return d / 2;
-}
-
 static const char *const cpu_metrics[] = { "loads_per_instruction", "chased_load_share",
 					   "raw_distance_log2_mean" };
 
@@ -101,7 +72,8 @@ static void put_rows(struct ditto_model *m, struct ditto_service *s,
 	double d = mix_distance(want, got), x, y;
 
 	report_row_error(r, "mix_distance", 0, d, d, 0);
-	d = hist_distance(ditto_cpu_raw(want), ditto_cpu_raw(got));
+	d = ditto_hist_distance(ditto_cpu_raw(want), ditto_cpu_raw(got));
+	d = d < 0 ? 1 : d;	/* kinds differ: not comparable */
 	report_row_error(r, "dependency_distance", 0, d, d, 0);
 	if (ditto_metrics_new(&b) || measure_cpu_metrics(got, b) ||
 	    original_cpu(m, s, o, want, &a)) {

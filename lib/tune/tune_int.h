@@ -56,7 +56,7 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 /* ---- helpers (tune_util.c) ---- */
 
 /* dst[name] += w * src[name] for every metric of src (0 where dst has
- * none yet). */
+ * none yet). dst may be src: then it scales src by 1 + w. */
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
