@@ -96,13 +96,16 @@ struct rt_net {
 
 /* A background thread class: `threads` threads that each wake every
  * period_ns and keep the CPU busy_ns per wake-up, waiting in
- * clock_nanosleep when `sleeps` (the original slept), else on a futex. */
+ * clock_nanosleep when `sleeps` (the original slept), else on a futex.
+ * Under valgrind each wakes every requests_per_wake served requests
+ * instead, when that is known (see rt_background.c). */
 struct rt_background {
 	const char *name;
 	unsigned threads;
 	uint64_t period_ns;
 	uint64_t busy_ns;
 	bool sleeps;
+	uint64_t requests_per_wake;
 };
 
 struct rt_config {

@@ -238,6 +238,7 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_prefork_run(const int *lfd, unsigned nlfd);
 int rt_background_start(void);
 void rt_background_stop(void);
+void rt_background_served(void);	/* a request was served */
 uint64_t rt_now_ns(void);	/* CLOCK_MONOTONIC */
 void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
 const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */

@@ -112,4 +112,5 @@ void rt_request_work(struct rt_thread *t)
 		rt_config.body(rt_regions, t->body_state);
 	}
 	rt_replay_run(t->replay, &t->rng);
+	rt_background_served();
 }

@@ -282,28 +282,33 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 
 /* Every other class wakes as often and burns as much CPU as it did
  * (times the background_rate knob: a service whose timers back off when
- * idle wakes less under a lighter load than its profile's). */
+ * idle wakes less under a lighter load than its profile's); under
+ * valgrind as often per request as in the profile's window. */
 static unsigned background_section(struct cfg *g, struct dbuf *b)
 {
 	unsigned n = 0;
 	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
+	double requests = (double)ditto_requests_count(ditto_service_requests(g->s));
 
 	dbuf_puts(b, "static const struct rt_background background[] = {\n");
 	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
 		struct ditto_thread_class *t = ditto_service_thread(g->s, i);
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
-		double period = 0, busy = 0;
+		double period = 0, busy = 0, per_wake = 0;
 
 		if (t == g->serving || !count)
 			continue;
 		if (wake) {
 			period = window_ns * count / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
+			per_wake = requests * count / wake / g->k.background_rate;
+			if (!(per_wake > 0 && per_wake < 1e15))	/* not known, or a corrupt model */
+				per_wake = 0;
 		}
 		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
-			    " .sleeps = %s },\n", ditto_thread_class_name(t),
+			    " .sleeps = %s, .requests_per_wake = %.0f },\n", ditto_thread_class_name(t),
 			    (unsigned long long)(count > 256 ? 256 : count), period, busy,
-			    class_sleeps(g->s, t) ? "true" : "false");
+			    class_sleeps(g->s, t) ? "true" : "false", per_wake > 0 && per_wake < 1 ? 1 : per_wake);
 		n++;
 	}
 	if (!n)
