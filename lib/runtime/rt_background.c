@@ -115,47 +115,65 @@ static void sleep_until(uint64_t deadline)
  * Under valgrind a wake-up at wall-clock periods comes some 50 times as
  * often per request as natively, and how often follows the host's load:
  * the wake-ups' cold code and data made a memcached clone's I1 and D1
- * rates move by up to 16% between runs of one binary. There the class
- * wakes every requests_per_wake served requests, as natively per
- * request, whatever the simulator's speed. Called with the lock held.
+ * rates move by up to 16% between runs of one binary. There each thread
+ * of a class wakes every requests_per_wake served requests, as natively
+ * per request, whatever the simulator's speed; the server thread that
+ * serves the request it waits for signals it alone.
  */
-static void paced_wait(uint64_t target)
+struct bg_thread {
+	const struct rt_background *b;
+	pthread_cond_t wake;	/* paced: signalled at its target */
+	uint64_t target;	/* paced: the served count it waits for */
+	bool waiting;
+};
+static struct bg_thread *bgs;
+
+/* Called with the lock held. */
+static void paced_wait(struct bg_thread *t)
 {
-	while (!bg_done() && atomic_load(&served) < target) {
-		if (target < atomic_load(&due))
-			atomic_store(&due, target);
-		pthread_cond_wait(&cond, &lock);
+	t->waiting = true;
+	while (!bg_done() && atomic_load(&served) < t->target) {
+		if (t->target < atomic_load(&due))
+			atomic_store(&due, t->target);
+		pthread_cond_wait(&t->wake, &lock);
 	}
+	t->waiting = false;
+	t->target += t->b->requests_per_wake;
 }
 
 void rt_background_served(void)
 {
-	if (!simulated || atomic_fetch_add(&served, 1) + 1 < atomic_load(&due))
+	uint64_t n, next = UINT64_MAX;
+
+	if (!simulated || (n = atomic_fetch_add(&served, 1) + 1) < atomic_load(&due))
 		return;
 	pthread_mutex_lock(&lock);
-	atomic_store(&due, UINT64_MAX);	/* the waiters set it again */
-	pthread_cond_broadcast(&cond);
+	for (unsigned i = 0; i < ntids; i++) {
+		struct bg_thread *t = &bgs[i];
+
+		if (!t->waiting)
+			continue;
+		if (t->target <= n)
+			pthread_cond_signal(&t->wake);
+		else if (t->target < next)
+			next = t->target;
+	}
+	atomic_store(&due, next);	/* a woken thread sets its next target */
 	pthread_mutex_unlock(&lock);
 }
 
 static void *bg_main(void *arg)
 {
-	const struct rt_background *b = arg;
+	struct bg_thread *t = arg;
+	const struct rt_background *b = t->b;
 	uint64_t next = rt_now_ns();
-	/* the threads of a class start staggered over its pace */
-	static atomic_uint turn;
-	uint64_t target = b->requests_per_wake * (atomic_fetch_add(&turn, 1) % b->threads + 1) /
-			  b->threads;
 
 	pthread_mutex_lock(&lock);
 	while (!bg_done()) {
 		struct timespec ts;
 
 		if (simulated && b->requests_per_wake) {
-			paced_wait(target);
-			target += b->requests_per_wake;
-			if (bg_done())
-				break;
+			paced_wait(t);
 			continue;	/* no busy work under valgrind (rt_spin) */
 		}
 		if (!b->period_ns) {
@@ -201,19 +219,27 @@ int rt_background_start(void)
 	if (!total)
 		return 0;
 	tids = calloc(total, sizeof(*tids));
-	if (!tids) {
+	bgs = calloc(total, sizeof(*bgs));
+	if (!tids || !bgs) {
 		rt_err(ENOMEM, "%u background threads", total);
 		return -1;
 	}
-	for (unsigned i = 0; i < rt_config.nbackground; i++)
+	for (unsigned i = 0; i < rt_config.nbackground; i++) {
+		const struct rt_background *b = &rt_config.background[i];
+
 		/* the main thread plays one of "main" (rt_main_thread.c) */
-		for (unsigned k = &rt_config.background[i] == rt_background_main(); k < rt_config.background[i].threads;
-		     k++) {
-			if (rt_thread_start(&tids[ntids], bg_main, (void *)&rt_config.background[i],
-					    "background"))
+		for (unsigned k = b == rt_background_main(); k < b->threads; k++) {
+			struct bg_thread *t = &bgs[ntids];
+
+			/* paced: the class's threads wake staggered */
+			*t = (struct bg_thread){ .b = b,
+						 .target = b->requests_per_wake * (k + 1) / b->threads };
+			pthread_cond_init(&t->wake, NULL);
+			if (rt_thread_start(&tids[ntids], bg_main, t, "background"))
 				return -1;
 			ntids++;
 		}
+	}
 	return 0;
 }
 
@@ -222,10 +248,18 @@ void rt_background_stop(void)
 	pthread_mutex_lock(&lock);
 	atomic_store(&quit, true);
 	pthread_cond_broadcast(&cond);
+	for (unsigned i = 0; i < ntids; i++)
+		pthread_cond_signal(&bgs[i].wake);
 	pthread_mutex_unlock(&lock);
 	for (unsigned i = 0; i < ntids; i++)
 		pthread_join(tids[i], NULL);
+	pthread_mutex_lock(&lock);	/* rt_background_served() reads ntids */
+	for (unsigned i = 0; i < ntids; i++)
+		pthread_cond_destroy(&bgs[i].wake);
 	free(tids);
+	free(bgs);
 	tids = NULL;
+	bgs = NULL;
 	ntids = 0;
+	pthread_mutex_unlock(&lock);
 }

@@ -51,6 +51,7 @@
 /* CFG_RESP_FIXED: every response that many bytes; CFG_RESP_SMALL: only
  * small ones (the replay test counts mmap: no large buffers wanted). */
 /* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
+ * CFG_PACED: a background class paced by requests under valgrind;
  * CFG_MAIN_CLASS: a background class "main" (the main thread's). */
 
 #define HIST(name) { .n = sizeof(name##_lo) / sizeof(name##_lo[0]), .lo = name##_lo, \
@@ -107,6 +108,13 @@ static const struct rt_background background[] = {
 	{ .name = "idle", .threads = 1, .period_ns = 0, .busy_ns = 0 },
 };
 #define NBACKGROUND 2
+#elif defined(CFG_PACED)
+/* a minute's period: under valgrind only the pace by requests wakes it */
+static const struct rt_background background[] = {
+	{ .name = "ticker", .threads = 2, .period_ns = 60000000000ull, .sleeps = true,
+	  .requests_per_wake = 50 },
+};
+#define NBACKGROUND 1
 #elif defined(CFG_MAIN_CLASS)
 /* the original's main thread did not serve: the clone's plays it */
 static const struct rt_background background[] = {

@@ -8,7 +8,8 @@ scratch file is left; then once more with only --max-seconds to stop it. The rep
 under strace instead.
   runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
 SCENARIO: resp, mctext, mcbin, http, lp, raw, replay, order, order-held
-(the reads and writes of one wake-up, under strace); http-spread also
+(the reads and writes of one wake-up, under strace), paced (background
+wake-ups under valgrind, by served requests); http-spread also
 checks that every thread but the main one served. THREADS: the number of
 threads the clone's process should run; CHILDREN: processes it forks."""
 
@@ -471,6 +472,53 @@ def scenario_replay(exe):
             fail('replay: %s: %.3f per request, want %.3f' % (name, got, rate))
 
 
+# ---- background wake-ups paced by requests, under valgrind ----
+
+PACE = 50          # cfg_test.c CFG_PACED: requests_per_wake
+PACED_THREADS = 2
+SYSCALL_RE = re.compile(r'SYSCALL\[\d+,(\d+)\]\(\d+\) sys_(\w+) \( \w+, (\d+)')
+
+
+def cond_waits(path):
+    """Condition-variable waits (FUTEX_WAIT_BITSET) of the threads that
+    never read a socket: the background ones."""
+    calls = {}
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = SYSCALL_RE.search(line)
+            if m:
+                calls.setdefault(m.group(1), []).append((m.group(2), int(m.group(3))))
+    return sum(sum(1 for name, op in c if name == 'futex' and op & 127 == 9)
+               for c in calls.values() if not any(name == 'read' for name, _ in c))
+
+
+def valgrind_run(exe, n):
+    log = tempfile.NamedTemporaryFile(suffix='.vg', delete=False).name
+    clone = Clone(exe, ['--max-requests', str(n)],
+                  ['valgrind', '--tool=none', '--trace-syscalls=yes', '--log-file=' + log])
+    s = clone.connect()
+    for _ in range(n):
+        lp_request(s, b'paced')
+    clone.finish('%d requests' % n, 60)
+    s.close()
+    waits = cond_waits(log)
+    os.unlink(log)
+    return waits
+
+
+def scenario_paced(exe):
+    """Two runs, so that start and stop cancel out: a minute's period
+    wakes nobody, the pace wakes each thread every PACE requests."""
+    small, large = 100, 700
+    got = valgrind_run(exe, large) - valgrind_run(exe, small)
+    want = PACED_THREADS * (large - small) // PACE
+    print('  background wake-ups under valgrind: %d for %d requests (want %d)' %
+          (got, large - small, want))
+    if abs(got - want) > 2:
+        fail('paced: %d background wake-ups for %d requests, want %d' %
+             (got, large - small, want))
+
+
 # ---- the order of one wake-up's reads and writes, under strace ----
 
 def traced_pid(wrapper):
@@ -569,6 +617,8 @@ def main():
     start = time.time()
     if scenario == 'replay':
         scenario_replay(exe)
+    elif scenario == 'paced':
+        scenario_paced(exe)
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:

@@ -173,6 +173,28 @@ def test_background_rate_knob_scales_the_wake_up_periods(tmp_path):
         assert abs(q - p / 4) <= 1, (p, q)
 
 
+def background_paces(tree):
+    text = (tree / 'clone_config.c').read_text()
+    return [float(x.split(' ')[0]) for x in text.split('.requests_per_wake = ')[1:]]
+
+
+def test_background_classes_are_paced_by_requests_under_valgrind(tmp_path):
+    # Under valgrind a background thread wakes every requests_per_wake
+    # served requests: as many as the profile's window served per period.
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-memcached.msgpack')
+    m = d.Model.load(path, validate=False)
+    per_ns = m.service(0).requests.count / (m.meta.window_s * 1e9)
+    tree = Path(d.synth(m, tmp_path / 'plain', seed=1))
+    periods, paces = background_periods(tree), background_paces(tree)
+    assert len(paces) == len(periods) and any(r >= 1 for r in paces)
+    for p, r in zip(periods, paces):
+        assert abs(r - p * per_ns) <= 1 + 1e-3 * r, (p, r)
+    m.knobs['synth.background_rate'] = 4
+    fast = background_paces(Path(d.synth(m, tmp_path / 'fast', seed=1)))
+    for r, q in zip(paces, fast):
+        assert abs(q - r / 4) <= 1, (r, q)
+
+
 def test_hold_share_knob_reaches_the_clone_config(tmp_path):
     # The tuner's synth.hold_share: the share of epoll wake-ups whose
     # responses wait for the wake-up's last read (the runtime tests check
