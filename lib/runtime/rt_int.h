@@ -195,7 +195,6 @@ struct rt_worker {
 	atomic_size_t queued;	/* qlen, readable without the lock (busypoll) */
 	struct rt_conn **conns;
 	size_t nconns, conncap;
-	atomic_size_t load;	/* nconns, for the other workers to read */
 	struct rt_worker *pool;	/* all workers of the process */
 	unsigned npool;
 	bool shared;		/* its listen socket is other workers' too */

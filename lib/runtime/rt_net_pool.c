@@ -3,7 +3,7 @@
  * The serving threads of one process for the event-loop skeletons (epoll,
  * poll, select, busypoll): `threads` workers, the first one on the main
  * thread unless that plays the class "main" (rt_main_thread.c). Each listens on its own SO_REUSEPORT socket, or all share one
- * (and hand connections to the least loaded, see rt_worker_accept), or
+ * (and hand connections round robin, see rt_worker_accept), or
  * (accept_dispatch) an acceptor thread hands them connections.
  */
 #include "rt_int.h"

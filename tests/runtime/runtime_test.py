@@ -9,7 +9,8 @@ under strace instead.
   runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
 SCENARIO: resp, mctext, mcbin, http, lp, raw, replay, order, order-held
 (the reads and writes of one wake-up, under strace), paced (background
-wake-ups under valgrind, by served requests); http-spread also
+wake-ups under valgrind, by served requests), turns (THREADS threads on a
+shared socket take one connection each, under strace); http-spread also
 checks that every thread but the main one served. THREADS: the number of
 threads the clone's process should run; CHILDREN: processes it forks."""
 
@@ -587,6 +588,57 @@ def scenario_order(exe, held):
         os.unlink(out)
 
 
+# ---- which thread of a shared listen socket serves which connection ----
+
+def readers(path):
+    """For each accepted socket, in accept order: the threads that read it."""
+    conns, latest = [], {}
+    with open(path) as f:
+        for line in f:
+            tid, _, rest = line.partition(' ')
+            rest = rest.strip()
+            m = re.match(r'(?:accept4?\(|<\.\.\. accept4? resumed>).*\) += (\d+)$', rest)
+            if m:
+                latest[m.group(1)] = len(conns)
+                conns.append(set())
+                continue
+            m = re.match(r'read\((\d+),', rest)
+            if m and m.group(1) in latest:
+                conns[latest[m.group(1)]].add(tid)
+    return conns
+
+
+def scenario_turns(exe, threads):
+    """A probe that connects and leaves at once, then one connection per
+    thread: the connections go round robin, one to each thread, however
+    late the probe's thread sees it leave."""
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    env = dict(os.environ)
+    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    clone = Clone(exe, [], ['strace', '-f', '-qq', '-e', 'trace=accept,accept4,read', '-o', out],
+                  env)
+    try:
+        clone.connect().close()
+        socks = [clone.connect() for _ in range(threads)]
+        for i in range(5):
+            for s in socks:
+                lp_request(s, b'turn %d' % i)
+        os.kill(traced_pid(clone.proc.pid), signal.SIGTERM)
+        clone.proc.wait(STOP_S)
+        got = readers(out)[1:1 + threads]
+        print('  threads reading each connection after the probe: %s' %
+              [sorted(r) for r in got])
+        if len(got) != threads or len(set().union(*got)) != threads or \
+                any(len(r) != 1 for r in got):
+            fail('turns: %d connections read by threads %s, want one thread each' %
+                 (threads, [sorted(r) for r in got]))
+    finally:
+        if clone.proc.poll() is None:
+            clone.proc.kill()
+            clone.proc.wait()
+        os.unlink(out)
+
+
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http}
 
@@ -619,6 +671,8 @@ def main():
         scenario_replay(exe)
     elif scenario == 'paced':
         scenario_paced(exe)
+    elif scenario == 'turns':
+        scenario_turns(exe, want_threads)
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:
