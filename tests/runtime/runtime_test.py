@@ -446,17 +446,22 @@ def strace_counts(path):
     return counts
 
 
+def serve_under(exe, wrap, n, payload, timeout, env=None):
+    """n requests to a clone started under wrap, which ends after them."""
+    clone = Clone(exe, ['--max-requests', str(n)], wrap, env)
+    s = clone.connect()
+    for _ in range(n):
+        lp_request(s, payload)
+    clone.finish('%d requests' % n, timeout)
+    s.close()
+
+
 def strace_run(exe, n):
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
     env = dict(os.environ)
     # LeakSanitizer cannot stop a traced process's threads
     env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
-    clone = Clone(exe, ['--max-requests', str(n)], ['strace', '-f', '-c', '-o', out], env)
-    s = clone.connect()
-    for _ in range(n):
-        lp_request(s, b'replay')
-    clone.finish('%d requests' % n, 30)
-    s.close()
+    serve_under(exe, ['strace', '-f', '-c', '-o', out], n, b'replay', 30, env)
     counts = strace_counts(out)
     os.unlink(out)
     return counts
@@ -495,13 +500,8 @@ def cond_waits(path):
 
 def valgrind_run(exe, n):
     log = tempfile.NamedTemporaryFile(suffix='.vg', delete=False).name
-    clone = Clone(exe, ['--max-requests', str(n)],
-                  ['valgrind', '--tool=none', '--trace-syscalls=yes', '--log-file=' + log])
-    s = clone.connect()
-    for _ in range(n):
-        lp_request(s, b'paced')
-    clone.finish('%d requests' % n, 60)
-    s.close()
+    serve_under(exe, ['valgrind', '--tool=none', '--trace-syscalls=yes', '--log-file=' + log],
+                n, b'paced', 60)
     waits = cond_waits(log)
     os.unlink(log)
     return waits

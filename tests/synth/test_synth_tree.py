@@ -153,9 +153,14 @@ def test_clones_of_profiled_models_serve_for_any_seed(tmp_path, name, seed):
         assert clone.stop() == 0
 
 
-def background_periods(tree):
+def background_field(tree, field):
+    """A field of every background class in the clone's config."""
     text = (tree / 'clone_config.c').read_text()
-    return [float(x.split(',')[0]) for x in text.split('.period_ns = ')[1:]]
+    return [float(x.split(',')[0].split(' ')[0]) for x in text.split('.%s = ' % field)[1:]]
+
+
+def background_periods(tree):
+    return background_field(tree, 'period_ns')
 
 
 def test_background_rate_knob_scales_the_wake_up_periods(tmp_path):
@@ -174,8 +179,7 @@ def test_background_rate_knob_scales_the_wake_up_periods(tmp_path):
 
 
 def background_paces(tree):
-    text = (tree / 'clone_config.c').read_text()
-    return [float(x.split(' ')[0]) for x in text.split('.requests_per_wake = ')[1:]]
+    return background_field(tree, 'requests_per_wake')
 
 
 def test_background_classes_are_paced_by_requests_under_valgrind(tmp_path):
