@@ -302,13 +302,13 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			period = window_ns * count / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 			per_wake = requests * count / wake / g->k.background_rate;
-			if (!(per_wake > 0 && per_wake < 1e15))	/* not known, or a corrupt model */
-				per_wake = 0;
+			/* 0: not known (or a corrupt model), the clock paces it */
+			per_wake = per_wake > 0 && per_wake < 1e15 ? fmax(per_wake, 1) : 0;
 		}
 		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
 			    " .sleeps = %s, .requests_per_wake = %.0f },\n", ditto_thread_class_name(t),
 			    (unsigned long long)(count > 256 ? 256 : count), period, busy,
-			    class_sleeps(g->s, t) ? "true" : "false", per_wake > 0 && per_wake < 1 ? 1 : per_wake);
+			    class_sleeps(g->s, t) ? "true" : "false", per_wake);
 		n++;
 	}
 	if (!n)

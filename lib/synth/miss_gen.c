@@ -9,9 +9,9 @@
  * An area is set-confined: its line n lies at 64 (n mod S) + stride (n /
  * S), the stride being the cache's way size (4 KiB for cachegrind's
  * 32 KiB D1, 64 KiB for its 1 MiB LL), so its lines fill S sets only and
- * the rest of the cache keeps the service's own lines. A window over the
- * whole of D1 let one memcached clone's D1 rate move by 16% between runs,
- * its threads' buffers evicted more or less often by the window. S is
+ * the rest of the cache keeps the clone's own lines where the profile put
+ * them (a window over all of D1 evicts them too; its effect on the spread
+ * of a memcached clone's D1 rate between runs was within the noise). S is
  * sized to the demand: the smallest power of two from 16 whose sets hold
  * the window twice over, all of the cache's sets (the plain linear area)
  * for a knob that asks for more (a service missing D1 on 40% of its

@@ -446,6 +446,14 @@ def strace_counts(path):
     return counts
 
 
+def traced_env():
+    """The environment of a clone under strace: LeakSanitizer cannot stop
+    a traced process's threads."""
+    env = dict(os.environ)
+    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    return env
+
+
 def serve_under(exe, wrap, n, payload, timeout, env=None):
     """n requests to a clone started under wrap, which ends after them."""
     clone = Clone(exe, ['--max-requests', str(n)], wrap, env)
@@ -458,9 +466,7 @@ def serve_under(exe, wrap, n, payload, timeout, env=None):
 
 def strace_run(exe, n):
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
-    env = dict(os.environ)
-    # LeakSanitizer cannot stop a traced process's threads
-    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    env = traced_env()
     serve_under(exe, ['strace', '-f', '-c', '-o', out], n, b'replay', 30, env)
     counts = strace_counts(out)
     os.unlink(out)
@@ -557,8 +563,7 @@ def wake_up_calls(path):
 
 def scenario_order(exe, held):
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
-    env = dict(os.environ)
-    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    env = traced_env()
     clone = Clone(exe, [], ['strace', '-f', '-qq', '-e', 'trace=epoll_wait,read,write',
                             '-o', out], env)
     try:
@@ -613,8 +618,7 @@ def scenario_turns(exe, threads):
     thread: the connections go round robin, one to each thread, however
     late the probe's thread sees it leave."""
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
-    env = dict(os.environ)
-    env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':detect_leaks=0'
+    env = traced_env()
     clone = Clone(exe, [], ['strace', '-f', '-qq', '-e', 'trace=accept,accept4,read', '-o', out],
                   env)
     try:
