@@ -78,9 +78,25 @@ struct weighted {
 	uint64_t count;
 };
 
+/* What the generator does with one class of the mix, worked out once
+ * per class from its key (see classify()), not once per instruction. */
+enum kind { K_PLAIN, K_DIV, K_RET, K_JCC, K_CALL, K_CALLI, K_JMPI, K_JMP, K_PUSH_POP, K_STR };
+enum credit { CR_NONE, CR_CMP, CR_STACK, CR_MOV };
+
+struct kclass {
+	char key[64];		/* the key, moved to what this host runs */
+	enum kind kind;
+	enum credit credit;	/* the credit it may be paid from */
+	bool sweeps;		/* takes a line of the block's sweep */
+	bool mem;		/* has a data operand */
+	bool plain_read;	/* may be chased */
+	bool step;		/* a 64-bit load: a chase's step to the next node */
+};
+
 struct gen {
 	struct ditto_rng rng;
 	const char **keys;
+	struct kclass *kc;
 	struct weighted *mix;
 	size_t nmix;
 	struct weighted raw[80], waw[80], br[160];
@@ -90,6 +106,7 @@ struct gen {
 	uint64_t idx, last_wr[NPOOL];
 	uint64_t cur_off;	/* offset of the region being emitted */
 	const char *base;	/* its operands' base: "r12 + r14" or "r12" */
+	bool cursor;		/* ...and which: r14 is live */
 	uint64_t cursors;	/* offset of the per-region cursor slots */
 	uint64_t chases;	/* offset of the per-region chase pointer slots */
 	size_t cur_region;
@@ -280,10 +297,10 @@ static bool is_reg_move(const char *key)
 }
 
 /* A class whose instruction the emulation of another one already emitted. */
-static bool take_credit(struct gen *g, const char *key)
+static bool take_credit(struct gen *g, const struct kclass *kc)
 {
-	unsigned *c = key_is(key, "cmp") ? &g->credit_cmp : is_push_pop(key) ? &g->credit_stack :
-		      is_reg_move(key) ? &g->credit_mov : NULL;
+	unsigned *c = kc->credit == CR_CMP ? &g->credit_cmp : kc->credit == CR_STACK ?
+		      &g->credit_stack : kc->credit == CR_MOV ? &g->credit_mov : NULL;
 
 	if (!c || !*c)
 		return false;
@@ -298,7 +315,7 @@ static bool take_credit(struct gen *g, const char *key)
  * step to the next node; other reads read the current node's first
  * bytes, which no store of the sweep touches past its 32 bytes.
  */
-static bool chased(struct gen *g, const char *key, struct emit_regs *er)
+static bool chased(struct gen *g, const struct kclass *kc, struct emit_regs *er)
 {
 	bool chase = ditto_rng_below(&g->rng, 1u << 20) < g->chase_p * (1u << 20);
 
@@ -307,7 +324,7 @@ static bool chased(struct gen *g, const char *key, struct emit_regs *er)
 	if (!g->chase_live)
 		line(g, "mov rbx, [r12 + %llu]", (unsigned long long)(g->chases + 8 * g->cur_region));
 	g->chase_live = true;
-	if (key_is(key, "mov") && !strncmp(key + 3, ".rm.r.64.", 9)) {
+	if (kc->step) {
 		line(g, "mov rbx, [rbx + 56]");
 		return true;
 	}
@@ -317,17 +334,16 @@ static bool chased(struct gen *g, const char *key, struct emit_regs *er)
 }
 
 /* One instruction of class key; returns the instructions emitted. */
-static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
+static unsigned emit_one(struct gen *g, const struct kclass *kc, unsigned memop)
 {
 	struct emit_regs er;
-	char key[64], text[128];
+	char text[128];
 	uint64_t raw = draw(g, g->raw, g->nraw), waw = draw(g, g->waw, g->nwaw);
 	int src = pick(g, raw ? raw : 1, -1), dst;
 
-	portable_key(key_in, key, sizeof(key));
-	if (take_credit(g, key))
+	if (take_credit(g, kc))
 		return 1;
-	if (key_is(key, "div")) {
+	if (kc->kind == K_DIV) {
 		src = P_R8 + (int)ditto_rng_below(&g->rng, 4);	/* r8..r11: never rax/rdx */
 		line(g, "xor edx, edx");
 		line(g, "or %s, 1", pool[src][3]);
@@ -340,18 +356,18 @@ static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
 	er.base = g->base;
 	er.disp = (unsigned)(g->cur_off + 64 * memop);
 	er.label = "1f";
-	if (has_memory(key) || key_is(key, "str")) {
+	if (kc->mem || kc->kind == K_STR) {
 		fresh(g, R_R12);
-		if (strstr(g->base, "r14"))
+		if (g->cursor)
 			fresh(g, R_R14);
 	}
-	if (plain_read(key) && chased(g, key, &er)) {
+	if (kc->plain_read && chased(g, kc, &er)) {
 		++g->idx;
 		return 1;
 	}
-	if (key_is(key, "ret"))
+	if (kc->kind == K_RET)
 		return 0;	/* each call brings its own */
-	if (key_is(key, "jcc")) {
+	if (kc->kind == K_JCC) {
 		uint64_t b = draw(g, g->br, g->nbr);
 
 		fresh(g, R_R13);
@@ -361,40 +377,37 @@ static unsigned emit_one(struct gen *g, const char *key_in, unsigned memop)
 		g->credit_cmp++;
 		return 2;
 	}
-	if (key_is(key, "call") || key_is(key, "calli")) {
-		if (key_is(key, "calli")) {
-			line(g, "lea r11, [rip + .L%s_leaf]", g->name);
-			line(g, "call r11");
-		} else {
-			line(g, "call .L%s_leaf", g->name);
-		}
-		return key_is(key, "calli") ? 3 : 2;
+	if (kc->kind == K_CALLI) {
+		line(g, "lea r11, [rip + .L%s_leaf]", g->name);
+		line(g, "call r11");
+		return 3;
 	}
-	if (key_is(key, "jmpi")) {
+	if (kc->kind == K_CALL) {
+		line(g, "call .L%s_leaf", g->name);
+		return 2;
+	}
+	if (kc->kind == K_JMPI) {
 		line(g, "lea r11, [rip + 1f]");
 		line(g, "jmp r11");
 		dbuf_puts(g->out, "1:\n");
 		return 2;
 	}
-	if (is_push_pop(key)) {
+	if (kc->kind == K_PUSH_POP) {
 		line(g, "push %s", pool[src][3]);	/* pushes and pops in pairs */
 		line(g, "pop %s", pool[dst][3]);
 		g->last_wr[dst] = ++g->idx;
 		g->credit_stack++;
 		return 2;
 	}
-	if (key_is(key, "str")) {
+	if (kc->kind == K_STR) {
 		line(g, "lea rsi, [%s + %llu]", g->base, (unsigned long long)er.disp);
 		line(g, "lea rdi, [%s + %llu]", g->base, (unsigned long long)er.disp + 32);
 		g->last_wr[P_RSI] = g->last_wr[P_RDI] = ++g->idx;
 	}
-	/* A key no template knows (another tool's, a newer schema's) still
-	 * costs an instruction: a plain register add. */
-	if (insn_emit(key, &er, text, sizeof(text)) &&
-	    insn_emit("alu.rr.none.64.base", &er, text, sizeof(text)))
+	if (insn_emit(kc->key, &er, text, sizeof(text)))
 		return 0;
 	line(g, "%s", text);
-	if (key_is(key, "jmp"))
+	if (kc->kind == K_JMP)
 		dbuf_puts(g->out, "1:\n");
 	g->last_wr[dst] = ++g->idx;
 	return 1;
@@ -406,6 +419,49 @@ static bool has_memory(const char *key)
 
 	return !is_push_pop(key) && *m && strncmp(m, "none", 4) != 0 && !key_is(key, "call") &&
 	       !key_is(key, "calli") && !key_is(key, "ret") && !key_is(key, "jmpi");
+}
+
+static enum kind kind_of(const char *key)
+{
+	static const struct {
+		const char *func;
+		enum kind kind;
+	} funcs[] = {
+		{ "div", K_DIV }, { "ret", K_RET }, { "jcc", K_JCC }, { "call", K_CALL },
+		{ "calli", K_CALLI }, { "jmpi", K_JMPI }, { "jmp", K_JMP }, { "str", K_STR },
+	};
+
+	if (is_push_pop(key))
+		return K_PUSH_POP;
+	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++)
+		if (key_is(key, funcs[i].func))
+			return funcs[i].kind;
+	return K_PLAIN;
+}
+
+/* A sweep line is taken by the key as profiled, the rest by the key this
+ * host runs (the two differ in the isa and vector width alone, unless the
+ * key was too long to keep whole). */
+static void classify(const char *key, struct kclass *kc)
+{
+	struct emit_regs er;
+	char text[128];
+
+	portable_key(key, kc->key, sizeof(kc->key));
+	kc->sweeps = has_memory(key);
+	kc->kind = kind_of(kc->key);
+	kc->credit = key_is(kc->key, "cmp") ? CR_CMP : is_push_pop(kc->key) ? CR_STACK :
+		     is_reg_move(kc->key) ? CR_MOV : CR_NONE;
+	kc->mem = has_memory(kc->key);
+	kc->plain_read = plain_read(kc->key);
+	kc->step = key_is(kc->key, "mov") && !strncmp(kc->key + 3, ".rm.r.64.", 9);
+	/* A key no template knows (another tool's, a newer schema's) still
+	 * costs an instruction: a plain register add. Whether a template
+	 * exists depends on the key alone, so this is asked (and logged) once. */
+	set_regs(&er, 0, 1);
+	er.base = "r12";
+	if (insn_emit(kc->key, &er, text, sizeof(text)))
+		snprintf(kc->key, sizeof(kc->key), "%s", "alu.rr.none.64.base");
 }
 
 /*
@@ -437,6 +493,7 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	g->cur_off = g->regoff[k];
 	g->cur_region = k;
 	g->base = cursor ? "r12 + r14" : "r12";
+	g->cursor = cursor;
 	if (cursor) {
 		fresh(g, R_R12);
 		line(g, "mov r14, [r12 + %llu]", (unsigned long long)slot);
@@ -445,15 +502,15 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	/* Keys that emit nothing (ret comes with call) are drawn again, but
 	 * never forever. */
 	for (uint64_t tries = 0; done < n && tries < 16 * n; tries++) {
-		const char *key = g->keys[draw(g, g->mix, g->nmix)];
-		bool mem = has_memory(key);
+		const struct kclass *kc = &g->kc[draw(g, g->mix, g->nmix)];
+		bool mem = kc->sweeps;
 
 		if (mem && memop == chunk) {
 			if (cursor)
 				advance(g, k, chunk);
 			memop = 0;
 		}
-		done += emit_one(g, key, mem ? memop : 0) ? 1 : 0;
+		done += emit_one(g, kc, mem ? memop : 0) ? 1 : 0;
 		memop += mem;
 	}
 	if (cursor) {
@@ -493,7 +550,8 @@ static int load(struct gen *g, struct ditto_cpu *c)
 	g->nmix = mix ? ditto_counts_size(mix) : 0;
 	g->mix = calloc(g->nmix + 1, sizeof(*g->mix));
 	g->keys = calloc(g->nmix + 1, sizeof(*g->keys));
-	if (!g->mix || !g->keys)
+	g->kc = calloc(g->nmix + 1, sizeof(*g->kc));
+	if (!g->mix || !g->keys || !g->kc)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nmix; i++) {
 		ditto_counts_entry(mix, i, &g->keys[i], &g->mix[i].count);
@@ -504,6 +562,8 @@ static int load(struct gen *g, struct ditto_cpu *c)
 		g->mix[0] = (struct weighted){ 0, 1 };
 		g->nmix = 1;
 	}
+	for (size_t i = 0; i < g->nmix; i++)
+		classify(g->keys[i], &g->kc[i]);
 	g->chase_p = chase_share(c, g) * g->k->chase_scale;
 	g->nraw = hist_weights(ditto_cpu_raw(c), g->raw, 80);
 	g->nwaw = hist_weights(ditto_cpu_waw(c), g->waw, 80);
@@ -835,5 +895,6 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 out:
 	free(g.mix);
 	free(g.keys);
+	free(g.kc);
 	return err ? ditto_err(err, "synth: cannot generate the body: %s", ditto_strerror(err)) : 0;
 }
