@@ -91,6 +91,7 @@ struct kclass {
 	bool mem;		/* has a data operand */
 	bool plain_read;	/* may be chased */
 	bool step;		/* a 64-bit load: a chase's step to the next node */
+	bool vector;		/* has vector register operands */
 };
 
 struct gen {
@@ -115,6 +116,7 @@ struct gen {
 	/* Instructions the emulation of another class already emitted: a
 	 * branch's test stands for a compare, a push for a pop. */
 	unsigned credit_cmp, credit_stack, credit_mov;
+	unsigned vturn;		/* the vector registers' turn (emit_regs.vturn) */
 	uint64_t written[3];	/* line of r12, r13, r14's last write (see fresh()) */
 	uint64_t lines;		/* instructions emitted so far */
 	struct dbuf *out;
@@ -404,6 +406,7 @@ static unsigned emit_one(struct gen *g, const struct kclass *kc, unsigned memop)
 		line(g, "lea rdi, [%s + %llu]", g->base, (unsigned long long)er.disp + 32);
 		g->last_wr[P_RSI] = g->last_wr[P_RDI] = ++g->idx;
 	}
+	er.vturn = kc->vector ? g->vturn++ : 0;
 	if (insn_emit(kc->key, &er, text, sizeof(text)))
 		return 0;
 	line(g, "%s", text);
@@ -455,6 +458,7 @@ static void classify(const char *key, struct kclass *kc)
 	kc->mem = has_memory(kc->key);
 	kc->plain_read = plain_read(kc->key);
 	kc->step = key_is(kc->key, "mov") && !strncmp(kc->key + 3, ".rm.r.64.", 9);
+	kc->vector = key_is(kc->key, "vint") || key_is(kc->key, "vfp") || key_is(kc->key, "cvt");
 	/* A key no template knows (another tool's, a newer schema's) still
 	 * costs an instruction: a plain register add. Whether a template
 	 * exists depends on the key alone, so this is asked (and logged) once. */

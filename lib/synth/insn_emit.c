@@ -140,20 +140,26 @@ static bool emit_gp(const struct key *k, const struct emit_regs *r, const char *
 	return OUT("%s %s, %s", op, a, b) > 0;	/* nearest */
 }
 
-static bool emit_vector(const struct key *k, const char *m, char *buf, size_t len)
+/* The three vector registers take turns (emit_regs.vturn): an instruction
+ * writes one and reads the two written before it, so the reads depend on
+ * recent writes, as in the profile, not on ones from outside the body. */
+static bool emit_vector(const struct key *k, const struct emit_regs *r, const char *m,
+			char *buf, size_t len)
 {
 	bool vex = !strncmp(k->isa, "avx", 3) || !strcmp(k->isa, "fma");
 	bool fp = !strcmp(k->func, "vfp");
-	unsigned w = k->width >= 128 ? k->width : 128;
+	unsigned w = k->width >= 128 ? k->width : 128, t = r ? r->vturn % 3 : 0;
 	const char *op = fp ? (vex ? "vaddps" : "addps") : (vex ? "vpaddd" : "paddd");
-	const char *d = vreg(w, 0), *s = vreg(w, 1);
+	const char *d = vreg(w, (int)t), *s = vreg(w, (int)(t + 2) % 3);
 
 	if (!strcmp(k->func, "cvt"))
-		return strchr(k->ops, 'r') ? OUT("cvtsi2sd xmm0, %s", "r8") > 0 : OUT("cdqe") > 0;
+		return strchr(k->ops, 'r') ? OUT("cvtsi2sd %s, %s", vreg(128, (int)t), "r8") > 0 :
+					     OUT("cdqe") > 0;
 	if (!strcmp(k->mem, "w"))
-		return OUT("%s %s, %s", vex ? "vmovdqu" : "movdqu", m, d) > 0;
+		return OUT("%s %s, %s", vex ? "vmovdqu" : "movdqu", m, s) > 0;
 	if (vex)
-		return OUT("%s %s, %s, %s", op, d, s, !strcmp(k->mem, "r") ? m : vreg(w, 2)) > 0;
+		return OUT("%s %s, %s, %s", op, d, s,
+			   !strcmp(k->mem, "r") ? m : vreg(w, (int)(t + 1) % 3)) > 0;
 	return OUT("%s %s, %s", op, d, !strcmp(k->mem, "r") ? m : s) > 0;
 }
 
@@ -212,7 +218,7 @@ int insn_emit(const char *key, const struct emit_regs *r, char *buf, size_t len)
 	snprintf(m, sizeof(m), "%s [%s + %u]", ptr(mw), r && r->base ? r->base : "r12",
 		 r ? r->disp : 0);
 	if (!strcmp(k.func, "vint") || !strcmp(k.func, "vfp") || !strcmp(k.func, "cvt"))
-		ok = emit_vector(&k, m, buf, len);
+		ok = emit_vector(&k, r, m, buf, len);
 	else
 		ok = emit_gp(&k, r, m, buf, len) || emit_control(&k, r, m, buf, len) ||
 		     emit_misc(&k, m, buf, len);

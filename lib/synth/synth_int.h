@@ -13,6 +13,8 @@ struct emit_regs {
 	const char *base;	/* memory operands are [base + disp]; default r12 */
 	unsigned disp;
 	const char *label;	/* branch and call target; default "1f" */
+	unsigned vturn;		/* vector operands: writes register vturn % 3 of
+				 * three, reads the other two (see emit_vector()) */
 };
 
 /*

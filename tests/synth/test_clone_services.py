@@ -60,12 +60,13 @@ def assert_cpu_close(orig, clone):
     they catch a generator whose scaffolding distorts the profile, as the
     old region cursor did (26% of a redis clone's instructions were its
     adds and ands, 52% of its loads counted as chased, 13% of its register
-    reads came over 1024 instructions after the write)."""
+    reads came over 1024 instructions after the write; 2-3.5% did while its
+    vector instructions read two registers the body never wrote)."""
     mix_o, chased_o, tail_o = cpu_shape(orig)
     mix_c, chased_c, tail_c = cpu_shape(clone)
     assert mix_distance(mix_o, mix_c) <= 0.3, (mix_o, mix_c)
     assert 0.3 * chased_o <= chased_c <= 1.5 * chased_o + 0.02, (chased_o, chased_c)
-    assert tail_c <= tail_o + 0.03, (tail_o, tail_c)
+    assert tail_c <= tail_o + 0.01, (tail_o, tail_c)
 
 
 def test_redis_clone_answers_redis_benchmark_and_matches(tmp_path, started):
