@@ -7,6 +7,8 @@
  * stepped class. Hardware counters of the system window go to observed.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,8 @@ void session_cpu_free(struct session_cpu *sc)
 
 /* ---- hardware counters of the system window ---- */
 
+static atomic_bool counters_warned;
+
 int session_counters_store(struct hw_counters *h, const char *why, struct ditto_model *m)
 {
 	struct ditto_service *svc = ditto_model_service(m, 0);
@@ -158,8 +162,11 @@ int session_counters_store(struct hw_counters *h, const char *why, struct ditto_
 	if (!o)
 		return 0;
 	if (!h) {
-		ditto_warn("hardware counters unavailable (%s); observed.counters.available is false",
-			   why && *why ? why : "not opened");
+		/* Once per process: a tuning run profiles and measures dozens
+		 * of times, and the host does not grow a PMU in between. */
+		if (!atomic_exchange(&counters_warned, true))
+			ditto_warn("hardware counters unavailable (%s); observed.counters.available "
+				   "is false (said once per process)", why && *why ? why : "not opened");
 		return ditto_observed_set_counters_available(o, false);
 	}
 	hwc_read(h, v, &have);
