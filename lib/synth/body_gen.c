@@ -106,8 +106,7 @@ struct gen {
 	size_t nreg;
 	uint64_t idx, last_wr[NPOOL];
 	uint64_t cur_off;	/* offset of the region being emitted */
-	const char *base;	/* its operands' base: "r12 + r14" or "r12" */
-	bool cursor;		/* ...and which: r14 is live */
+	bool cursor;		/* its operands' base is r12 + r14, not r12 alone */
 	uint64_t cursors;	/* offset of the per-region cursor slots */
 	uint64_t chases;	/* offset of the per-region chase pointer slots */
 	size_t cur_region;
@@ -298,6 +297,12 @@ static bool is_reg_move(const char *key)
 	return key_is(key, "mov") && !strncmp(key + 3, ".rr.none.", 9);
 }
 
+/* The base of the current block's operands. */
+static const char *base(const struct gen *g)
+{
+	return g->cursor ? "r12 + r14" : "r12";
+}
+
 /* A class whose instruction the emulation of another one already emitted. */
 static bool take_credit(struct gen *g, const struct kclass *kc)
 {
@@ -355,7 +360,7 @@ static unsigned emit_one(struct gen *g, const struct kclass *kc, unsigned memop)
 	}
 	dst = pick(g, waw ? waw : 8, src);
 	set_regs(&er, dst, src);
-	er.base = g->base;
+	er.base = base(g);
 	er.disp = (unsigned)(g->cur_off + 64 * memop);
 	er.label = "1f";
 	if (kc->mem || kc->kind == K_STR) {
@@ -402,8 +407,8 @@ static unsigned emit_one(struct gen *g, const struct kclass *kc, unsigned memop)
 		return 2;
 	}
 	if (kc->kind == K_STR) {
-		line(g, "lea rsi, [%s + %llu]", g->base, (unsigned long long)er.disp);
-		line(g, "lea rdi, [%s + %llu]", g->base, (unsigned long long)er.disp + 32);
+		line(g, "lea rsi, [%s + %llu]", base(g), (unsigned long long)er.disp);
+		line(g, "lea rdi, [%s + %llu]", base(g), (unsigned long long)er.disp + 32);
 		g->last_wr[P_RSI] = g->last_wr[P_RDI] = ++g->idx;
 	}
 	er.vturn = kc->vector ? g->vturn++ : 0;
@@ -458,7 +463,7 @@ static void classify(const char *key, struct kclass *kc)
 	kc->mem = has_memory(kc->key);
 	kc->plain_read = plain_read(kc->key);
 	kc->step = key_is(kc->key, "mov") && !strncmp(kc->key + 3, ".rm.r.64.", 9);
-	kc->vector = key_is(kc->key, "vint") || key_is(kc->key, "vfp") || key_is(kc->key, "cvt");
+	kc->vector = insn_key_vector(kc->key);
 	/* A key no template knows (another tool's, a newer schema's) still
 	 * costs an instruction: a plain register add. Whether a template
 	 * exists depends on the key alone, so this is asked (and logged) once. */
@@ -496,7 +501,6 @@ static void block(struct gen *g, size_t k, uint64_t n)
 	dbuf_printf(g->out, "\t# region %zu: %llu bytes\n", k, (unsigned long long)g->region[k]);
 	g->cur_off = g->regoff[k];
 	g->cur_region = k;
-	g->base = cursor ? "r12 + r14" : "r12";
 	g->cursor = cursor;
 	if (cursor) {
 		fresh(g, R_R12);

@@ -45,18 +45,18 @@ static void log_tail(const char *log, char *out, size_t len)
 static void child(const char *dir, const char *log, const char *cc)
 {
 	char ccvar[PATH_MAX + 4], jobs[16];
+	char *argv[] = { "make", "--no-print-directory", jobs, "clone", ccvar, NULL };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0 || chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(126);
 	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu < 1 ? 1 : ncpu > 64 ? 64 : ncpu);
-	if (cc) {
+	if (cc)
 		snprintf(ccvar, sizeof(ccvar), "CC=%s", cc);
-		execlp("make", "make", "--no-print-directory", jobs, ccvar, "clone", (char *)NULL);
-	} else {
-		execlp("make", "make", "--no-print-directory", jobs, "clone", (char *)NULL);
-	}
+	else
+		argv[4] = NULL;
+	execvp("make", argv);
 	_exit(127);
 }
 

@@ -204,6 +204,16 @@ static bool emit_misc(const struct key *k, const char *m, char *buf, size_t len)
 	return false;
 }
 
+bool insn_key_vector(const char *key)
+{
+	static const char *const funcs[] = { "vint.", "vfp.", "cvt." };
+
+	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++)
+		if (!strncmp(key, funcs[i], strlen(funcs[i])))
+			return true;
+	return false;
+}
+
 int insn_emit(const char *key, const struct emit_regs *r, char *buf, size_t len)
 {
 	struct key k;
@@ -217,7 +227,7 @@ int insn_emit(const char *key, const struct emit_regs *r, char *buf, size_t len)
 							       : k.width ? k.width : 64;
 	snprintf(m, sizeof(m), "%s [%s + %u]", ptr(mw), r && r->base ? r->base : "r12",
 		 r ? r->disp : 0);
-	if (!strcmp(k.func, "vint") || !strcmp(k.func, "vfp") || !strcmp(k.func, "cvt"))
+	if (insn_key_vector(key))
 		ok = emit_vector(&k, r, m, buf, len);
 	else
 		ok = emit_gp(&k, r, m, buf, len) || emit_control(&k, r, m, buf, len) ||

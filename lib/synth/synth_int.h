@@ -25,6 +25,9 @@ struct emit_regs {
  * -EINVAL for a malformed key, -ENOENT for an unknown function.
  */
 int insn_emit(const char *key, const struct emit_regs *r, char *buf, size_t len);
+/* Whether the class's instruction has vector register operands (vint,
+ * vfp, cvt: emit_regs.vturn applies). */
+bool insn_key_vector(const char *key);
 
 /* What a generated body needs from its caller. */
 struct body_info {
