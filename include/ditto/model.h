@@ -32,7 +32,8 @@
  *                               mix{class: count}, branches, dws, dws_cold,
  *                               iws, iws_cold, raw, war, waw, mem_raw,
  *                               loads, stores, chased_loads,
- *                               jit_instructions, stepped_ns
+ *                               jit_instructions, stepped_ns,
+ *                               stepping{mechanism: windows}
  *     observed                  throughput_qps, loads[]{qps, achieved_qps,
  *                               connections, latency_ns}, counters{
  *                               available, cycles, instructions, branches,
@@ -584,6 +585,12 @@ DITTO_API int ditto_cpu_set_stepped_ns(struct ditto_cpu *c, uint64_t ns);
  * e.g. "alu.rr.none.64.base", "mov.rm.r.32.base", "vint.rr.none.128.sse2".
  */
 DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c);
+/*
+ * Windows per stepping mechanism, keyed by ditto_step_mode_name()
+ * ("breakpoint", "syscall_stops"; see profile.h): how the profile ran
+ * system calls. Created empty on first use; merges add.
+ */
+DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c);
 /*
  * Histograms, created empty on first use:
  *  insts_per_request  instructions between request boundaries (log2)

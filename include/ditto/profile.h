@@ -72,6 +72,8 @@ struct ditto_profile_opts {
 	int cpu_windows;
 	uint64_t cpu_window_insts;
 	double cpu_spacing_s;
+	/* How CPU windows run system calls (see enum ditto_step_mode). */
+	int cpu_step_mode;
 	size_t :0;
 };
 
@@ -119,6 +121,49 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
 DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out);
 
 /*
+ * How a CPU window gets past a system call or a rep-prefixed string
+ * instruction without single-stepping it (a system call single-stepped
+ * would leave a SIGTRAP queued at its exit, deadly after a detach).
+ *
+ * DITTO_STEP_BREAKPOINT: a hardware breakpoint (debug register) on the next
+ *   instruction, then PTRACE_CONT: one trap per call or per rep string.
+ * DITTO_STEP_SYSCALL_STOPS: PTRACE_SYSCALL from the call instruction to its
+ *   entry and exit stops, no trap flag; rep strings are stepped iteration
+ *   by iteration (counted once). Needs no debug register: some virtual
+ *   machines accept debug-register writes but never fire them.
+ * DITTO_STEP_AUTO: breakpoints where a check shows they fire on this host
+ *   (a throwaway child process, once per process), else syscall stops. The
+ *   environment variable DITTO_STEP_MODE ("auto", "breakpoint",
+ *   "syscall_stops") overrides AUTO.
+ *
+ * Either way a call that blocks longer than the window timeout is
+ * interrupted with no trap left pending and restarts once released. Each
+ * cpu entry counts its windows per mechanism (ditto_cpu_stepping()).
+ */
+enum ditto_step_mode {
+	DITTO_STEP_AUTO = 0,
+	DITTO_STEP_BREAKPOINT = 1,
+	DITTO_STEP_SYSCALL_STOPS = 2,
+};
+
+/* "auto", "breakpoint", "syscall_stops" ("unknown" out of range). */
+DITTO_API const char *ditto_step_mode_name(enum ditto_step_mode m);
+/* Parse one of those names; -EINVAL otherwise. */
+DITTO_API int ditto_step_mode_parse(const char *name, enum ditto_step_mode *out);
+/*
+ * The mechanism AUTO stands for here: DITTO_STEP_MODE if set (an invalid
+ * value is an error), else DITTO_STEP_BREAKPOINT when a hardware
+ * breakpoint set on a throwaway child fires, else
+ * DITTO_STEP_SYSCALL_STOPS. The check runs once per process (about a
+ * millisecond) and its result is kept. Returns the mode or a negative
+ * error. Thread-safe.
+ */
+DITTO_API int ditto_step_mode_detect(void);
+/* Whether hardware breakpoints fire on this host (the check above,
+ * regardless of DITTO_STEP_MODE): 1 yes, 0 no, or a negative error. */
+DITTO_API int ditto_step_breakpoints_work(void);
+
+/*
  * CPU windows on their own.
  *
  * Each window seizes one thread with ptrace (PTRACE_SEIZE: the rest of the
@@ -135,9 +180,8 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
  *
  * Stepping costs a trap per instruction (about 36,000 instructions a
  * second here): a window of 20000 instructions holds its thread about
- * 0.6 s. rep-prefixed string instructions take one trap (a per-thread
- * hardware breakpoint) instead of one per iteration; so do system calls,
- * which are never single-stepped. A window also ends when a system call
+ * 0.6 s. System calls are never single-stepped (see enum ditto_step_mode
+ * for how they are run, and rep-prefixed strings). A window also ends when a system call
  * blocks for window_timeout_s, so an idle thread is released; the call
  * restarts transparently. Tracer and tracee share one CPU during a window
  * (about 3.5 times more steps per second); the thread's CPU affinity is
@@ -160,6 +204,9 @@ struct ditto_cpu_opts {
 	/* Set *stop non-zero from any thread or a signal handler to end the
 	 * current window early and take no more (NULL: not used). */
 	const volatile int *stop;
+	/* enum ditto_step_mode (0: AUTO). Forcing DITTO_STEP_BREAKPOINT on a
+	 * host where breakpoints do not fire is -EOPNOTSUPP. */
+	int step_mode;
 	size_t :0;
 };
 

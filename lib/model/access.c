@@ -581,6 +581,11 @@ DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c)
 	return (struct ditto_counts *)dn_child(NODE(c), "mix", DN_MAP);
 }
 
+DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c)
+{
+	return (struct ditto_counts *)dn_child(NODE(c), "stepping", DN_MAP);
+}
+
 /* ---- observed ---- */
 
 DITTO_API struct ditto_observed *ditto_service_observed(struct ditto_service *s)

@@ -93,6 +93,22 @@ static void check_requests(struct vctx *v, const struct dnode *obj)
 	check_le(v, obj, "pipelined", dn_get_u64(obj, "count"), "count");
 }
 
+/* Windows per stepping mechanism cannot add up to more than the windows. */
+static void check_stepping(struct vctx *v, const struct dnode *obj)
+{
+	const struct dnode *st = dn_get(obj, "stepping");
+	uint64_t n = 0, windows = dn_get_u64(obj, "windows");
+
+	if (!st || st->type != DN_MAP)
+		return;
+	for (size_t i = 0; i < st->m.n; i++)
+		if (st->m.m[i].val->type == DN_UINT)
+			n += st->m.m[i].val->u;
+	if (n > windows)
+		vproblem(v, "stepping", "%llu windows by mechanism exceed windows (%llu)",
+			 (unsigned long long)n, (unsigned long long)windows);
+}
+
 static void check_cpu(struct vctx *v, const struct dnode *obj)
 {
 	const struct dnode *b = dn_get(obj, "branches");
@@ -101,6 +117,7 @@ static void check_cpu(struct vctx *v, const struct dnode *obj)
 	check_le(v, obj, "chased_loads", dn_get_u64(obj, "loads"), "loads");
 	check_le(v, obj, "undecoded", dn_get_u64(obj, "instructions"), "instructions");
 	check_le(v, obj, "jit_instructions", dn_get_u64(obj, "instructions"), "instructions");
+	check_stepping(v, obj);
 	if (b && b->type == DN_HIST)
 		for (size_t i = 0; i < b->h->n; i++) {
 			uint64_t k = b->h->keys[i];
@@ -243,6 +260,7 @@ static const struct field cpu_fields[] = {
 	COUNT("chased_loads", CP_PER_FIELD, .per = "loads"),
 	COUNT("jit_instructions", CP_PER_FIELD, .per = "instructions"),
 	COUNT("stepped_ns", CP_NONE),
+	F("stepping", FT_COUNTS, MG_SUM, CP_NONE),
 };
 const struct section schema_cpu = { "cpu", FIELDS(cpu_fields), check_cpu, NULL };
 

@@ -91,14 +91,14 @@ static int copy_cpu_opts(struct ditto_profile *p, const struct ditto_profile_opt
 	int windows = OPTS_GET(o, cpu_windows, 0);
 	DITTO_OPTS(ditto_cpu_opts, co, .windows = windows > 0 ? (unsigned)windows : 0,
 		   .window_insts = OPTS_GET(o, cpu_window_insts, (uint64_t)0),
-		   .spacing_s = OPTS_GET(o, cpu_spacing_s, 0.0));
+		   .spacing_s = OPTS_GET(o, cpu_spacing_s, 0.0),
+		   .step_mode = OPTS_GET(o, cpu_step_mode, 0));
 
 	if (windows < -1 || co.spacing_s != co.spacing_s)
 		return ditto_err(-EINVAL, "profile: cpu_windows %d or cpu_spacing_s is not valid",
 				 windows);
 	p->cpu_on = windows != -1;
-	cpu_opts_defaults(&co, &p->cpu_opts);
-	return 0;
+	return p->cpu_on ? cpu_opts_defaults(&co, &p->cpu_opts) : 0;
 }
 
 static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o)
@@ -115,8 +115,10 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 		p->sample_hz = TSAMP_DEFAULT_HZ;
 	p->progress = OPTS_GET(o, progress, NULL);
 	p->user = OPTS_GET(o, user, NULL);
-	if (copy_cpu_opts(p, o))
-		return -EINVAL;
+	int err;
+
+	if ((err = copy_cpu_opts(p, o)))
+		return err;
 	if (name && !(p->service_name = strdup(name)))
 		return ditto_err(-ENOMEM, "out of memory");
 	return 0;

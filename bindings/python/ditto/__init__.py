@@ -14,7 +14,8 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
-from .profile import Profile, profile, profile_cpu
+from .profile import (Profile, breakpoints_work, profile, profile_cpu, step_mode_detect,
+                      STEP_MODES)
 from .synth import build, synth
 from .load import load
 from .measure import counters_available, measure
@@ -26,7 +27,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
-           'Profile', 'profile', 'profile_cpu', 'Cpu', 'synth', 'build', 'BuildError', 'load',
+           'Profile', 'profile', 'profile_cpu', 'step_mode_detect', 'breakpoints_work',
+           'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load',
            'measure', 'counters_available', 'tune', 'TuneReport']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.

@@ -84,13 +84,13 @@ class ProfileOpts(Structure):
     _fields_ = [('sz', c_size_t), ('duration_s', c_double), ('service_name', c_char_p),
                 ('requests', c_uint64), ('sample_hz', c_int), ('progress', PROGRESS_FN),
                 ('user', c_void_p), ('cpu_windows', c_int), ('cpu_window_insts', c_uint64),
-                ('cpu_spacing_s', c_double)]
+                ('cpu_spacing_s', c_double), ('cpu_step_mode', c_int)]
 
 
 class CpuOpts(Structure):
     _fields_ = [('sz', c_size_t), ('windows', c_uint), ('window_insts', c_uint64),
                 ('spacing_s', c_double), ('window_timeout_s', c_double),
-                ('stop', POINTER(c_int))]
+                ('stop', POINTER(c_int)), ('step_mode', c_int)]
 
 
 class SynthOpts(Structure):
@@ -165,6 +165,10 @@ _SIGS = {
     'ditto_profile_cancel': (None, [_P]),
     'ditto_profile_finish': (c_int, [_P, _PP]),
     'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
+    'ditto_step_mode_name': (_S, [c_int]),
+    'ditto_step_mode_parse': (c_int, [_S, POINTER(c_int)]),
+    'ditto_step_mode_detect': (c_int, []),
+    'ditto_step_breakpoints_work': (c_int, []),
     # synth.h
     'ditto_synth_write': (c_int, [_P, _S, POINTER(SynthOpts)]),
     'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
@@ -227,6 +231,7 @@ _SIGS = {
     'ditto_service_add_cpu': (_P, [_P, _S]),
     'ditto_cpu_thread_class': (_S, [_P]),
     'ditto_cpu_mix': (_P, [_P]),
+    'ditto_cpu_stepping': (_P, [_P]),
     'ditto_cpu_miss_rate': (c_double, [_P, c_bool, c_uint64, c_bool]),
     'ditto_cpu_windows': (c_uint64, [_P]),
     'ditto_cpu_set_windows': (c_int, [_P, c_uint64]),

@@ -122,6 +122,18 @@ class ThreadClass(_Element):
         return '<ditto.ThreadClass %s>' % self.name
 
 
+
+def _counts_dict(c):
+    """A ditto_counts map as a dict (a copy)."""
+    if not c:
+        raise null_error()
+    out = {}
+    key, n = ctypes.c_char_p(), ctypes.c_uint64()
+    for i in range(lib.ditto_counts_size(c)):
+        check(lib.ditto_counts_entry(c, i, ctypes.byref(key), ctypes.byref(n)))
+        out[key.value.decode()] = n.value
+    return out
+
 class Cpu(_Element):
     """services[].cpu[]: what CPU windows observed of one thread class."""
     thread_class = _str_prop('cpu', 'thread_class')
@@ -147,15 +159,13 @@ class Cpu(_Element):
     @property
     def mix(self):
         """Instruction class key -> executions, as a dict (a copy)."""
-        c = lib.ditto_cpu_mix(self._h)
-        if not c:
-            raise null_error()
-        out = {}
-        key, n = ctypes.c_char_p(), ctypes.c_uint64()
-        for i in range(lib.ditto_counts_size(c)):
-            check(lib.ditto_counts_entry(c, i, ctypes.byref(key), ctypes.byref(n)))
-            out[key.value.decode()] = n.value
-        return out
+        return _counts_dict(lib.ditto_cpu_mix(self._h))
+
+    @property
+    def stepping(self):
+        """Stepping mechanism ("breakpoint", "syscall_stops") -> windows
+        that used it, as a dict (a copy)."""
+        return _counts_dict(lib.ditto_cpu_stepping(self._h))
 
     def miss_rate(self, cache_bytes, instructions=False, count_cold=False):
         """Miss rate of a fully associative LRU cache of cache_bytes predicted

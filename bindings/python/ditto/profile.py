@@ -24,7 +24,8 @@ class Profile:
     probe is detached when the session finishes or is closed."""
 
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
-                 progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0):
+                 progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0,
+                 cpu_step_mode='auto'):
         self._progress = None
         if progress is not None:
             # Keep the ctypes callback alive as long as the session.
@@ -34,7 +35,8 @@ class Profile:
                               requests=int(requests), sample_hz=int(sample_hz),
                               cpu_windows=int(cpu_windows),
                               cpu_window_insts=int(cpu_window_insts),
-                              cpu_spacing_s=float(cpu_spacing))
+                              cpu_spacing_s=float(cpu_spacing),
+                              cpu_step_mode=step_mode_parse(cpu_step_mode))
         self._name = service_name.encode() if service_name else None
         opts.service_name = self._name
         if self._progress is not None:
@@ -97,12 +99,37 @@ def profile(pid, duration, **kw):
         return p.finish()
 
 
+STEP_MODES = ('auto', 'breakpoint', 'syscall_stops')
+
+
+def step_mode_parse(name):
+    """enum ditto_step_mode of a name in STEP_MODES (ValueError otherwise)."""
+    if name not in STEP_MODES:
+        raise ValueError('stepping mode %r is not one of %s' % (name, ', '.join(STEP_MODES)))
+    out = ctypes.c_int()
+    check(lib.ditto_step_mode_parse(name.encode(), ctypes.byref(out)))
+    return out.value
+
+
+def step_mode_detect():
+    """The stepping mechanism 'auto' stands for here ("breakpoint" or
+    "syscall_stops"): DITTO_STEP_MODE if set, else whether hardware
+    breakpoints fire on this host (checked once per process)."""
+    return _lib.decode(lib.ditto_step_mode_name(check(lib.ditto_step_mode_detect())))
+
+
+def breakpoints_work():
+    """Whether a hardware breakpoint set on a child process fires here."""
+    return check(lib.ditto_step_breakpoints_work()) > 0
+
+
 def profile_cpu(pid, tids=None, windows=0, window_insts=0, spacing=0.0, window_timeout=0.0,
-                service_name=None):
+                service_name=None, step_mode='auto'):
     """CPU windows (ptrace single-stepping) on threads tids of process pid
     (all its threads when None). Returns a Model with one service holding a
     thread class "stepped" and its cpu entry. Needs CAP_SYS_PTRACE or the
-    target's user with kernel.yama.ptrace_scope 0."""
+    target's user with kernel.yama.ptrace_scope 0. step_mode: how system
+    calls are run ('auto', 'breakpoint', 'syscall_stops'; profile.h)."""
     from .model import Model
     m = Model()
     name = service_name
@@ -116,7 +143,8 @@ def profile_cpu(pid, tids=None, windows=0, window_insts=0, spacing=0.0, window_t
     svc.add_thread('stepped', count=len(tids) if tids else 1)
     cpu = svc.add_cpu('stepped')
     opts = _lib.make_opts(_lib.CpuOpts, windows=int(windows), window_insts=int(window_insts),
-                          spacing_s=float(spacing), window_timeout_s=float(window_timeout))
+                          spacing_s=float(spacing), window_timeout_s=float(window_timeout),
+                          step_mode=step_mode_parse(step_mode))
     arr = (ctypes.c_int * len(tids))(*tids) if tids else None
     check(lib.ditto_profile_cpu(int(pid), arr, len(tids) if tids else 0, ctypes.byref(opts),
                                 cpu._h))

@@ -138,17 +138,26 @@ struct step_opts {
 	uint64_t insts;			/* stop after this many */
 	double timeout_s;		/* or after this long */
 	const volatile int *stop;	/* or when this becomes non-zero */
+	int mode;			/* DITTO_STEP_BREAKPOINT or _SYSCALL_STOPS */
 };
 struct step_result {
 	uint64_t insts;
 	uint64_t ns;			/* wall time the thread was held */
 	bool thread_exited;
 	bool timed_out;
+	bool bp_failed;			/* a breakpoint was refused or never fired:
+					 * the window went on with syscall stops */
 };
 /* Seize tid, step one window feeding `a`, detach. Never leaves it stopped. */
 int step_window(pid_t pid, pid_t tid, struct decoder *d, struct analysis *a,
 		const struct step_opts *o, struct step_result *res);
 /* Clear error for EPERM from PTRACE_SEIZE (Yama, capabilities). */
 int ptrace_perm_error(pid_t tid, int err);
+
+/* ---- the stepping mechanism (step_mode.c) ---- */
+/* DITTO_STEP_BREAKPOINT or DITTO_STEP_SYSCALL_STOPS for a requested enum
+ * ditto_step_mode (AUTO: DITTO_STEP_MODE, else what this host supports),
+ * or -EOPNOTSUPP (breakpoints forced where they do not fire), -EINVAL. */
+int step_mode_resolve(int requested);
 
 #endif /* DITTO_CPU_INT_H */

@@ -48,9 +48,22 @@ int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
 	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
 }
 
+static int counts_merge(struct ditto_counts *dst, struct ditto_counts *src)
+{
+	int err = dst && src ? 0 : -ENOMEM;
+
+	for (size_t i = 0; src && i < ditto_counts_size(src) && !err; i++) {
+		const char *key;
+		uint64_t n;
+
+		if (!(err = ditto_counts_entry(src, i, &key, &n)))
+			err = ditto_counts_add(dst, key, n);
+	}
+	return err;
+}
+
 int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
 {
-	struct ditto_counts *mix = ditto_cpu_mix(src);
 	const struct ditto_hist *h[CPU_NHISTS];
 	uint64_t c[CPU_NCOUNTS];
 	int err;
@@ -60,12 +73,9 @@ int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
 	for (size_t i = 0; i < CPU_NHISTS; i++)
 		h[i] = hists[i](src);
 	err = cpu_add(dst, c, h);
-	for (size_t i = 0; mix && i < ditto_counts_size(mix) && !err; i++) {
-		const char *key;
-		uint64_t n;
-
-		if (!(err = ditto_counts_entry(mix, i, &key, &n)))
-			err = ditto_counts_add(ditto_cpu_mix(dst), key, n);
-	}
+	if (!err)
+		err = counts_merge(ditto_cpu_mix(dst), ditto_cpu_mix(src));
+	if (!err)
+		err = counts_merge(ditto_cpu_stepping(dst), ditto_cpu_stepping(src));
 	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
 }

@@ -81,9 +81,10 @@ static int take_results(struct cpu_child *c, struct ditto_cpu *out)
 	return err;
 }
 
-void cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r)
+int cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r)
 {
 	double sp = OPTS_GET(o, spacing_s, 0.0);
+	int mode = step_mode_resolve(OPTS_GET(o, step_mode, 0));
 
 	r->windows = OPTS_GET(o, windows, 0u);
 	r->window_insts = OPTS_GET(o, window_insts, (uint64_t)0);
@@ -95,6 +96,8 @@ void cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r)
 		r->window_insts = 20000;
 	if (r->window_timeout_s <= 0)
 		r->window_timeout_s = 1.0;
+	r->step_mode = mode;
+	return mode < 0 ? mode : 0;
 }
 
 DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
@@ -112,8 +115,8 @@ DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
 		return ditto_err(-EINVAL, "cpu profile: NULL argument");
 	if (!proc_alive(pid))
 		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
-	cpu_opts_defaults(opts, &ro);
-	if ((err = targets(pid, tids, ntids, &l)) || (err = cpu_child_start(l.t, l.n, 1, &ro, &child)))
+	if ((err = cpu_opts_defaults(opts, &ro)) || (err = targets(pid, tids, ntids, &l)) ||
+	    (err = cpu_child_start(l.t, l.n, 1, &ro, &child)))
 		goto out;
 	wait_child(child, stop);
 	/* Partial results are stored even when a later window failed. */

@@ -14,9 +14,12 @@
 #include "cpu_int.h"
 #include "cpu_run.h"
 
+#include <ditto/profile.h>
+
 struct run_class {
 	struct analysis *a;
 	uint64_t stepped_ns;
+	uint64_t by_mode[3];	/* windows per enum ditto_step_mode */
 	size_t next;		/* next member (round-robin) */
 	unsigned idle;		/* windows in a row that found it blocked */
 };
@@ -161,7 +164,7 @@ static bool pick_possible(const struct cpu_run *r)
 
 int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 {
-	struct step_opts so = { r->o.window_insts, r->o.window_timeout_s, stop };
+	struct step_opts so = { r->o.window_insts, r->o.window_timeout_s, stop, r->o.step_mode };
 	struct step_result res;
 	struct run_class *k;
 	ssize_t i;
@@ -175,6 +178,12 @@ int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 	err = step_window(r->t[i].tgid, r->t[i].tid, decoder_for(r, r->t[i].tgid), k->a, &so, &res);
 	r->taken++;
 	k->stepped_ns += res.ns;
+	k->by_mode[so.mode]++;
+	if (res.bp_failed && r->o.step_mode == DITTO_STEP_BREAKPOINT) {
+		ditto_warn("cpu windows: a hardware breakpoint did not fire on thread %d; the "
+			   "remaining windows use syscall stops", (int)r->t[i].tid);
+		r->o.step_mode = DITTO_STEP_SYSCALL_STOPS;
+	}
 	k->idle = res.insts == 0 && res.timed_out ? k->idle + 1 : 0;
 	if (k->idle == IDLE_WINDOWS)
 		ditto_warn("cpu windows: thread class %d stayed blocked in a system call for %d "
@@ -203,6 +212,12 @@ int cpu_run_store(struct cpu_run *r, unsigned c, struct ditto_cpu *out)
 	if (c >= r->ncls)
 		return -EINVAL;
 	if ((err = analysis_store(k->a, r->kt, out)))
+		return err;
+	for (int m = DITTO_STEP_BREAKPOINT; m <= DITTO_STEP_SYSCALL_STOPS && !err; m++)
+		if (k->by_mode[m])
+			err = ditto_counts_add(ditto_cpu_stepping(out), ditto_step_mode_name(m),
+					       k->by_mode[m]);
+	if (err)
 		return err;
 	return ditto_cpu_set_stepped_ns(out, ditto_cpu_stepped_ns(out) + k->stepped_ns);
 }

@@ -20,10 +20,12 @@ struct cpu_run_opts {
 	uint64_t window_insts;
 	double spacing_s;
 	double window_timeout_s;
+	int step_mode;		/* enum ditto_step_mode; AUTO is resolved at start */
 };
 
-/* Public options with their defaults filled in (cpu_profile.c). */
-void cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r);
+/* Public options with their defaults filled in and the stepping mode
+ * resolved (cpu_profile.c): 0 or the error of step_mode_resolve(). */
+int cpu_opts_defaults(const struct ditto_cpu_opts *o, struct cpu_run_opts *r);
 
 struct cpu_run;
 int cpu_run_new(const struct cpu_target *t, size_t nt, unsigned ncls, const struct cpu_run_opts *o,

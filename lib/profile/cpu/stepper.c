@@ -9,9 +9,12 @@
  * A system call is never single-stepped: with the trap flag set, the
  * kernel queues a SIGTRAP at its exit, and a call interrupted at the
  * window's deadline would deliver that SIGTRAP after the detach and kill
- * the thread. It runs under a hardware breakpoint on the next instruction
- * instead, waited for by polling, and is interrupted at the deadline
- * without any trap pending; the kernel restarts it once released.
+ * the thread. It runs, waited for by polling, either under a hardware
+ * breakpoint on the next instruction or between PTRACE_SYSCALL entry and
+ * exit stops (no trap flag: for hosts whose debug registers never fire,
+ * see step_mode.c), and is interrupted at the deadline without any trap
+ * pending; the kernel restarts it once released. Without breakpoints a
+ * rep string is stepped iteration by iteration, within the same deadline.
  */
 #include <errno.h>
 #include <sched.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <linux/ptrace.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,9 +44,12 @@ struct stepper {
 	struct step_result *res;
 	double deadline;	/* of the system call being waited for */
 	int pending_sig;	/* signal to deliver on the next resume */
+	int mode;		/* DITTO_STEP_BREAKPOINT or DITTO_STEP_SYSCALL_STOPS */
 	bool stopped;		/* the thread is in a ptrace stop */
+	bool syscall_stop;	/* ... a PTRACE_SYSCALL entry or exit stop */
+	bool no_progress;	/* ... before the instruction ran (signal, event) */
 	bool gone;
-	bool hwbp_broken;	/* debug registers refused: step rep iterations */
+	double rep_since;	/* a rep string stepped by iteration since then */
 	bool pinned;		/* affinities below to restore */
 	cpu_set_t tracee_mask, self_mask;
 	uint8_t fdk[FD_CACHE];
@@ -73,8 +80,14 @@ static int on_status(struct stepper *s, int st)
 	}
 	s->stopped = true;
 	sig = WSTOPSIG(st);
-	if ((st >> 16) == 0 && sig != SIGTRAP)
-		s->pending_sig = sig;	/* signal-delivery stop: deliver it */
+	s->syscall_stop = sig == (SIGTRAP | 0x80);
+	/* A signal-delivery stop (deliver it on resume) or an event stop: in
+	 * both the instruction has not run. */
+	s->no_progress = (st >> 16) != 0;
+	if ((st >> 16) == 0 && sig != SIGTRAP && !s->syscall_stop) {
+		s->pending_sig = sig;
+		s->no_progress = true;
+	}
 	return 1;
 }
 
@@ -146,18 +159,46 @@ static bool set_dr7(pid_t tid, uint64_t bp)
  * breakpoint on the next one: one trap, no trap flag. */
 static int run_over(struct stepper *s, const struct insn *in, bool *interrupted)
 {
-	int r;
+	struct user_regs_struct r;
+	int err;
 
 	if (!set_dr7(s->tid, in->addr + in->len)) {
-		s->hwbp_broken = true;
+		s->res->bp_failed = true;
 		return -EOPNOTSUPP;
 	}
-	if ((r = resume(s, PTRACE_CONT)))
-		return r;
-	r = wait_polled(s, interrupted);
-	if (s->stopped)
-		set_dr7(s->tid, 0);
-	return r;
+	if ((err = resume(s, PTRACE_CONT)))
+		return err;
+	wait_polled(s, interrupted);
+	if (!s->stopped)
+		return 0;
+	set_dr7(s->tid, 0);
+	/* Interrupted anywhere but in the instruction or right after it: the
+	 * thread ran past a breakpoint that did not fire. */
+	if (*interrupted && !ptrace(PTRACE_GETREGS, s->tid, 0, &r) && r.rip != in->addr &&
+	    r.rip != in->addr + in->len)
+		s->res->bp_failed = true;
+	return 0;
+}
+
+/* Run the system call at rip from its entry stop to its exit stop. A
+ * signal or event stop before the entry ends it early (no_progress). */
+static int run_syscall(struct stepper *s, bool *interrupted)
+{
+	struct ptrace_syscall_info info;
+	int err;
+
+	for (;;) {
+		if ((err = resume(s, PTRACE_SYSCALL)))
+			return err;
+		wait_polled(s, interrupted);
+		if (!s->stopped || !s->syscall_stop || *interrupted)
+			return 0;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, s->tid, (void *)sizeof(info), &info) <= 0)
+			return ditto_err(-errno, "ptrace: PTRACE_GET_SYSCALL_INFO: %s",
+					 strerror(errno));
+		if (info.op != PTRACE_SYSCALL_INFO_ENTRY)
+			return 0;
+	}
 }
 
 static enum fdk fd_kind(struct stepper *s, int fd)
@@ -195,6 +236,22 @@ static int getregs(struct stepper *s, struct user_regs_struct *r)
 	return 0;
 }
 
+/* Without breakpoints a rep string is stepped by iteration; one that
+ * outlasts the window timeout ends the window like a blocked call. */
+static bool rep_too_long(struct stepper *s, const struct insn *in, uint64_t rip, uint64_t prev)
+{
+	double now;
+
+	if (!in->rep || in->kind != IK_STRING) {
+		s->rep_since = 0;
+		return false;
+	}
+	now = mono_s();
+	if (rip != prev || !s->rep_since)
+		s->rep_since = now;
+	return now - s->rep_since > (s->o->timeout_s > 0 ? s->o->timeout_s : 1.0);
+}
+
 /* Execute the instruction at r->rip; *next gets the registers after it. */
 static int step_one(struct stepper *s, const struct insn *in, struct user_regs_struct *next,
 		    bool *interrupted)
@@ -202,15 +259,18 @@ static int step_one(struct stepper *s, const struct insn *in, struct user_regs_s
 	int r;
 
 	*interrupted = false;
-	if ((in->kind == IK_SYSCALL || (in->rep && in->kind == IK_STRING)) && !s->hwbp_broken) {
+	if ((in->kind == IK_SYSCALL || (in->rep && in->kind == IK_STRING)) &&
+	    s->mode == DITTO_STEP_BREAKPOINT) {
 		r = run_over(s, in, interrupted);
+		if (s->res->bp_failed)
+			s->mode = DITTO_STEP_SYSCALL_STOPS;
 		if (r != -EOPNOTSUPP)
 			return r < 0 ? r : !s->stopped ? -ESRCH : getregs(s, next);
 	}
 	if (in->kind == IK_SYSCALL) {
-		/* No breakpoint: stepping it could block without a deadline. */
-		*interrupted = true;
-		return 0;
+		if ((r = run_syscall(s, interrupted)))
+			return r;
+		return !s->stopped ? -ESRCH : getregs(s, next);
 	}
 	if ((r = resume(s, PTRACE_SINGLESTEP)))
 		return r;
@@ -220,6 +280,16 @@ static int step_one(struct stepper *s, const struct insn *in, struct user_regs_s
 	return getregs(s, next);
 }
 
+/* A call that returned a restart code runs again once the kernel has
+ * dealt with the signal that interrupted it: the same instruction. */
+static bool restarts(const struct user_regs_struct *r)
+{
+	int64_t rax = (int64_t)r->rax;
+
+	return (int64_t)r->orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514 ||
+					     rax == -516);
+}
+
 /*
  * A thread stopped inside a system call shows the registers of its return
  * with a restart code in rax; once resumed, the kernel backs rip up to the
@@ -227,10 +297,7 @@ static int step_one(struct stepper *s, const struct insn *in, struct user_regs_s
  */
 static void restart_point(struct user_regs_struct *r)
 {
-	int64_t rax = (int64_t)r->rax;
-
-	if ((int64_t)r->orig_rax >= 0 && (rax == -512 || rax == -513 || rax == -514 ||
-					  rax == -516)) {
+	if (restarts(r)) {
 		r->rip -= 2;
 		r->rax = r->orig_rax;
 	}
@@ -253,13 +320,14 @@ static int step_loop(struct stepper *s)
 			return ditto_err(-ENOMEM, "out of memory");
 		if ((err = step_one(s, in, &next, &interrupted)))
 			return err;
-		if (interrupted) {
+		if (interrupted || rep_too_long(s, in, next.rip, cur.rip)) {
 			s->res->timed_out = true;
 			break;
 		}
-		/* A signal stopped the thread before the instruction ran: the
-		 * next resume delivers it (into a handler, or the default). */
-		if (s->pending_sig) {
+		/* A signal stopped the thread before the instruction ran (the
+		 * next resume delivers it, into a handler or the default), or
+		 * a signal interrupted the call, which will run again. */
+		if (s->no_progress || (in->kind == IK_SYSCALL && restarts(&next))) {
 			cur = next;
 			restart_point(&cur);
 			continue;
@@ -370,7 +438,8 @@ static void release(struct stepper *s)
 
 static int seize(struct stepper *s)
 {
-	if (ptrace(PTRACE_SEIZE, s->tid, 0, 0)) {
+	/* TRACESYSGOOD: syscall stops are told apart from traps (SIGTRAP|0x80). */
+	if (ptrace(PTRACE_SEIZE, s->tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD)) {
 		int err = -errno;
 
 		if (err == -EPERM)
@@ -389,7 +458,8 @@ static int seize(struct stepper *s)
 int step_window(pid_t pid, pid_t tid, struct decoder *d, struct analysis *a,
 		const struct step_opts *o, struct step_result *res)
 {
-	struct stepper s = { .pid = pid, .tid = tid, .d = d, .a = a, .o = o, .res = res };
+	struct stepper s = { .pid = pid, .tid = tid, .d = d, .a = a, .o = o, .res = res,
+			     .mode = o->mode };
 	double t0 = mono_s();
 	int err;
 
