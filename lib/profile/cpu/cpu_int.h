@@ -159,5 +159,7 @@ int ptrace_perm_error(pid_t tid, int err);
  * ditto_step_mode (AUTO: DITTO_STEP_MODE, else what this host supports),
  * or -EOPNOTSUPP (breakpoints forced where they do not fire), -EINVAL. */
 int step_mode_resolve(int requested);
+/* DITTO_TEST_DEAD_BREAKPOINTS=1: windows' breakpoints never fire. */
+bool step_breakpoints_dead(void);
 
 #endif /* DITTO_CPU_INT_H */

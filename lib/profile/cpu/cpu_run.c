@@ -178,7 +178,7 @@ int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 	err = step_window(r->t[i].tgid, r->t[i].tid, decoder_for(r, r->t[i].tgid), k->a, &so, &res);
 	r->taken++;
 	k->stepped_ns += res.ns;
-	k->by_mode[so.mode]++;
+	k->by_mode[res.bp_failed ? DITTO_STEP_SYSCALL_STOPS : so.mode]++;
 	if (res.bp_failed && r->o.step_mode == DITTO_STEP_BREAKPOINT) {
 		ditto_warn("cpu windows: a hardware breakpoint did not fire on thread %d; the "
 			   "remaining windows use syscall stops", (int)r->t[i].tid);

@@ -118,6 +118,20 @@ DITTO_API int ditto_step_breakpoints_work(void)
 	return bp_works;
 }
 
+/*
+ * Fault injection for tests: DITTO_TEST_DEAD_BREAKPOINTS=1 makes every
+ * breakpoint of a window accepted but disabled (DR7 enable bits clear),
+ * which is what a host with dead debug registers does, and lets the
+ * breakpoint mode be chosen without the check. So the detection inside a
+ * window and the switch to syscall stops run on any host.
+ */
+bool step_breakpoints_dead(void)
+{
+	const char *e = getenv("DITTO_TEST_DEAD_BREAKPOINTS");
+
+	return e && !strcmp(e, "1");
+}
+
 int step_mode_resolve(int requested)
 {
 	const char *env = getenv("DITTO_STEP_MODE");
@@ -134,6 +148,8 @@ int step_mode_resolve(int requested)
 		requested = (int)m;
 	}
 	if (requested == DITTO_STEP_SYSCALL_STOPS)
+		return requested;
+	if (requested == DITTO_STEP_BREAKPOINT && step_breakpoints_dead())
 		return requested;
 	if (ditto_step_breakpoints_work() > 0)
 		return DITTO_STEP_BREAKPOINT;
