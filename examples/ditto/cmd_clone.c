@@ -31,6 +31,8 @@ static void usage(FILE *f)
 	      "  -m, --model FILE      where to keep the model (default DIR.msgpack)\n"
 	      "  -W, --cpu-windows N   CPU windows (default 8; 0: none)\n"
 	      "  -I, --cpu-insts N     instructions per CPU window (default 20000)\n"
+	      "  -M, --step-mode MODE  how CPU windows run system calls: auto (default),\n"
+	      "                        breakpoint or syscall_stops (see ditto profile --help)\n"
 	      "  -e, --seed N          generator seed (default 1)\n"
 	      "  -P, --port P          the clone's default port (default: the service's)\n"
 	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
@@ -41,7 +43,7 @@ static void usage(FILE *f)
 }
 
 struct clone_args {
-	const char *pid, *duration, *model, *windows, *insts;
+	const char *pid, *duration, *model, *windows, *insts, *step_mode;
 	struct synth_args s;
 };
 
@@ -54,6 +56,7 @@ static int parse(int argc, char **argv, struct clone_args *a)
 		{ "model", required_argument, NULL, 'm' },
 		{ "cpu-windows", required_argument, NULL, 'W' },
 		{ "cpu-insts", required_argument, NULL, 'I' },
+		{ "step-mode", required_argument, NULL, 'M' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'f' },
@@ -65,13 +68,14 @@ static int parse(int argc, char **argv, struct clone_args *a)
 	int c, r;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:e:P:fnqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:M:e:P:fnqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': a->pid = optarg; continue;
 		case 'd': a->duration = optarg; continue;
 		case 'm': a->model = optarg; continue;
 		case 'W': a->windows = optarg; continue;
 		case 'I': a->insts = optarg; continue;
+		case 'M': a->step_mode = optarg; continue;
 		case 'h': usage(stdout); return -1;
 		}
 		if ((r = synth_option(CMD, c, optarg, &a->s)) < 0)
@@ -115,6 +119,8 @@ int cmd_clone(int argc, char **argv)
 		pv[n++] = "--cpu-windows", pv[n++] = (char *)a.windows;
 	if (a.insts)
 		pv[n++] = "--cpu-insts", pv[n++] = (char *)a.insts;
+	if (a.step_mode)
+		pv[n++] = "--step-mode", pv[n++] = (char *)a.step_mode;
 	if (a.s.quiet)
 		pv[n++] = "--quiet";
 	pv[n] = NULL;

@@ -50,6 +50,11 @@ static void usage(FILE *f)
 	      "  -I, --cpu-insts N     instructions per CPU window (default 20000, about\n"
 	      "                        0.6 s of single-stepping)\n"
 	      "  -S, --cpu-spacing S   seconds between CPU windows (default 0.25)\n"
+	      "  -M, --step-mode MODE  how CPU windows run system calls: breakpoint (hardware\n"
+	      "                        debug registers), syscall_stops (PTRACE_SYSCALL, for\n"
+	      "                        hosts whose breakpoints never fire) or auto (default:\n"
+	      "                        breakpoints if a check shows they fire here; the\n"
+	      "                        environment variable DITTO_STEP_MODE overrides auto)\n"
 	      "  -c, --cpu-only        CPU windows only, no system window (no BPF needed):\n"
 	      "                        the threads given by --tid, or all of --pid\n"
 	      "  -t, --tid TID         a thread to step with --cpu-only (repeatable)\n"
@@ -93,6 +98,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "cpu-windows", required_argument, NULL, 'W' },
 		{ "cpu-insts", required_argument, NULL, 'I' },
 		{ "cpu-spacing", required_argument, NULL, 'S' },
+		{ "step-mode", required_argument, NULL, 'M' },
 		{ "cpu-only", no_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -103,7 +109,7 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:ct:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
@@ -126,7 +132,7 @@ static int parse(int argc, char **argv, struct args *a)
 				return cli_usage_error(CMD, "--sample-hz: '%s' is not 0..10000", optarg);
 			a->sample_hz = u ? (int)u : -1;
 			break;
-		case 'W': case 'I': case 'S': case 'c': case 't':
+		case 'W': case 'I': case 'S': case 'M': case 'c': case 't':
 			if (cpu_parse_option(c, optarg, &a->cpu))
 				return CLI_EUSAGE;
 			break;
@@ -154,7 +160,8 @@ static int profile(const struct args *a)
 		   .requests = a->requests, .sample_hz = a->sample_hz,
 		   .progress = a->quiet || !isatty(2) ? NULL : progress,
 		   .cpu_windows = a->cpu.windows_set && !a->cpu.windows ? -1 : (int)a->cpu.windows,
-		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing);
+		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing,
+		   .cpu_step_mode = a->cpu.step_mode);
 	struct ditto_model *m = NULL;
 	int err;
 

@@ -37,6 +37,11 @@ int cpu_parse_option(int c, const char *arg, struct cpu_args *a)
 		if (a->spacing == 0)
 			a->spacing = -1;	/* the library's "none" */
 		return 0;
+	case 'M':
+		if (ditto_step_mode_parse(arg, (enum ditto_step_mode *)&a->step_mode))
+			return cli_usage_error(CMD, "--step-mode: '%s' is not auto, breakpoint or "
+					       "syscall_stops", arg);
+		return 0;
 	case 'c':
 		a->only = true;
 		return 0;
@@ -58,6 +63,26 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* "syscall_stops", or "breakpoint 3, syscall_stops 5" when both were used. */
+static const char *stepping(struct ditto_cpu *c)
+{
+	static char buf[96];
+	struct ditto_counts *st = ditto_cpu_stepping(c);
+	size_t n = st ? ditto_counts_size(st) : 0, len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(buf); i++) {
+		const char *key;
+		uint64_t w;
+
+		if (ditto_counts_entry(st, i, &key, &w))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, n == 1 ? "%s%s" : "%s%s %llu",
+					i ? ", " : "", key, (unsigned long long)w);
+	}
+	return n ? buf : "stepping unknown";
+}
+
 void cpu_report(struct ditto_model *m)
 {
 	double window = ditto_meta_window_s(ditto_model_meta(m));
@@ -69,9 +94,9 @@ void cpu_report(struct ditto_model *m)
 			struct ditto_cpu *c = ditto_service_cpu(svc, i);
 			double held = (double)ditto_cpu_stepped_ns(c) / 1e9;
 
-			fprintf(stderr, "cpu: %s: %llu windows, %llu instructions (%llu undecoded), "
-				"threads held %.2f s", ditto_cpu_thread_class(c),
-				(unsigned long long)ditto_cpu_windows(c),
+			fprintf(stderr, "cpu: %s: %llu windows (%s), %llu instructions (%llu "
+				"undecoded), threads held %.2f s", ditto_cpu_thread_class(c),
+				(unsigned long long)ditto_cpu_windows(c), stepping(c),
 				(unsigned long long)ditto_cpu_instructions(c),
 				(unsigned long long)ditto_cpu_undecoded(c), held);
 			if (window > 0)
@@ -85,7 +110,7 @@ void cpu_report(struct ditto_model *m)
 static int fill(long pid, const char *name, const struct cpu_args *a, struct ditto_model *m)
 {
 	DITTO_OPTS(ditto_cpu_opts, o, .windows = a->windows, .window_insts = a->insts,
-		   .spacing_s = a->spacing, .stop = &stop_flag);
+		   .spacing_s = a->spacing, .stop = &stop_flag, .step_mode = a->step_mode);
 	struct ditto_service *svc = ditto_model_add_service(m, name);
 	struct ditto_thread_class *t = svc ? ditto_service_add_thread(svc, "stepped") : NULL;
 	struct ditto_cpu *c = t ? ditto_service_add_cpu(svc, "stepped") : NULL;

@@ -16,12 +16,13 @@ struct cpu_args {
 	bool windows_set;
 	uint64_t insts;
 	double spacing;
+	int step_mode;		/* enum ditto_step_mode */
 	bool only;
 	pid_t tids[CPU_MAX_TIDS];
 	size_t ntids;
 };
 
-/* One of -W -I -S -c -t; prints the usage error and returns non-zero. */
+/* One of -W -I -S -M -c -t; prints the usage error and returns non-zero. */
 int cpu_parse_option(int c, const char *arg, struct cpu_args *a);
 /* --cpu-only: windows on a process's threads into a new model file. */
 int cpu_only(long pid, const char *name, const char *output, bool quiet,

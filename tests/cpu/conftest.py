@@ -69,10 +69,26 @@ def target():
         t.stop()
 
 
+@pytest.fixture(params=['breakpoint', 'syscall_stops'])
+def step_mode(request, monkeypatch):
+    """Each stepping mechanism in turn, forced through DITTO_STEP_MODE (so
+    the CLI and the library see it too). The breakpoint one is skipped on
+    hosts whose debug registers never fire; the fallback runs everywhere."""
+    if request.param == 'breakpoint' and not ditto.breakpoints_work():
+        pytest.skip('hardware breakpoints do not fire on this host')
+    monkeypatch.setenv('DITTO_STEP_MODE', request.param)
+    return request.param
+
+
 def cpu_profile(pid, windows=2, insts=20000, **kw):
-    """Windows on pid's threads; returns (model, its cpu entry as a dict)."""
+    """Windows on pid's threads; returns (model, its cpu entry as a dict).
+    Every window used the mechanism DITTO_STEP_MODE forces, if it does."""
     m = ditto.profile_cpu(pid, windows=windows, window_insts=insts, spacing=0.05, **kw)
-    return m, m.get('services[0].cpu[0]')
+    cpu = m.get('services[0].cpu[0]')
+    forced = os.environ.get('DITTO_STEP_MODE')
+    if forced and 'step_mode' not in kw and cpu['windows']:
+        assert cpu['stepping'] == {forced: cpu['windows']}
+    return m, cpu
 
 
 def buckets(hist):

@@ -17,6 +17,9 @@ import pytest
 import ditto
 from conftest import CLI, cpu_profile, gt_path, proc_status
 
+# Every test runs under each stepping mechanism (conftest.step_mode).
+pytestmark = pytest.mark.usefixtures('step_mode')
+
 
 def untouched(pid, cpus_before):
     st = proc_status(pid)

@@ -8,6 +8,9 @@ import pytest
 
 from conftest import buckets, cpu_profile, share
 
+# Every test runs under each stepping mechanism (conftest.step_mode).
+pytestmark = pytest.mark.usefixtures('step_mode')
+
 KIB = 1024
 
 
