@@ -8,6 +8,10 @@ printed as ratios (bench/README.md). Needs root, valgrind, redis.
                           taken, against untraced and under cachegrind
   cpu_bench.py crosscheck cachegrind's D1/LL miss rates of redis-server
                           next to the rates predicted from our windows
+  cpu_bench.py stepmodes  stepping speed of each mechanism this host has
+                          (breakpoint, syscall_stops) on a register loop,
+                          a getppid loop and a loaded redis-server, as
+                          ratios to the register loop under the same one
 Run through bench/cpu-bench.sh, which sets the library and tool paths.
 """
 
@@ -216,8 +220,56 @@ def crosscheck(n=200000):
           'in steady state, cold lines left out)')
 
 
+def held_rate(pid, tid, mode):
+    """Instructions per second the thread was held, 4 windows of 20000."""
+    m = ditto.profile_cpu(pid, tids=[tid], windows=4, window_insts=20000, spacing=0.05,
+                          step_mode=mode)
+    cpu = m.get('services[0].cpu[0]')
+    return cpu['instructions'] / (cpu['stepped_ns'] / 1e9)
+
+
+def stepmodes(rounds=3):
+    modes = ['syscall_stops'] + (['breakpoint'] if ditto.breakpoints_work() else [])
+    gts = {'register loop': [os.path.join(GT, 'gt_mix'), 'add'],
+           'getppid loop': [os.path.join(GT, 'gt_syscall'), 'calls']}
+    procs = {}
+    port = free_port()
+    srv = subprocess.Popen(redis_argv(port), stdout=subprocess.DEVNULL)
+    load = None
+    res = {(w, m): [] for w in list(gts) + ['redis under load'] for m in modes}
+    try:
+        for name, argv in gts.items():
+            procs[name] = subprocess.Popen(argv, stdout=subprocess.PIPE)
+            procs[name].stdout.readline()
+        wait_port(port)
+        load = subprocess.Popen(['redis-benchmark', '-p', str(port), '-n', '100000000', '-c',
+                                 '8', '-t', 'get,set', '-q'], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        for _ in range(rounds):	# interleaved: every mode and target each round
+            for m in modes:
+                for name, p in procs.items():
+                    res[(name, m)].append(held_rate(p.pid, p.pid, m))
+                res[('redis under load', m)].append(held_rate(srv.pid, srv.pid, m))
+    finally:
+        for p in list(procs.values()) + ([load] if load else []):
+            p.kill()
+            p.wait()
+        stop(srv)
+    print('stepping speed per mechanism (instructions per second held; breakpoints %s here), '
+          '%d rounds' % ('fire' if 'breakpoint' in modes else 'do not fire', rounds))
+    print('  %-18s %-14s %10s %8s  %s' % ('target', 'mechanism', 'insts/s', 'ratio',
+                                         'rounds (ratio to the register loop, same mechanism)'))
+    for (name, m), v in res.items():
+        mean = sum(v) / len(v)
+        base = sum(res[('register loop', m)]) / rounds
+        print('  %-18s %-14s %10.0f %8.3f  %s' % (name, m, mean, mean / base,
+                                                ' '.join('%.0f' % x for x in v)))
+
+
 if __name__ == '__main__':
-    what = sys.argv[1:] or ['stepping', 'redis', 'crosscheck']
+    what = sys.argv[1:] or ['stepping', 'redis', 'crosscheck', 'stepmodes']
     for w in what:
-        {'stepping': stepping, 'redis': redis, 'crosscheck': crosscheck}[w]()
+        {'stepping': stepping, 'redis': redis, 'crosscheck': crosscheck,
+         'stepmodes': stepmodes}[w]()
         print()
