@@ -11,7 +11,8 @@
  *   meta                        tool_version, created, window_s, sources,
  *                               lost_events,
  *                               host{cpu_model, kernel, cores, l1d_bytes,
- *                               l1i_bytes, l2_bytes, llc_bytes},
+ *                               l1i_bytes, l2_bytes, llc_bytes,
+ *                               cache_source},
  *                               load{generator, qps, connections}
  *   services[]                  name, ports[], framing, processes,
  *     threads[]                 thread classes: name, count, role, io_model,
@@ -382,6 +383,15 @@ DITTO_API uint64_t ditto_meta_sources(const struct ditto_meta *meta);
  * non-zero means the counts are lower bounds. */
 DITTO_API uint64_t ditto_meta_lost_events(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_lost_events(struct ditto_meta *meta, uint64_t n);
+/*
+ * The profiling host. A fact the profiler could not learn is absent from
+ * the model, not 0: the typed getters then return 0 or "", and the path
+ * getters (ditto_model_get_u64(m, "meta.host.l2_bytes", &v)) return
+ * -DITTO_ENOTFOUND, which is how tools tell "unknown" from a value.
+ * cache_source says where the cache sizes came from: "sysfs", "cpuid"
+ * (the host's sysfs had no cache folder) or "sysfs+cpuid" (levels sysfs
+ * lacked came from CPUID); absent when no size is known.
+ */
 DITTO_API const char *ditto_meta_host_cpu_model(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_host_cpu_model(struct ditto_meta *meta, const char *cpu_model);
 DITTO_API const char *ditto_meta_host_kernel(const struct ditto_meta *meta);
@@ -391,6 +401,8 @@ DITTO_API int ditto_meta_set_host_cores(struct ditto_meta *meta, uint64_t cores)
 DITTO_API uint64_t ditto_meta_host_cache_bytes(const struct ditto_meta *meta, enum ditto_cache_level l);
 DITTO_API int ditto_meta_set_host_cache_bytes(struct ditto_meta *meta, enum ditto_cache_level l,
 					      uint64_t bytes);
+DITTO_API const char *ditto_meta_host_cache_source(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_host_cache_source(struct ditto_meta *meta, const char *source);
 /* The load seen while profiling: generator name, offered rate, connections. */
 DITTO_API const char *ditto_meta_load_generator(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_load_generator(struct ditto_meta *meta, const char *name);

@@ -147,6 +147,7 @@ static const struct field host_fields[] = {
 	F("l1i_bytes", FT_U64, MG_FIRST, CP_NONE),
 	F("l2_bytes", FT_U64, MG_FIRST, CP_NONE),
 	F("llc_bytes", FT_U64, MG_FIRST, CP_NONE),
+	F("cache_source", FT_STR, MG_FIRST, CP_NONE),
 };
 static const struct section schema_host = { "host", FIELDS(host_fields), NULL, NULL };
 
