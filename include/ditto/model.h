@@ -243,6 +243,13 @@ struct ditto_validate_opts {
 	/* Receives every problem (NULL: stop at the first). */
 	ditto_problem_fn problem;
 	void *user;
+	/* Receives what leaves the model valid but that this library cannot
+	 * use: instruction-mix keys that are not "func.ops.mem.width.isa"
+	 * with the names ditto_cpu_mix() lists, and tuning knob names
+	 * (tuning.knobs, iterations[].knobs) the synthesizer does not have,
+	 * whether a typo or a newer writer's. Models with them still load
+	 * and validate; NULL: they are not looked for. Gets `user` too. */
+	ditto_problem_fn warning;
 	size_t :0;
 };
 
@@ -256,7 +263,9 @@ struct ditto_validate_opts {
  * (errors <= calls, sequential <= offset samples, chased_loads <= loads,
  * undecoded <= instructions, pipelined <= requests).
  * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
- * as "path: message".
+ * as "path: message". With opts->warning, also reports what leaves the
+ * model valid but unusable here (mix keys of another format, unknown knob
+ * names); warnings never change the return value.
  */
 DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct ditto_validate_opts *opts);
 
@@ -686,6 +695,23 @@ DITTO_API struct ditto_hist *ditto_edge_response_bytes(struct ditto_edge *e);
 /* ------------------------------------------------------------------ */
 
 DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m);
+/*
+ * Knobs are the synthesizer's, by name; an absent knob takes its default,
+ * values outside the range are clamped when a clone is generated:
+ *   synth.body_scale        multiplies the body's instructions per request (1)
+ *   synth.branch_bias       > 0: extra branches taken at random with this
+ *                           strength; < 0: extra always-taken ones (0)
+ *   synth.d1_mpki           extra D1 misses per 1000 body instructions (0)
+ *   synth.ll_mpki           of which also last-level misses (0)
+ *   synth.far_code_scale    multiplies the share of far instruction fetches (1)
+ *   synth.runtime_insts     the runtime's own instructions per request (-1: estimate)
+ *   synth.background_rate   multiplies background classes' wake-up rate (1)
+ *   synth.hold_share        share of epoll wake-ups whose responses wait for
+ *                           the wake-up's last read (0)
+ *   synth.chase_scale       multiplies the profile's share of chased loads (1)
+ * Other names are kept but unused; validation warns about them. Iteration
+ * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
+ */
 /* Current knob values. */
 DITTO_API struct ditto_values *ditto_tuning_knobs(struct ditto_tuning *t);
 DITTO_API size_t ditto_tuning_iteration_count(const struct ditto_tuning *t);

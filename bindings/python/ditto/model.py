@@ -544,6 +544,23 @@ class Model:
     def is_valid(self):
         return not self.problems()
 
+    def warnings(self):
+        """What leaves the model valid but that this libditto cannot use
+        (instruction-mix keys of another format, unknown knob names), as a
+        list of (path, message). Problems, if any, are not included."""
+        found = []
+
+        def on_warning(path, msg, user):
+            found.append((_lib.decode(path) or '', _lib.decode(msg) or ''))
+
+        fn = _lib.PROBLEM_FN(on_warning)
+        ignore = _lib.PROBLEM_FN(lambda path, msg, user: None)
+        o = _lib.make_opts(_lib.ValidateOpts, problem=ignore, warning=fn, user=None)
+        rc = lib.ditto_model_validate(self._p, byref(o))
+        if rc < 0 and rc != -_lib.EINVALID:
+            raise error(rc)
+        return found
+
     # --- merge and compare ---
 
     def merge(self, other):
