@@ -39,13 +39,14 @@ static void show_meta(struct ditto_model *m, const char *file)
 	if (!src)
 		src = "";
 	printf("  host: %s, kernel %s, %s cores, L1d %s, L1i %s, L2 %s, LLC %s%s%s%s\n",
-	       str_or_dash(ditto_meta_host_cpu_model(meta)), str_or_dash(ditto_meta_host_kernel(meta)),
+	       str_or_unknown(ditto_meta_host_cpu_model(meta)),
+	       str_or_unknown(ditto_meta_host_kernel(meta)),
 	       opt_count(m, "meta.host.cores").s, opt_bytes(m, "meta.host.l1d_bytes").s,
 	       opt_bytes(m, "meta.host.l1i_bytes").s, opt_bytes(m, "meta.host.l2_bytes").s,
 	       opt_bytes(m, "meta.host.llc_bytes").s,
 	       *src ? " (caches from " : "", src, *src ? ")" : "");
 	printf("  load: %s at %s qps over %s connections\n",
-	       str_or_dash(ditto_meta_load_generator(meta)), opt_rate(m, "meta.load.qps").s,
+	       str_or_unknown(ditto_meta_load_generator(meta)), opt_rate(m, "meta.load.qps").s,
 	       opt_count(m, "meta.load.connections").s);
 }
 

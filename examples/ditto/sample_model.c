@@ -256,7 +256,8 @@ static int build_host(struct ditto_meta *meta, struct rng *r)
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L1D, 48u << 10));
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L1I, 32u << 10));
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L2, rng_range(r, 1, 2) << 20));
-	return ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_LLC, rng_range(r, 16, 64) << 20);
+	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_LLC, rng_range(r, 16, 64) << 20));
+	return ditto_meta_set_host_cache_source(meta, "sysfs");
 }
 
 static int build_meta(struct ditto_model *m, struct rng *r)

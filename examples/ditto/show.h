@@ -24,6 +24,8 @@ struct fmt fmt_ratio(double num, double den);  /* "0.253", "-" when den is 0 */
 struct fmt fmt_time(uint64_t unix_s);       /* "2023-11-14 22:13:20 UTC" */
 /* A string the model may not have set. */
 const char *str_or_dash(const char *s);
+/* A fact the profiler may not have learnt (the host's CPU model). */
+const char *str_or_unknown(const char *s);
 /*
  * A value the model may not hold, read by path (printf-style): "unknown"
  * when absent, so an unmeasured fact never reads as 0 ("0 connections").

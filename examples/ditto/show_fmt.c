@@ -77,6 +77,11 @@ const char *str_or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+const char *str_or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
 enum opt_kind { OPT_COUNT, OPT_RATE, OPT_BYTES };
 
 static struct fmt opt_value(const struct ditto_model *m, enum opt_kind kind, const char *path_fmt,

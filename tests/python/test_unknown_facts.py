@@ -41,8 +41,8 @@ def test_show_prints_unknown_for_absent_values(tmp_path):
     out = show(tmp_path / 'empty.model')
     host = next(line for line in out.splitlines() if line.startswith('  host:'))
     assert 'L1d unknown, L1i unknown, L2 unknown, LLC unknown' in host, out
-    assert 'unknown cores' in host, out
-    assert 'at unknown qps over unknown connections' in out, out
+    assert host.startswith('  host: unknown, kernel unknown, unknown cores'), out
+    assert 'load: unknown at unknown qps over unknown connections' in out, out
     assert 'saturation throughput unknown' in out, out
     assert 'over unknown connections (' in out, out
     assert ' 0 B' not in host and '0 qps' not in out and ' 0 connections' not in out, out
