@@ -30,21 +30,24 @@ static void usage(FILE *f)
 static void show_meta(struct ditto_model *m, const char *file)
 {
 	struct ditto_meta *meta = ditto_model_meta(m);
+	const char *src = ditto_meta_host_cache_source(meta);
 
 	printf("model %s: schema %d, libditto %s, created %s, %" PRIu64 " source%s, window %.1f s\n",
 	       file, ditto_model_schema(m), str_or_dash(ditto_meta_tool_version(meta)),
 	       fmt_time(ditto_meta_created(meta)).s, ditto_meta_sources(meta),
 	       ditto_meta_sources(meta) == 1 ? "" : "s", ditto_meta_window_s(meta));
-	printf("  host: %s, kernel %s, %" PRIu64 " cores, L1d %s, L1i %s, L2 %s, LLC %s\n",
-	       str_or_dash(ditto_meta_host_cpu_model(meta)), str_or_dash(ditto_meta_host_kernel(meta)),
-	       ditto_meta_host_cores(meta),
-	       fmt_bytes((double)ditto_meta_host_cache_bytes(meta, DITTO_CACHE_L1D)).s,
-	       fmt_bytes((double)ditto_meta_host_cache_bytes(meta, DITTO_CACHE_L1I)).s,
-	       fmt_bytes((double)ditto_meta_host_cache_bytes(meta, DITTO_CACHE_L2)).s,
-	       fmt_bytes((double)ditto_meta_host_cache_bytes(meta, DITTO_CACHE_LLC)).s);
-	printf("  load: %s at %.0f qps over %" PRIu64 " connections\n",
-	       str_or_dash(ditto_meta_load_generator(meta)), ditto_meta_load_qps(meta),
-	       ditto_meta_load_connections(meta));
+	if (!src)
+		src = "";
+	printf("  host: %s, kernel %s, %s cores, L1d %s, L1i %s, L2 %s, LLC %s%s%s%s\n",
+	       str_or_unknown(ditto_meta_host_cpu_model(meta)),
+	       str_or_unknown(ditto_meta_host_kernel(meta)),
+	       opt_count(m, "meta.host.cores").s, opt_bytes(m, "meta.host.l1d_bytes").s,
+	       opt_bytes(m, "meta.host.l1i_bytes").s, opt_bytes(m, "meta.host.l2_bytes").s,
+	       opt_bytes(m, "meta.host.llc_bytes").s,
+	       *src ? " (caches from " : "", src, *src ? ")" : "");
+	printf("  load: %s at %s qps over %s connections\n",
+	       str_or_unknown(ditto_meta_load_generator(meta)), opt_rate(m, "meta.load.qps").s,
+	       opt_count(m, "meta.load.connections").s);
 }
 
 static void show_edge(struct ditto_edge *e)
@@ -131,7 +134,7 @@ int cmd_model_show(int argc, char **argv)
 		return CLI_EINPUT;
 	show_meta(m, argv[optind]);
 	for (size_t i = 0; i < ditto_model_service_count(m); i++)
-		show_service(ditto_model_service(m, i));
+		show_service(m, i);
 	show_graph(m);
 	show_tuning(m);
 	ditto_model_free(m);

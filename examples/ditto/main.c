@@ -71,6 +71,12 @@ static int finish(int rc)
 	return rc;
 }
 
+/*
+ * The CLI never calls setlocale(): it stays in the "C" locale, so its own
+ * printf of numbers and its strtod of options and of the library's JSON
+ * (cmd_load.c) agree whatever LC_NUMERIC the user has. The library does
+ * not rely on this (lib/core/c_locale.c); the frontend does.
+ */
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -214,11 +214,11 @@ static const struct service_spec services[] = {
 	  DITTO_IO_EPOLL, true, false, 0, DITTO_CALL_UNKNOWN },
 };
 
-/* Instruction classes: function.operands.width.extension, as the decoder names them. */
+/* Instruction classes in the format of ditto_cpu_mix() (func.ops.mem.width.isa),
+ * as the profiler names them; model validation warns about any other. */
 static const char *const mix_classes[] = {
-	"int.mov.reg.mem.64.base", "int.add.reg.reg.64.base", "int.cmp.reg.imm.32.base",
-	"branch.jcc.rel.none.base", "int.mov.mem.reg.64.base", "int.lea.reg.mem.64.base",
-	"vec.movdqu.reg.mem.128.sse2",
+	"mov.rm.r.64.base", "alu.rr.none.64.base", "cmp.ri.none.32.base", "jcc.i.none.64.base",
+	"mov.mr.w.64.base", "alu.rm.none.64.base", "vint.rm.r.128.sse2",
 };
 
 /* Conditional-branch keys taken_bin * 16 + transition_bin: mostly biased
@@ -228,11 +228,14 @@ static const uint64_t branch_keys[] = { 8 * 16 + 8, 6 * 16 + 7, 3 * 16 + 4, 1 * 
 /* Calls from redis to memcached per redis request. */
 static const uint64_t fanouts[] = { 1, 0, 2, 3 };
 
+/* Knobs of the synthesizer (see tuning in model.h) and metrics the tuner
+ * steps them by (ditto_tune() in tune.h). */
 static const char *const knob_names[] = {
-	"insts_per_request_scale", "dws_weight", "branch_bits", "syscall_rate_scale",
+	"synth.body_scale", "synth.d1_mpki", "synth.branch_bias", "synth.hold_share",
 };
 
-static const char *const metric_names[] = { "ipc", "branch_mpki", "l1i_mpki", "l1d_mpki", "llc_mpki" };
+static const char *const metric_names[] = { "insts_per_request", "branch_mispredict_rate",
+					    "i1_miss_rate", "d1_miss_rate", "ll_miss_rate" };
 
 #define LOAD_POINTS 3
 
@@ -253,7 +256,8 @@ static int build_host(struct ditto_meta *meta, struct rng *r)
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L1D, 48u << 10));
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L1I, 32u << 10));
 	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_L2, rng_range(r, 1, 2) << 20));
-	return ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_LLC, rng_range(r, 16, 64) << 20);
+	TRY(ditto_meta_set_host_cache_bytes(meta, DITTO_CACHE_LLC, rng_range(r, 16, 64) << 20));
+	return ditto_meta_set_host_cache_source(meta, "sysfs");
 }
 
 static int build_meta(struct ditto_model *m, struct rng *r)

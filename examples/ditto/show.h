@@ -3,6 +3,7 @@
 #ifndef DITTO_SHOW_H
 #define DITTO_SHOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ditto/ditto.h>
@@ -23,8 +24,20 @@ struct fmt fmt_ratio(double num, double den);  /* "0.253", "-" when den is 0 */
 struct fmt fmt_time(uint64_t unix_s);       /* "2023-11-14 22:13:20 UTC" */
 /* A string the model may not have set. */
 const char *str_or_dash(const char *s);
+/* A fact the profiler may not have learnt (the host's CPU model). */
+const char *str_or_unknown(const char *s);
+/*
+ * A value the model may not hold, read by path (printf-style): "unknown"
+ * when absent, so an unmeasured fact never reads as 0 ("0 connections").
+ */
+struct fmt opt_count(const struct ditto_model *m, const char *path_fmt, ...)
+	__attribute__((format(printf, 2, 3)));              /* "42" */
+struct fmt opt_rate(const struct ditto_model *m, const char *path_fmt, ...)
+	__attribute__((format(printf, 2, 3)));              /* "1234" (%.0f) */
+struct fmt opt_bytes(const struct ditto_model *m, const char *path_fmt, ...)
+	__attribute__((format(printf, 2, 3)));              /* fmt_bytes() */
 
-/* Everything about one service, indented under a "service NAME" line. */
-void show_service(struct ditto_service *s);
+/* Everything about service i of m, indented under a "service NAME" line. */
+void show_service(struct ditto_model *m, size_t i);
 
 #endif /* DITTO_SHOW_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Human-readable values for `ditto model show` (see show.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -75,3 +76,45 @@ const char *str_or_dash(const char *s)
 {
 	return s && *s ? s : "-";
 }
+
+const char *str_or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
+enum opt_kind { OPT_COUNT, OPT_RATE, OPT_BYTES };
+
+static struct fmt opt_value(const struct ditto_model *m, enum opt_kind kind, const char *path_fmt,
+			    va_list ap)
+{
+	char path[256];
+	struct fmt f;
+	double v;
+
+	vsnprintf(path, sizeof(path), path_fmt, ap);
+	/* Absent (-DITTO_ENOTFOUND) or not a number: not known. */
+	if (ditto_model_get_f64(m, path, &v) < 0) {
+		snprintf(f.s, sizeof(f.s), "unknown");
+		return f;
+	}
+	if (kind == OPT_BYTES)
+		return fmt_bytes(v);
+	snprintf(f.s, sizeof(f.s), "%.0f", v);
+	return f;
+}
+
+#define OPT_FN(name, kind)                                                     \
+	struct fmt name(const struct ditto_model *m, const char *path_fmt, ...) \
+	{                                                                      \
+		va_list ap;                                                    \
+		struct fmt f;                                                  \
+                                                                               \
+		va_start(ap, path_fmt);                                        \
+		f = opt_value(m, kind, path_fmt, ap);                          \
+		va_end(ap);                                                    \
+		return f;                                                      \
+	}
+
+OPT_FN(opt_count, OPT_COUNT)
+OPT_FN(opt_rate, OPT_RATE)
+OPT_FN(opt_bytes, OPT_BYTES)

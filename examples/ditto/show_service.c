@@ -56,17 +56,17 @@ static const char *yes_no(bool v)
 	return v ? "yes" : "no";
 }
 
-static void show_network(struct ditto_service *s)
+static void show_network(struct ditto_model *m, size_t si)
 {
-	struct ditto_network *n = ditto_service_network(s);
+	struct ditto_network *n = ditto_service_network(ditto_model_service(m, si));
 
 	printf("  network: io_model %s, accept dispatch %s, network dispatch %s,\n"
-	       "           %" PRIu64 " network threads, %" PRIu64 " processes, client %" PRIu64
-	       " connections (%s)\n",
+	       "           %s network threads, %s processes, client %s connections (%s)\n",
 	       ditto_io_model_name(ditto_network_io_model(n)),
 	       yes_no(ditto_network_accept_dispatch(n)), yes_no(ditto_network_network_dispatch(n)),
-	       ditto_network_network_threads(n), ditto_network_processes(n),
-	       ditto_network_client_connections(n),
+	       opt_count(m, "services[%zu].network.network_threads", si).s,
+	       opt_count(m, "services[%zu].network.processes", si).s,
+	       opt_count(m, "services[%zu].network.client_connections", si).s,
 	       ditto_call_mode_name(ditto_network_client_mode(n)));
 }
 
@@ -98,16 +98,16 @@ static void show_syscalls(struct ditto_service *s)
 		show_syscall(s, ditto_service_syscall(s, i));
 }
 
-static void show_requests(struct ditto_service *s)
+static void show_requests(struct ditto_model *m, size_t si)
 {
-	struct ditto_requests *r = ditto_service_requests(s);
+	struct ditto_requests *r = ditto_service_requests(ditto_model_service(m, si));
 	struct ditto_hist *svc = ditto_requests_service_ns(r);
 	double count = (double)ditto_requests_count(r);
 	double conns = (double)ditto_requests_connections(r);
 
-	printf("  requests: %" PRIu64 " over %" PRIu64 " connections (%s per connection), %s"
+	printf("  requests: %" PRIu64 " over %s connections (%s per connection), %s"
 	       " pipelined\n",
-	       ditto_requests_count(r), ditto_requests_connections(r),
+	       ditto_requests_count(r), opt_count(m, "services[%zu].requests.connections", si).s,
 	       fmt_ratio(count, conns).s, fmt_pct((double)ditto_requests_pipelined(r), count).s);
 	/* The exact totals when the profiler recorded them, else bucket means. */
 	double req = ditto_requests_request_bytes_total(r) ?
@@ -203,11 +203,12 @@ static void show_counters(const struct ditto_observed *o)
 	       fmt_ratio(1e3 * (double)ditto_observed_counter(o, DITTO_COUNTER_LLC_MISSES), insts).s);
 }
 
-static void show_observed(struct ditto_service *s)
+static void show_observed(struct ditto_model *m, size_t si)
 {
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed(ditto_model_service(m, si));
 
-	printf("  observed: saturation throughput %.0f qps\n", ditto_observed_throughput_qps(o));
+	printf("  observed: saturation throughput %s qps\n",
+	       opt_rate(m, "services[%zu].observed.throughput_qps", si).s);
 	if (ditto_observed_load_count(o))
 		printf("    %12s %12s %8s %12s %12s\n", "offered qps", "achieved", "conns",
 		       "p50 latency", "p99 latency");
@@ -215,21 +216,24 @@ static void show_observed(struct ditto_service *s)
 		struct ditto_load_point *p = ditto_observed_load(o, i);
 		struct ditto_hist *lat = ditto_load_point_latency(p);
 
-		printf("    %12.0f %12.0f %8" PRIu64 " %12s %12s\n", ditto_load_point_qps(p),
-		       ditto_load_point_achieved_qps(p), ditto_load_point_connections(p),
+		printf("    %12.0f %12s %8s %12s %12s\n", ditto_load_point_qps(p),
+		       opt_rate(m, "services[%zu].observed.loads[%zu].achieved_qps", si, i).s,
+		       opt_count(m, "services[%zu].observed.loads[%zu].connections", si, i).s,
 		       fmt_ns(ditto_hist_quantile(lat, 0.5)).s,
 		       fmt_ns(ditto_hist_quantile(lat, 0.99)).s);
 	}
 	show_counters(o);
 }
 
-void show_service(struct ditto_service *s)
+void show_service(struct ditto_model *m, size_t i)
 {
+	struct ditto_service *s = ditto_model_service(m, i);
+
 	show_header(s);
 	show_threads(s);
-	show_network(s);
+	show_network(m, i);
 	show_syscalls(s);
-	show_requests(s);
+	show_requests(m, i);
 	show_cpu(s);
-	show_observed(s);
+	show_observed(m, i);
 }

@@ -11,7 +11,8 @@
  *   meta                        tool_version, created, window_s, sources,
  *                               lost_events,
  *                               host{cpu_model, kernel, cores, l1d_bytes,
- *                               l1i_bytes, l2_bytes, llc_bytes},
+ *                               l1i_bytes, l2_bytes, llc_bytes,
+ *                               cache_source},
  *                               load{generator, qps, connections}
  *   services[]                  name, ports[], framing, processes,
  *     threads[]                 thread classes: name, count, role, io_model,
@@ -243,6 +244,13 @@ struct ditto_validate_opts {
 	/* Receives every problem (NULL: stop at the first). */
 	ditto_problem_fn problem;
 	void *user;
+	/* Receives what leaves the model valid but that this library cannot
+	 * use: instruction-mix keys that are not "func.ops.mem.width.isa"
+	 * with the names ditto_cpu_mix() lists, and tuning knob names
+	 * (tuning.knobs, iterations[].knobs) the synthesizer does not have,
+	 * whether a typo or a newer writer's. Models with them still load
+	 * and validate; NULL: they are not looked for. Gets `user` too. */
+	ditto_problem_fn warning;
 	size_t :0;
 };
 
@@ -256,7 +264,9 @@ struct ditto_validate_opts {
  * (errors <= calls, sequential <= offset samples, chased_loads <= loads,
  * undecoded <= instructions, pipelined <= requests).
  * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
- * as "path: message".
+ * as "path: message". With opts->warning, also reports what leaves the
+ * model valid but unusable here (mix keys of another format, unknown knob
+ * names); warnings never change the return value.
  */
 DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct ditto_validate_opts *opts);
 
@@ -383,6 +393,15 @@ DITTO_API uint64_t ditto_meta_sources(const struct ditto_meta *meta);
  * non-zero means the counts are lower bounds. */
 DITTO_API uint64_t ditto_meta_lost_events(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_lost_events(struct ditto_meta *meta, uint64_t n);
+/*
+ * The profiling host. A fact the profiler could not learn is absent from
+ * the model, not 0: the typed getters then return 0 or "", and the path
+ * getters (ditto_model_get_u64(m, "meta.host.l2_bytes", &v)) return
+ * -DITTO_ENOTFOUND, which is how tools tell "unknown" from a value.
+ * cache_source says where the cache sizes came from: "sysfs", "cpuid"
+ * (the host's sysfs had no cache folder) or "sysfs+cpuid" (levels sysfs
+ * lacked came from CPUID); absent when no size is known.
+ */
 DITTO_API const char *ditto_meta_host_cpu_model(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_host_cpu_model(struct ditto_meta *meta, const char *cpu_model);
 DITTO_API const char *ditto_meta_host_kernel(const struct ditto_meta *meta);
@@ -392,6 +411,8 @@ DITTO_API int ditto_meta_set_host_cores(struct ditto_meta *meta, uint64_t cores)
 DITTO_API uint64_t ditto_meta_host_cache_bytes(const struct ditto_meta *meta, enum ditto_cache_level l);
 DITTO_API int ditto_meta_set_host_cache_bytes(struct ditto_meta *meta, enum ditto_cache_level l,
 					      uint64_t bytes);
+DITTO_API const char *ditto_meta_host_cache_source(const struct ditto_meta *meta);
+DITTO_API int ditto_meta_set_host_cache_source(struct ditto_meta *meta, const char *source);
 /* The load seen while profiling: generator name, offered rate, connections. */
 DITTO_API const char *ditto_meta_load_generator(const struct ditto_meta *meta);
 DITTO_API int ditto_meta_set_load_generator(struct ditto_meta *meta, const char *name);
@@ -681,6 +702,23 @@ DITTO_API struct ditto_hist *ditto_edge_response_bytes(struct ditto_edge *e);
 /* ------------------------------------------------------------------ */
 
 DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m);
+/*
+ * Knobs are the synthesizer's, by name; an absent knob takes its default,
+ * values outside the range are clamped when a clone is generated:
+ *   synth.body_scale        multiplies the body's instructions per request (1)
+ *   synth.branch_bias       > 0: extra branches taken at random with this
+ *                           strength; < 0: extra always-taken ones (0)
+ *   synth.d1_mpki           extra D1 misses per 1000 body instructions (0)
+ *   synth.ll_mpki           of which also last-level misses (0)
+ *   synth.far_code_scale    multiplies the share of far instruction fetches (1)
+ *   synth.runtime_insts     the runtime's own instructions per request (-1: estimate)
+ *   synth.background_rate   multiplies background classes' wake-up rate (1)
+ *   synth.hold_share        share of epoll wake-ups whose responses wait for
+ *                           the wake-up's last read (0)
+ *   synth.chase_scale       multiplies the profile's share of chased loads (1)
+ * Other names are kept but unused; validation warns about them. Iteration
+ * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
+ */
 /* Current knob values. */
 DITTO_API struct ditto_values *ditto_tuning_knobs(struct ditto_tuning *t);
 DITTO_API size_t ditto_tuning_iteration_count(const struct ditto_tuning *t);

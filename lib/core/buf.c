@@ -68,12 +68,12 @@ void dbuf_printf(struct dbuf *b, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = c_vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0 || !dbuf_reserve(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	c_vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
 }

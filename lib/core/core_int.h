@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -28,6 +29,17 @@ void ditto_log(enum ditto_log_level level, const char *fmt, ...) DITTO_PRINTF(2,
 #define ditto_warn(...) ditto_log(DITTO_LOG_WARN, __VA_ARGS__)
 #define ditto_debug(...) ditto_log(DITTO_LOG_DEBUG, __VA_ARGS__)
 
+/*
+ * --- numbers for machines: printf/strtod in the "C" locale whatever the
+ * caller's LC_NUMERIC (c_locale.c). Everything the library writes for a
+ * program to read (JSON, SVG, generated sources) goes through these or
+ * through dbuf_printf(), which uses them.
+ */
+int c_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap) DITTO_PRINTF(3, 0);
+int c_snprintf(char *buf, size_t len, const char *fmt, ...) DITTO_PRINTF(3, 4);
+int c_fprintf(FILE *f, const char *fmt, ...) DITTO_PRINTF(2, 3);
+double c_strtod(const char *s, char **end);
+
 /* --- growable byte buffer; always NUL-terminated when len > 0 --- */
 struct dbuf {
 	char *data;
@@ -41,6 +53,7 @@ bool dbuf_reserve(struct dbuf *b, size_t extra);
 void dbuf_put(struct dbuf *b, const void *p, size_t n);
 void dbuf_puts(struct dbuf *b, const char *s);
 void dbuf_putc(struct dbuf *b, char c);
+/* Formats in the "C" locale (see c_snprintf): a dbuf holds machine-read text. */
 void dbuf_printf(struct dbuf *b, const char *fmt, ...) DITTO_PRINTF(2, 3);
 /* Hand the buffer (NUL-terminated) to the caller; NULL after an OOM. */
 char *dbuf_steal(struct dbuf *b);

@@ -277,6 +277,7 @@ static const char *const cache_fields[] = { "l1d_bytes", "l1i_bytes", "l2_bytes"
 META_SUB(host, cpu_model, const char *, dn_get_str, set_str)
 META_SUB(host, kernel, const char *, dn_get_str, set_str)
 META_SUB(host, cores, uint64_t, dn_get_u64, dn_set_u64)
+META_SUB(host, cache_source, const char *, dn_get_str, set_str)
 META_SUB(load, generator, const char *, dn_get_str, set_str)
 META_SUB(load, qps, double, dn_get_f64, set_f64)
 META_SUB(load, connections, uint64_t, dn_get_u64, dn_set_u64)

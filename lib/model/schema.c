@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "synth_int.h"
 
 const char *const enum_framing[] = { "unknown", "raw", "http1", "resp", "memcache-text",
 				     "memcache-binary", "length-prefixed", NULL };
@@ -93,6 +94,36 @@ static void check_requests(struct vctx *v, const struct dnode *obj)
 	check_le(v, obj, "pipelined", dn_get_u64(obj, "count"), "count");
 }
 
+static void check_mix(struct vctx *v, const struct dnode *obj)
+{
+	const struct dnode *mix = dn_get(obj, "mix");
+	char why[128];
+
+	if (!v->warning || !mix || mix->type != DN_MAP)
+		return;
+	for (size_t i = 0; i < mix->m.n; i++)
+		if (!mix_key_check(mix->m.m[i].key, why, sizeof(why)))
+			vwarning(v, "mix", "key '%s' %s: the synthesizer substitutes another class",
+				 mix->m.m[i].key, why);
+}
+
+/*
+ * Knob names are the generator's table (lib/synth/knobs.c): the model
+ * stage asks it rather than keeping a second list that could drift. An
+ * unknown name is kept and ignored by synth, so it is a warning.
+ */
+static void check_knob_names(struct vctx *v, const struct dnode *obj)
+{
+	const struct dnode *knobs = dn_get(obj, "knobs");
+
+	if (!v->warning || !knobs || knobs->type != DN_MAP)
+		return;
+	for (size_t i = 0; i < knobs->m.n; i++)
+		if (!synth_knob_find(knobs->m.m[i].key))
+			vwarning(v, "knobs", "'%s' is not a knob of this libditto (synth ignores it)",
+				 knobs->m.m[i].key);
+}
+
 /* Windows per stepping mechanism cannot add up to more than the windows. */
 static void check_stepping(struct vctx *v, const struct dnode *obj)
 {
@@ -117,6 +148,7 @@ static void check_cpu(struct vctx *v, const struct dnode *obj)
 	check_le(v, obj, "chased_loads", dn_get_u64(obj, "loads"), "loads");
 	check_le(v, obj, "undecoded", dn_get_u64(obj, "instructions"), "instructions");
 	check_le(v, obj, "jit_instructions", dn_get_u64(obj, "instructions"), "instructions");
+	check_mix(v, obj);
 	check_stepping(v, obj);
 	if (b && b->type == DN_HIST)
 		for (size_t i = 0; i < b->h->n; i++) {
@@ -164,6 +196,7 @@ static const struct field host_fields[] = {
 	F("l1i_bytes", FT_U64, MG_FIRST, CP_NONE),
 	F("l2_bytes", FT_U64, MG_FIRST, CP_NONE),
 	F("llc_bytes", FT_U64, MG_FIRST, CP_NONE),
+	F("cache_source", FT_STR, MG_FIRST, CP_NONE),
 };
 static const struct section schema_host = { "host", FIELDS(host_fields), NULL, NULL };
 
@@ -331,13 +364,14 @@ static const struct field iteration_fields[] = {
 	F("knobs", FT_VALUES, MG_FIRST, CP_NONE),
 	F("errors", FT_VALUES, MG_FIRST, CP_NONE),
 };
-const struct section schema_iteration = { "iterations", FIELDS(iteration_fields), NULL, NULL };
+const struct section schema_iteration = { "iterations", FIELDS(iteration_fields), check_knob_names,
+					   NULL };
 
 static const struct field tuning_fields[] = {
 	F("knobs", FT_VALUES, MG_FIRST, CP_NONE),
 	ARR("iterations", schema_iteration, MG_FIRST, CP_NONE),
 };
-const struct section schema_tuning = { "tuning", FIELDS(tuning_fields), NULL, NULL };
+const struct section schema_tuning = { "tuning", FIELDS(tuning_fields), check_knob_names, NULL };
 
 static const struct field root_fields[] = {
 	F("schema", FT_U64, MG_SAME, CP_NONE),

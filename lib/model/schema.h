@@ -102,6 +102,7 @@ struct dnode *element_match(const struct section *s, const struct dnode *arr,
 struct vctx {
 	struct dbuf path;
 	ditto_problem_fn problem;
+	ditto_problem_fn warning;	/* NULL: warnings are not looked for */
 	void *user;
 	size_t problems;
 	char first[1024];	/* "path: message" of the first problem */
@@ -109,5 +110,12 @@ struct vctx {
 	const struct dnode *graph;
 };
 void vproblem(struct vctx *v, const char *field, const char *fmt, ...) DITTO_PRINTF(3, 4);
+/* Something this library cannot use that leaves the model valid (a newer
+ * writer's name, or a typo): reported, never counted as a problem. */
+void vwarning(struct vctx *v, const char *field, const char *fmt, ...) DITTO_PRINTF(3, 4);
+
+/* Whether key is an instruction-mix key "func.ops.mem.width.isa" with the
+ * names the profiler writes (mix_key.c); else why not, in why. */
+bool mix_key_check(const char *key, char *why, size_t len);
 
 #endif /* DITTO_SCHEMA_H */

@@ -28,6 +28,22 @@ void vproblem(struct vctx *v, const char *field, const char *fmt, ...)
 	path_pop(&v->path, mark);
 }
 
+void vwarning(struct vctx *v, const char *field, const char *fmt, ...)
+{
+	char msg[512];
+	size_t mark;
+	va_list ap;
+
+	if (!v->warning)
+		return;
+	mark = field ? path_push_field(&v->path, field) : v->path.len;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	v->warning(path_str(&v->path), msg, v->user);
+	path_pop(&v->path, mark);
+}
+
 /* Stop early when nobody listens for more than the first problem. */
 static bool done(const struct vctx *v)
 {
@@ -228,6 +244,7 @@ DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct dit
 	dbuf_init(&v.path);
 	v.problem = OPTS_GET(opts, problem, NULL);
 	v.user = OPTS_GET(opts, user, NULL);
+	v.warning = OPTS_GET(opts, warning, NULL);
 	v.graph = dn_get(m->root, "graph");
 	check_schema(&v, m->root);
 	if (!done(&v))

@@ -124,7 +124,23 @@ int build_model(const struct snapshot *s, const struct classes *c, const struct 
 		struct ditto_model **out);
 
 /* ---- host_info.c ---- */
+/* CPU model, kernel, cores and cache sizes into meta.host; what cannot be
+ * learnt stays absent. Caches come from sysfs (DITTO_SYSFS_CPU replaces
+ * /sys/devices/system/cpu), levels it lacks from CPUID; meta.host.
+ * cache_source says which. */
 void host_info_fill(struct ditto_meta *meta);
+
+/* ---- host_cpuid.c ---- */
+#define HOST_CACHE_LEVELS 4	/* indexed by enum ditto_cache_level */
+struct host_caches {
+	uint64_t bytes[HOST_CACHE_LEVELS];	/* 0: unknown */
+	unsigned line[HOST_CACHE_LEVELS];	/* line size in bytes, 0: unknown */
+	unsigned ways[HOST_CACHE_LEVELS];	/* 0: unknown or fully associative */
+};
+/* Cache geometry from CPUID (deterministic leaf 4, AMD 0x8000001D with
+ * topology extensions, else AMD 0x80000005/6); the number of levels found,
+ * 0 off x86. */
+unsigned host_cpuid_caches(struct host_caches *out);
 
 /* ---- framing.c ---- */
 enum ditto_framing framing_detect(const unsigned char *bytes, size_t len);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "synth_int.h"
 
@@ -23,6 +24,14 @@ const struct synth_knob synth_knob_table[] = {
 	{ "synth.chase_scale", offsetof(struct synth_knobs, chase_scale), 1, 0, 10 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
+
+const struct synth_knob *synth_knob_find(const char *name)
+{
+	for (size_t i = 0; i < synth_knob_count; i++)
+		if (strcmp(synth_knob_table[i].name, name) == 0)
+			return &synth_knob_table[i];
+	return NULL;
+}
 
 double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d)
 {

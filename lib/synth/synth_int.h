@@ -58,6 +58,8 @@ struct synth_knob {
 extern const struct synth_knob synth_knob_table[];
 extern const size_t synth_knob_count;
 struct ditto_model;
+/* The knob called name, or NULL (model validation warns about those). */
+const struct synth_knob *synth_knob_find(const char *name);
 double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d);
 void synth_knobs_defaults(struct synth_knobs *k);
 void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k);

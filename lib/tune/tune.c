@@ -300,7 +300,8 @@ static int iteration(struct loop *l)
 		return 0;
 	}
 	e = errors(l, clone, ditto_tuning_iter_errors(it), &worst, &worst_e);
-	snprintf(note, sizeof(note), "%s %.1f%% off%s", worst, 100 * worst_e,
+	/* The note is stored in the model: the same bytes under any locale. */
+	c_snprintf(note, sizeof(note), "%s %.1f%% off%s", worst, 100 * worst_e,
 		 twice ? " (mean of 2 runs)" : "");
 	ditto_tuning_iter_set_note(it, note);
 	if (!l->best || e < l->best_error) {

@@ -56,22 +56,22 @@ static void bounds(const struct ditto_tune_report *r, struct frame *f)
 
 static void axes(FILE *o, const struct frame *f)
 {
-	fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, H - B, W - R, H - B);
-	fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, T, L, H - B);
+	c_fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, H - B, W - R, H - B);
+	c_fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, T, L, H - B);
 	for (double d = f->ymin; d <= f->ymax; d++) {
 		double y = py(f, pow(10, d) * 1000);
 
-		fprintf(o, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n"
+		c_fprintf(o, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n"
 			"<text x='%d' y='%.1f' text-anchor='end'>%g µs</text>\n",
 			L, y, W - R, y, L - 6, y + 4, pow(10, d));
 	}
 	for (int i = 0; i <= 4; i++) {
 		double q = f->xmax * i / 4;
 
-		fprintf(o, "<text x='%.1f' y='%d' text-anchor='middle'>%.0f</text>\n", px(f, q),
+		c_fprintf(o, "<text x='%.1f' y='%d' text-anchor='middle'>%.0f</text>\n", px(f, q),
 			H - B + 18, q);
 	}
-	fprintf(o, "<text x='%d' y='%d' text-anchor='middle'>achieved load (requests/s)</text>\n",
+	c_fprintf(o, "<text x='%d' y='%d' text-anchor='middle'>achieved load (requests/s)</text>\n",
 		(L + W - R) / 2, H - 14);
 }
 
@@ -82,12 +82,12 @@ static void line(FILE *o, const struct frame *f, const struct ditto_tune_report 
 
 	if (!r->ncurve[side])
 		return;
-	fprintf(o, "<polyline fill='none' stroke='%s' stroke-width='2'%s points='", color,
+	c_fprintf(o, "<polyline fill='none' stroke='%s' stroke-width='2'%s points='", color,
 		p99 ? " stroke-dasharray='6,4'" : "");
 	for (size_t i = 0; i < r->ncurve[side]; i++) {
 		const struct tune_point *p = &r->curve[side][i];
 
-		fprintf(o, "%.1f,%.1f ", px(f, p->achieved), py(f, p99 ? p->p99 : p->p50));
+		c_fprintf(o, "%.1f,%.1f ", px(f, p->achieved), py(f, p99 ? p->p99 : p->p50));
 	}
 	fputs("'/>\n", o);
 }
@@ -99,7 +99,7 @@ static void legend(FILE *o)
 	for (int i = 0; i < 4; i++) {
 		int y = T + 20 * i;
 
-		fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>"
+		c_fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>"
 			"<text x='%d' y='%d'>%s</text>\n", W - R + 12, y, W - R + 40, y,
 			i < 2 ? "#1f5fbf" : "#e6740b", i % 2 ? " stroke-dasharray='6,4'" : "",
 			W - R + 46, y + 4, names[i]);
@@ -120,7 +120,7 @@ DITTO_API int ditto_tune_report_plot_svg(const struct ditto_tune_report *r, cons
 	if (!(o = fopen(path, "w")))
 		return ditto_err(-errno, "tune: %s: %s", path, strerror(errno));
 	bounds(r, &f);
-	fprintf(o, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+	c_fprintf(o, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
 		"font-family='sans-serif' font-size='12'>\n<rect width='100%%' height='100%%' "
 		"fill='white'/>\n<text x='%d' y='24' font-size='15'>latency against load: "
 		"original and clone</text>\n", W, H, L);

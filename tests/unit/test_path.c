@@ -178,10 +178,13 @@ START_TEST(test_path_quoted_map_keys)
 			 -DITTO_ENOTFOUND);
 	/* values maps too */
 	double d;
-	ck_assert_int_eq(ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)), "dws_weight", &d),
-			 0);
-	ck_assert_double_eq(get_f64(m, "tuning.knobs[\"dws_weight\"]"), d);
-	ck_assert_double_eq(get_f64(m, "tuning.knobs.dws_weight"), d);
+	ck_assert_int_eq(ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)), "synth.d1_mpki",
+					  &d), 0);
+	ck_assert_double_eq(get_f64(m, "tuning.knobs[\"synth.d1_mpki\"]"), d);
+	/* a key without dots needs no quotes */
+	ck_assert_int_eq(ditto_values_get(ditto_tuning_iter_errors(ditto_tuning_iteration(
+					  ditto_model_tuning(m), 1)), "d1_miss_rate", &d), 0);
+	ck_assert_double_eq(get_f64(m, "tuning.iterations[1].errors.d1_miss_rate"), d);
 	ditto_model_free(m);
 }
 END_TEST

@@ -619,9 +619,9 @@ START_TEST(test_tuning_knob_not_finite_invalid)
 	struct mpdoc d;
 
 	patch_begin(&d);
-	mp_set_f64(slot(&d, "tuning.knobs", "dws_weight"), INFINITY);
+	mp_set_f64(slot(&d, "tuning.knobs", "synth.d1_mpki"), INFINITY);
 	assert_patch_invalid(&d, "tuning.knobs");
-	tu_assert_err_has("dws_weight");
+	tu_assert_err_has("synth.d1_mpki");
 	mpdoc_destroy(&d);
 
 	/* the typed setter refuses it outright */
@@ -638,7 +638,7 @@ START_TEST(test_tuning_iteration_error_nan_invalid)
 	struct mpdoc d;
 
 	patch_begin(&d);
-	mp_set_f64(slot(&d, "tuning.iterations[1].errors", "ipc"), NAN);
+	mp_set_f64(slot(&d, "tuning.iterations[1].errors", "d1_miss_rate"), NAN);
 	assert_patch_invalid(&d, "tuning.iterations[1].errors");
 	mpdoc_destroy(&d);
 }
@@ -704,7 +704,7 @@ START_TEST(test_problem_callback_gets_every_problem)
 	msgpack_object *calls = mpdoc_need(&d, "services[1].syscalls[0].calls");
 	mp_set_u64(slot(&d, "services[1].syscalls[0]", "errors"), calls->via.u64 + 10);
 	mp_set_str(&d, mpdoc_need(&d, "graph.edges[0].to"), "ghost");
-	mp_set_f64(slot(&d, "tuning.knobs", "branch_bits"), NAN);
+	mp_set_f64(slot(&d, "tuning.knobs", "synth.branch_bias"), NAN);
 	ck_assert_int_eq(mpdoc_decode(&d, &nv, &m), 0);
 	mpdoc_destroy(&d);
 
@@ -716,7 +716,8 @@ START_TEST(test_problem_callback_gets_every_problem)
 	ck_assert(has_path(&probs, "services[0].threads[0].role"));
 	ck_assert(has_path(&probs, "services[1].syscalls[0].errors"));
 	ck_assert(has_path(&probs, "graph.edges[0].to"));
-	ck_assert(has_path(&probs, "tuning.knobs.branch_bits") || has_path(&probs, "tuning.knobs"));
+	ck_assert(has_path(&probs, "tuning.knobs.synth.branch_bias") ||
+		  has_path(&probs, "tuning.knobs"));
 	for (int i = 0; i < probs.n; i++)
 		ck_assert_str_ne(probs.msgs[i], "");
 	/* last_error names the first problem as "path: message" */
@@ -740,6 +741,102 @@ START_TEST(test_problem_callback_silent_for_valid_model)
 	DITTO_OPTS(ditto_validate_opts, vo, .problem = on_problem, .user = &probs);
 	ck_assert_int_eq(ditto_model_validate(m, &vo), 0);
 	ck_assert_int_eq(probs.n, 0);
+	ditto_model_free(m);
+}
+END_TEST
+
+/* --- warnings: valid, but not usable by this library --- */
+
+/* Validate m with both callbacks; problems must be none. */
+static void collect_warnings(const struct ditto_model *m, struct problems *warn)
+{
+	struct problems probs;
+
+	memset(&probs, 0, sizeof(probs));
+	memset(warn, 0, sizeof(*warn));
+	DITTO_OPTS(ditto_validate_opts, vo, .problem = on_problem, .warning = on_problem,
+		   .user = warn);
+	ck_assert_int_eq(ditto_model_validate(m, &vo), 0);
+	DITTO_OPTS(ditto_validate_opts, po, .problem = on_problem, .user = &probs);
+	ck_assert_int_eq(ditto_model_validate(m, &po), 0);
+	ck_assert_int_eq(probs.n, 0);
+}
+
+START_TEST(test_sample_models_have_no_warnings)
+{
+	for (uint64_t seed = 0; seed < 8; seed++) {
+		struct ditto_model *m = tu_sample(seed);
+		struct problems warn;
+
+		collect_warnings(m, &warn);
+		ck_assert_msg(warn.n == 0, "seed %llu: %s: %s", (unsigned long long)seed,
+			      warn.paths[0], warn.msgs[0]);
+		ditto_model_free(m);
+	}
+}
+END_TEST
+
+START_TEST(test_mix_keys_of_another_format_warn)
+{
+	static const char *const good[] = {
+		"ret.-.r.64.base", "nop.-.none.0.base", "vint.rr.none.128.sse4.2",
+		"x87.m.r.80.x87", "alu.rmi.none.16.bmi",
+	};
+	static const char *const bad[] = {
+		"int.add.reg.reg.64.base",	/* the format before insn_class.c */
+		"alu.rr.none.64",		/* four parts */
+		"alu.rx.none.64.base",		/* operand letter */
+		"alu.rr.none.65.base",		/* not whole bytes */
+		"alu.rr.none.064.base",		/* not plain decimal */
+		"alu.rr.rwx.64.base",		/* memory direction */
+		"load.rr.none.64.base",		/* function */
+		"alu.rr.none.64.neon",		/* extension */
+	};
+	struct ditto_model *m = sample();
+	struct ditto_counts *mix = ditto_cpu_mix(ditto_service_cpu(ditto_model_service(m, 0), 0));
+	struct problems warn;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_int_eq(ditto_counts_add(mix, good[i], 1), 0);
+	collect_warnings(m, &warn);
+	ck_assert_msg(warn.n == 0, "%s: %s", warn.paths[0], warn.msgs[0]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(ditto_counts_add(mix, bad[i], 1), 0);
+	collect_warnings(m, &warn);
+	ck_assert_int_eq(warn.n, (int)(sizeof(bad) / sizeof(bad[0])));
+	for (int i = 0; i < warn.n; i++) {
+		ck_assert_str_eq(warn.paths[i], "services[0].cpu[0].mix");
+		ck_assert_msg(strstr(warn.msgs[i], bad[i]), "%s lacks %s", warn.msgs[i], bad[i]);
+	}
+	/* still valid, so it still loads */
+	assert_valid(m);
+	ditto_model_free(m);
+}
+END_TEST
+
+START_TEST(test_unknown_knob_names_warn_but_load)
+{
+	struct ditto_model *m = sample(), *back;
+	struct ditto_tuning *t = ditto_model_tuning(m);
+	struct problems warn;
+	void *buf;
+	size_t len;
+
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs(t), "dws_weight", 1.5), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs(ditto_tuning_iteration(t, 0)),
+					  "synth.future_knob", 2), 0);
+	collect_warnings(m, &warn);
+	ck_assert_int_eq(warn.n, 2);
+	ck_assert(has_path(&warn, "tuning.knobs"));
+	ck_assert(has_path(&warn, "tuning.iterations[0].knobs"));
+	ck_assert(strstr(warn.msgs[0], "dws_weight") || strstr(warn.msgs[1], "dws_weight"));
+	/* a newer writer's model loads with the default (validating) decode */
+	tu_encode(m, &buf, &len);
+	back = tu_decode_ok(buf, len);
+	ck_assert_int_eq(ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(back)), "dws_weight",
+					  &(double){ 0 }), 0);
+	ditto_free(buf);
+	ditto_model_free(back);
 	ditto_model_free(m);
 }
 END_TEST
@@ -794,6 +891,9 @@ int main(void)
 	tcase_add_test(tc, test_root_schema_checked);
 	tcase_add_test(tc, test_problem_callback_gets_every_problem);
 	tcase_add_test(tc, test_problem_callback_silent_for_valid_model);
+	tcase_add_test(tc, test_sample_models_have_no_warnings);
+	tcase_add_test(tc, test_mix_keys_of_another_format_warn);
+	tcase_add_test(tc, test_unknown_knob_names_warn_but_load);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

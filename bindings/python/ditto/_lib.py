@@ -68,7 +68,8 @@ PROBLEM_FN = CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)
 
 
 class ValidateOpts(Structure):
-    _fields_ = [('sz', c_size_t), ('problem', PROBLEM_FN), ('user', c_void_p)]
+    _fields_ = [('sz', c_size_t), ('problem', PROBLEM_FN), ('user', c_void_p),
+                ('warning', PROBLEM_FN)]
 
 
 class CompareOpts(Structure):

@@ -237,6 +237,31 @@ class Meta(_Element):
     def window_s(self, v):
         check(lib.ditto_meta_set_window_s(self._h, float(v)))
 
+    def _section(self, name, keys):
+        out = {}
+        for k in keys:
+            try:
+                out[k] = self._model.get('meta.%s.%s' % (name, k))
+            except NotFoundError:
+                out[k] = None   # not learnt: absent from the model, not 0
+        return out
+
+    @property
+    def host(self):
+        """meta.host as a dict: cpu_model, kernel, cores, l1d_bytes,
+        l1i_bytes, l2_bytes, llc_bytes and cache_source ('sysfs', 'cpuid'
+        or 'sysfs+cpuid'). What the profiler could not learn is None."""
+        return self._section('host', ('cpu_model', 'kernel', 'cores', 'l1d_bytes', 'l1i_bytes',
+                                      'l2_bytes', 'llc_bytes', 'cache_source'))
+
+    @property
+    def load(self):
+        """meta.load as a dict: generator, qps, connections; None when unknown."""
+        return self._section('load', ('generator', 'qps', 'connections'))
+
+    def __repr__(self):
+        return '<ditto.Meta host=%r load=%r>' % (self.host, self.load)
+
 
 def _added(ptr, exists, *names):
     """Check the result of an add function, which returns NULL on failure
@@ -528,6 +553,23 @@ class Model:
 
     def is_valid(self):
         return not self.problems()
+
+    def warnings(self):
+        """What leaves the model valid but that this libditto cannot use
+        (instruction-mix keys of another format, unknown knob names), as a
+        list of (path, message). Problems, if any, are not included."""
+        found = []
+
+        def on_warning(path, msg, user):
+            found.append((_lib.decode(path) or '', _lib.decode(msg) or ''))
+
+        fn = _lib.PROBLEM_FN(on_warning)
+        ignore = _lib.PROBLEM_FN(lambda path, msg, user: None)
+        o = _lib.make_opts(_lib.ValidateOpts, problem=ignore, warning=fn, user=None)
+        rc = lib.ditto_model_validate(self._p, byref(o))
+        if rc < 0 and rc != -_lib.EINVALID:
+            raise error(rc)
+        return found
 
     # --- merge and compare ---
 
