@@ -183,10 +183,22 @@ DITTO_API int ditto_step_breakpoints_work(void);
  * 0.6 s. System calls are never single-stepped (see enum ditto_step_mode
  * for how they are run, and rep-prefixed strings). A window also ends when a system call
  * blocks for window_timeout_s, so an idle thread is released; the call
- * restarts transparently. Tracer and tracee share one CPU during a window
- * (about 3.5 times more steps per second); the thread's CPU affinity is
- * restored before it is released. The tracer is a child process that ends
- * its window cleanly if the caller dies, even by SIGKILL.
+ * restarts transparently. The tracer moves to the CPU the thread last ran
+ * on; the thread's own CPU affinity is never changed.
+ *
+ * What is guaranteed when something dies: the tracer is a child process in
+ * a process group of its own. If the caller dies (any signal, SIGKILL
+ * included) or its process group is signalled (Ctrl-C, Ctrl-\, a job or
+ * group kill), the tracer ends the current window within one step and
+ * releases the thread untraced, with no trap flag or breakpoint left and
+ * its affinity untouched. With syscall stops no debug register is ever
+ * armed, and a thread released by the kernel inside a system call (the
+ * tracer killed there) carries no trap. Not survivable: SIGKILL to the
+ * tracer process itself (or to every process of its cgroup) while it
+ * single-steps a thread: the kernel releases the thread with its trap flag
+ * set and it dies of SIGTRAP; no user-space design can clean up after a
+ * tracer that runs no more code. That death is reported: the call returns
+ * -ECHILD (ditto_profile_finish() and ditto_profile_cpu() alike).
  */
 struct ditto_cpu_opts {
 	size_t sz;

@@ -123,6 +123,12 @@ int session_cpu_store(struct session_cpu *sc, const struct classes *c, struct di
 	struct ditto_service *svc = ditto_model_service(m, 0), *rs;
 	int err = cpu_child_finish(sc->child, &res), e = 0;
 
+	/* A failed window is a warning (the system profile stands on its
+	 * own), but a killed tracer is an error: it may have hurt the target. */
+	if (err == -ECHILD) {
+		ditto_model_free(res);
+		return err;
+	}
 	if (err)
 		ditto_warn("cpu windows: %s", ditto_last_error());
 	rs = res ? ditto_model_service(res, 0) : NULL;
@@ -134,7 +140,6 @@ int session_cpu_store(struct session_cpu *sc, const struct classes *c, struct di
 			e = dst ? cpu_merge(dst, src) : -ENOMEM;
 	}
 	ditto_model_free(res);
-	/* A failed window is a warning: the system profile stands on its own. */
 	return e;
 }
 

@@ -5,8 +5,10 @@ memcached -t 4 (its four workers) get a populated cpu section, and the
 services keep serving afterwards, untraced, with their CPU affinity."""
 
 import os
+import signal
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -99,3 +101,37 @@ def test_memcached_workers_get_a_cpu_profile(server_factory, step_mode):
         s.sendall(b'version\r\n')
         assert s.recv(64).startswith(b'VERSION')
     threads_untouched(srv.pid)
+
+
+def test_sigkill_to_the_profilers_group_mid_window_leaves_redis_serving(server_factory,
+                                                                       step_mode, tmp_path):
+    port = free_port()
+    srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
+                          '--save', '', '--appendonly', 'no'], port)
+    load = subprocess.Popen([need('redis-benchmark'), '-p', str(port), '-n', '5000000', '-c',
+                             '8', '-t', 'get,set', '-q'], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        for trial in range(4):
+            cli = subprocess.Popen([os.environ['DITTO_CLI'], 'profile', '--cpu-only', '--pid',
+                                    str(srv.pid), '--tid', str(srv.pid), '-W', '100', '-S',
+                                    '0.01', '--step-mode', step_mode, '-q', '-o',
+                                    str(tmp_path / 'm')], start_new_session=True,
+                                   stderr=subprocess.DEVNULL)
+            time.sleep(0.3 + 0.2 * trial)
+            os.killpg(cli.pid, signal.SIGKILL)
+            cli.wait(10)
+            deadline = time.monotonic() + 3
+            while not untraced(srv.pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            with socket.create_connection(('127.0.0.1', port), timeout=5) as s:
+                s.sendall(b'PING\r\n')
+                assert s.recv(16) == b'+PONG\r\n', 'trial %d' % trial
+            threads_untouched(srv.pid)
+    finally:
+        stop(load)
+
+
+def untraced(pid):
+    with open('/proc/%d/status' % pid) as f:
+        return 'TracerPid:\t0\n' in f.read()

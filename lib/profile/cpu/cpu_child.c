@@ -2,10 +2,15 @@
 /*
  * CPU windows run in a child process that is the ptrace tracer. If the
  * tracer died with a thread mid-step, the kernel would release the thread
- * with its trap flag still set and the next instruction would kill it with
- * SIGTRAP. The child is told of its parent's death (PR_SET_PDEATHSIG), so
- * killing the profiler, even with SIGKILL, ends the window cleanly; a
- * signal to the child (Ctrl-C reaches the whole process group) does too.
+ * with its trap flag still set (exit_ptrace() does not clear it, unlike
+ * PTRACE_DETACH) and the next instruction would kill it with SIGTRAP. So
+ * the tracer must outlive whatever kills the profiler: it is told of its
+ * parent's death (PR_SET_PDEATHSIG) and ends the window cleanly, and it
+ * runs in a process group of its own, so signals to the profiler's group
+ * (Ctrl-C, Ctrl-\, a shell's job kill, SIGKILL to the group) do not reach
+ * it; the parent passes a stop on with SIGTERM. What no process can
+ * survive is SIGKILL to the tracer itself mid-step (profile.h says so):
+ * its death is then reported as an error, never as a result.
  *
  * The child sends back one message: int32 error, uint32 message length,
  * the message, then the results encoded as a model whose services[0].cpu[c]
@@ -103,9 +108,11 @@ static void child_main(int fd, pid_t parent, const sigset_t *old, const struct c
 	const char *msg;
 	uint64_t len64;
 
+	setpgid(0, 0);		/* also done by the parent: whoever runs first */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a parent gone before the result: keep exiting */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	sigprocmask(SIG_SETMASK, old, NULL);	/* handlers are in place: let them come */
 	if (getppid() != parent)
@@ -151,6 +158,8 @@ int cpu_child_start(const struct cpu_target *t, size_t nt, unsigned ncls, const 
 	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	c->pid = fork();
+	if (c->pid > 0)
+		setpgid(c->pid, c->pid);
 	if (c->pid != 0)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (c->pid < 0) {
@@ -256,6 +265,14 @@ int cpu_child_finish(struct cpu_child *c, struct ditto_model **res)
 	c->pid = 0;
 	if (r < 0)
 		return r;
+	if (WIFSIGNALED(st)) {
+		/* Whatever it sent is kept, but its death is the news: a
+		 * thread it held may have been released mid-step. */
+		parse(c, res);
+		return ditto_err(-ECHILD, "cpu windows: the stepping process was killed by signal "
+				 "%d (%s); a thread it was stepping may have died of SIGTRAP",
+				 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	}
 	return parse(c, res);
 }
 
