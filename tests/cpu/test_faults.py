@@ -136,3 +136,23 @@ def test_target_in_another_mount_namespace_is_read_through_its_memory(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_thread_traced_by_someone_else_names_its_tracer(target, tmp_path):
+    # As root the cause is never a missing permission: a thread has one tracer.
+    t = target('gt_mix', 'add')
+    strace = subprocess.Popen([shutil.which('strace'), '-p', str(t.pid), '-o', os.devnull],
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 5
+        while proc_status(t.pid)['TracerPid'] == '0' and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(ditto.DittoError) as e:
+            cpu_profile(t.pid, windows=1)
+        assert e.value.code == -errno.EBUSY
+        assert 'already traced by process %d' % strace.pid in e.value.message
+        assert 'CAP_SYS_PTRACE' not in e.value.message
+    finally:
+        strace.terminate()
+        strace.wait(10)
+    assert t.alive()

@@ -376,10 +376,37 @@ static int step_loop(struct stepper *s)
 	return 0;
 }
 
+/* TracerPid of a thread (0 untraced, -1 unknown), from /proc/TID/status. */
+static long tracer_of(pid_t tid)
+{
+	char path[64], line[128];
+	long tracer = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
 int ptrace_perm_error(pid_t tid, int err)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	long tracer = tracer_of(tid);
 	int scope = -1;
+
+	/* A thread has one tracer: permissions are not the cause then. */
+	if (tracer > 0) {
+		if (f)
+			fclose(f);
+		return ditto_err(-EBUSY, "ptrace: cannot attach to thread %d: it is already traced "
+				 "by process %ld (a debugger, strace or another profiler)", (int)tid,
+				 tracer);
+	}
 
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
