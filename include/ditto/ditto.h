@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <string.h> /* memset in DITTO_OPTS */
 
+#include <ditto/version.h> /* generated from the build's project version */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,13 +39,8 @@ extern "C" {
 /* Version                                                              */
 /* ------------------------------------------------------------------ */
 
-#define DITTO_VERSION_MAJOR 0
-#define DITTO_VERSION_MINOR 4
-#define DITTO_VERSION_PATCH 0
-#define DITTO_VERSION_STRING "0.4.0"
-/* MAJOR*10000 + MINOR*100 + PATCH, comparable with ditto_version_number(). */
-#define DITTO_VERSION_NUMBER \
-	(DITTO_VERSION_MAJOR * 10000 + DITTO_VERSION_MINOR * 100 + DITTO_VERSION_PATCH)
+/* DITTO_VERSION_MAJOR, _MINOR, _PATCH, _STRING and _NUMBER come from the
+ * generated <ditto/version.h> included above. */
 
 /* Version of the library actually loaded, "MAJOR.MINOR.PATCH". Static string. */
 DITTO_API const char *ditto_version(void);

@@ -5,10 +5,12 @@
     m = ditto.Model.load('redis.model')
     print(m.services, m.get('services[0].requests.count'))
 
-The library is loaded from $DITTO_LIBRARY if set, else libditto.so.0.
+The library is loaded from $DITTO_LIBRARY if set, else from where meson
+installed it with this package, else as libditto.so.0 (see _lib.py).
 """
 
 from . import _lib
+from ._version import __version__
 from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, InvalidError,
                      LimitError,
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,

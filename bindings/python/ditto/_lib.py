@@ -2,7 +2,9 @@
 """Loading of libditto and the ctypes declarations of the C functions used.
 
 The library is found through the environment variable DITTO_LIBRARY (a path)
-when it is set, else as ``libditto.so.0`` through the dynamic loader.
+when it is set, else where meson installed it along with this package, else
+as ``libditto.so.0`` through the dynamic loader (LD_LIBRARY_PATH, ldconfig:
+how a package installed with pip finds it).
 Every function the package calls is declared here with its argument and
 result types; nothing else in the package calls a C function undeclared.
 """
@@ -420,8 +422,20 @@ class _Missing:
         raise NotImplementedError('%s: not exported by the loaded libditto' % self.name)
 
 
+def _installed_path():
+    """libditto.so.0 where meson installed it next to this package, or None
+    (a source checkout, or a package pip installed without the library)."""
+    try:
+        from ._build_info import LIBDIR, PACKAGE_DIR
+    except ImportError:
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.normpath(os.path.join(here, os.path.relpath(LIBDIR, PACKAGE_DIR), SONAME))
+    return path if os.path.exists(path) else None
+
+
 def _open():
-    path = os.environ.get('DITTO_LIBRARY')
+    path = os.environ.get('DITTO_LIBRARY') or _installed_path()
     if path:
         return ctypes.CDLL(path)
     try:
