@@ -16,7 +16,10 @@
  *  - call-stack samples per thread (perf_event_open software cpu-clock,
  *    user stacks unwound with libunwind), clustered into thread classes;
  *  - hardware counters (libpfm4) where the host has them;
- * and derives the network model. After that window, CPU windows single-step
+ * and derives the network model (also when every connection predates the
+ * window: threads waiting on a listening socket when it ends, blocked in
+ * accept or in an epoll/poll/select set that holds it, count as the
+ * accepting ones). After that window, CPU windows single-step
  * the request-serving thread classes (see ditto_profile_cpu() below) and
  * fill services[0].cpu. The result is a ditto_model.
  *

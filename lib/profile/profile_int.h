@@ -78,8 +78,21 @@ int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user);
 int proc_comm(pid_t pid, char *buf, size_t len);
 /* TCP ports pid listens on (IPv4 and IPv6), at most max. */
 size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max);
+/* Listening TCP sockets pid holds: port and socket inode, at most max. */
+struct proc_listener {
+	uint16_t port;
+	unsigned long inode;
+};
+size_t proc_listeners(pid_t pid, struct proc_listener *out, size_t max);
+/* Inode of the file behind pid's fd (0: none or gone). */
+unsigned long proc_fd_inode(pid_t pid, int fd);
 /* Calls fn for every thread of process pid with its name. */
 int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), void *user);
+
+/* ---- listen_waiters.c ---- */
+/* Threads waiting on a listening socket when the window ends (blocked in
+ * accept, or an epoll set that holds it) get TB_ACCEPTS. */
+void listen_waiters_mark(struct snapshot *s);
 
 /* ---- classify.c: thread classes, roles, network model ---- */
 struct thread_class_rec {

@@ -337,6 +337,9 @@ static int analyse(struct ditto_profile *p)
 	s->nports = p->nports;
 	if (p->ts)
 		s->reqs.dropped += tsamp_lost(p->ts);
+	/* Before classes form: a thread that waits to accept is an acceptor
+	 * whether or not a client connected during the window. */
+	listen_waiters_mark(s);
 	return classify_threads(s, p->ts, &p->cls);
 }
 

@@ -453,6 +453,14 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		if (d->bits & SD_MMSG)
 			s->arg_ptr = arg_of(regs, 1);
 	}
+	/* The epoll set a thread waits on: user space reads its members
+	 * (/proc/PID/fdinfo) to see who waits on the listening socket. */
+	if (nr == 232 || nr == 281 || nr == 441) {
+		struct dt_thread *t = thread_of((__u32)pid_tgid, pid_tgid >> 32);
+
+		if (t)
+			t->epfd = (int)arg_of(regs, 0) + 1;
+	}
 	s->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -692,7 +700,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct dt_inflight *s;
 	struct dt_task *task;
 	struct dt_req_stats *r;
+	struct dt_thread *t;
 	struct dt_desc *d;
+	__u32 bits;
 
 	/* Only traced tasks have storage: no need to look tgid up again. */
 	task = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
@@ -714,9 +724,21 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	r = bpf_map_lookup_elem(&reqs, &z);
 	if (r)
 		r->syscalls++;
+	if (d && !(d->bits & SD_KNOWN))
+		d = NULL;
 	/* One thread lookup per syscall: its bits are gathered first. */
-	thread_bits(tid, tgid, mux_bits(s->nr) |
-		    record(s, d && (d->bits & SD_KNOWN) ? d : NULL, tid, tgid, ret, now));
+	bits = mux_bits(s->nr) | record(s, d, tid, tgid, ret, now);
+	t = thread_of(tid, tgid);
+	if (!t)
+		return 0;
+	t->bits |= bits;
+	/* Which connections a thread serves: one all window is the mark of
+	 * a thread per connection whose threads predate the window. */
+	if (s->accepted && s->sk && d && (d->bits & (SD_RECV | SD_SEND)) && t->conn_sk != s->sk) {
+		if (t->conn_sk)
+			t->conn_moves++;
+		t->conn_sk = s->sk;
+	}
 	return 0;
 }
 
