@@ -82,7 +82,11 @@ struct ditto_profile_opts {
  * New session. Checks the environment and loads the BPF programs, but
  * attaches nothing yet. Errors: -EPERM naming the missing capability,
  * -EOPNOTSUPP when the kernel lacks BTF or what the collector needs,
- * -DITTO_EOPTS; ditto_last_error() says what to do.
+ * -DITTO_EOPTS; ditto_last_error() says what to do. The environment
+ * variable DITTO_BTF_PATH names the kernel BTF to load against instead of
+ * /sys/kernel/btf/vmlinux. libbpf's messages go to the log callback
+ * (ditto_set_log()) at DITTO_LOG_DEBUG; the cause of a failure is in
+ * ditto_last_error().
  */
 DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct ditto_profile **out);
 /* Stop (if running) and release everything. NULL is fine. */

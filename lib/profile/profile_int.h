@@ -68,6 +68,8 @@ const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid)
 /* ---- env_check.c ---- */
 /* Root or CAP_BPF+CAP_PERFMON, BTF, tracepoints: clear errors otherwise. */
 int profile_env_check(void);
+/* DITTO_BTF_PATH when set (the kernel BTF to load against), else NULL. */
+const char *profile_btf_override(void);
 
 /* ---- proc.c ---- */
 bool proc_exists(pid_t pid);

@@ -158,6 +158,37 @@ def test_without_privileges_the_missing_capability_is_named(tmp_path):
     assert b'CAP_BPF' in r.stderr
 
 
+@pytest.mark.parametrize('btf', ['missing', 'not_btf'])
+def test_without_kernel_btf_the_profile_is_eopnotsupp_and_says_what_to_do(tmp_path, btf):
+    """A host without BTF, made honestly: DITTO_BTF_PATH names the kernel
+    BTF the library checks and loads against. A missing file is caught by
+    the environment check; an empty one gets through to libbpf, whose own
+    error (-ESRCH when it finds no BTF, -EIO here) must come back as
+    -EOPNOTSUPP, and whose messages go to the log callback at debug level,
+    not to stderr."""
+    path = tmp_path / 'vmlinux'
+    if btf == 'not_btf':
+        path.write_bytes(b'')
+    env = dict(os.environ, DITTO_BTF_PATH=str(path))
+    r = subprocess.run([CLI, 'profile', '--pid', str(os.getpid()), '-d', '1', '-q', '-o',
+                        str(tmp_path / 'm')], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    assert r.returncode == 1
+    assert b'libbpf:' not in r.stdout + r.stderr
+    assert b'No such process' not in r.stderr
+    assert b'BTF' in r.stderr and b'DITTO_BTF_PATH' in r.stderr, r.stderr
+    assert not (tmp_path / 'm').exists()
+    code = subprocess.run([sys.executable, '-c',
+                           'import ditto\n'
+                           'try:\n'
+                           '    ditto.Profile(duration=1)\n'
+                           'except ditto.DittoError as e:\n'
+                           '    print(e.code)\n'], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=30)
+    assert code.stdout.strip() == str(-errno.EOPNOTSUPP).encode(), code.stderr
+    assert b'libbpf:' not in code.stderr
+
+
 def test_launch_profiles_a_command_from_its_start_and_leaves_it_running(tmp_path):
     port = free_port()
     out = tmp_path / 'model.msgpack'
