@@ -75,6 +75,11 @@ struct ditto_profile_opts {
 	int cpu_windows;
 	uint64_t cpu_window_insts;
 	double cpu_spacing_s;
+	/* Since 0.5. A command started by ditto_profile_launch() is stopped
+	 * when the session ends unless keep_launched is true; launch_grace_s
+	 * is the time between SIGTERM and SIGKILL (0: 5 s). */
+	bool keep_launched;
+	double launch_grace_s;
 	size_t :0;
 };
 
@@ -99,7 +104,11 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p);
 DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
 /*
  * Start argv[0] (searched in PATH) with argv and profile it from its first
- * instruction. The child is left running when the session stops.
+ * instruction. When the session ends (ditto_profile_finish(), after the
+ * model is built, or ditto_profile_free()) the command and its descendants
+ * get SIGTERM, and SIGKILL if they still run launch_grace_s later; the
+ * command is reaped. With opts.keep_launched it is left running instead
+ * (and not reaped: the caller waits for it).
  */
 DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[]);
 

@@ -91,6 +91,11 @@ unsigned long proc_fd_inode(pid_t pid, int fd);
 /* Calls fn for every thread of process pid with its name. */
 int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), void *user);
 
+/* ---- launched.c ---- */
+/* SIGTERM to child and its descendants, SIGKILL after grace_s (0: 5 s);
+ * child is reaped. */
+void launched_stop(pid_t child, double grace_s);
+
 /* ---- listen_waiters.c ---- */
 /* Threads waiting on a listening socket when the window ends (blocked in
  * accept, or an epoll set that holds it) get TB_ACCEPTS. */

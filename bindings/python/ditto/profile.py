@@ -24,7 +24,8 @@ class Profile:
     probe is detached when the session finishes or is closed."""
 
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
-                 progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0):
+                 progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0,
+                 keep_launched=False, launch_grace=0.0):
         self._progress = None
         if progress is not None:
             # Keep the ctypes callback alive as long as the session.
@@ -34,7 +35,9 @@ class Profile:
                               requests=int(requests), sample_hz=int(sample_hz),
                               cpu_windows=int(cpu_windows),
                               cpu_window_insts=int(cpu_window_insts),
-                              cpu_spacing_s=float(cpu_spacing))
+                              cpu_spacing_s=float(cpu_spacing),
+                              keep_launched=bool(keep_launched),
+                              launch_grace_s=float(launch_grace))
         self._name = service_name.encode() if service_name else None
         opts.service_name = self._name
         if self._progress is not None:
@@ -48,7 +51,9 @@ class Profile:
         check(lib.ditto_profile_attach(self._ptr, int(pid)))
 
     def launch(self, argv):
-        """Start argv and profile it from its first instruction."""
+        """Start argv and profile it from its first instruction. It is
+        stopped when the session finishes or closes (SIGTERM, then SIGKILL
+        after launch_grace seconds, 5 by default) unless keep_launched."""
         args = (c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
         check(lib.ditto_profile_launch(self._ptr, args))
 
