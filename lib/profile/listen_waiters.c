@@ -20,6 +20,9 @@
  * call), nor is an epoll set that changes role during the window.
  * Connections predating the window are followed by the collector already
  * (listen_ports), so who serves them is known from the window itself.
+ * Reading another process's syscall, fdinfo and memory needs ptrace
+ * access (root or CAP_SYS_PTRACE, as CPU windows do); without it nothing
+ * is marked and netmodel.c falls back to the serving class.
  */
 #include <errno.h>
 #include <fcntl.h>
