@@ -147,6 +147,7 @@ static bool select_holds_listener(const struct listeners *ls, unsigned long long
 
 	if (!readfds || nfds > FD_SETSIZE)
 		return false;
+	FD_ZERO(&set);	/* only the first (nfds + 7) / 8 bytes are read */
 	if (read_mem(ls->tgid, readfds, &set, (nfds + 7) / 8) != (ssize_t)((nfds + 7) / 8))
 		return false;
 	for (int fd = 0; fd < (int)nfds; fd++)
