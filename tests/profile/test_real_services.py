@@ -121,6 +121,11 @@ def test_connections_opened_before_the_window_are_counted(server_factory):
     assert requests > 1000
     assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
     assert model.get('services[0].network.io_model') == 'epoll'
+    # One event loop accepts and serves, whenever its clients connected.
+    net = model.get('services[0].network')
+    assert (net['accept_dispatch'], net['network_dispatch'], net['network_threads']) == \
+        (False, False, 1)
+    assert thread_classes(model)['network'] == [(1, 'epoll')]
 
 
 def test_client_side_of_a_redis_replica_is_one_async_connection(server_factory):
