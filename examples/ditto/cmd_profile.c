@@ -33,7 +33,9 @@ static void usage(FILE *f)
 	      "(eBPF), requests on accepted connections, thread classes and the network model;\n"
 	      "then CPU windows (ptrace single-stepping) on the request-serving threads:\n"
 	      "instruction mix, branches, working sets, dependency distances.\n"
-	      "The service keeps running; Ctrl-C ends the window early and keeps the results.\n"
+	      "A service given by --pid keeps running; a COMMAND started by ditto is stopped\n"
+	      "when the profile ends (unless --keep-running). Ctrl-C ends the window early\n"
+	      "and keeps the results.\n"
 	      "Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
 	      "\n"
 	      "Options:\n"
@@ -58,6 +60,8 @@ static void usage(FILE *f)
 	      "  -c, --cpu-only        CPU windows only, no system window (no BPF needed):\n"
 	      "                        the threads given by --tid, or all of --pid\n"
 	      "  -t, --tid TID         a thread to step with --cpu-only (repeatable)\n"
+	      "  -k, --keep-running    leave the launched COMMAND running after the profile\n"
+	      "                        (default: SIGTERM, SIGKILL if it still runs 5 s later)\n"
 	      "  -q, --quiet           no progress line\n"
 	      "  -h, --help            this help\n",
 	      f);
@@ -81,7 +85,7 @@ struct args {
 	const char *output, *name;
 	uint64_t requests;
 	int sample_hz;
-	bool quiet;
+	bool quiet, keep_running;
 	char **command;
 	struct cpu_args cpu;
 };
@@ -101,6 +105,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "step-mode", required_argument, NULL, 'M' },
 		{ "cpu-only", no_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
+		{ "keep-running", no_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -109,7 +114,7 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
@@ -136,6 +141,7 @@ static int parse(int argc, char **argv, struct args *a)
 			if (cpu_parse_option(c, optarg, &a->cpu))
 				return CLI_EUSAGE;
 			break;
+		case 'k': a->keep_running = true; break;
 		case 'q': a->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option(CMD, c, argv);
@@ -147,6 +153,8 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error(CMD, "give either --pid PID or -- COMMAND");
 	if (a->cpu.only && !a->pid)
 		return cli_usage_error(CMD, "--cpu-only needs --pid PID");
+	if (a->keep_running && !a->command)
+		return cli_usage_error(CMD, "--keep-running goes with -- COMMAND");
 	if (a->cpu.ntids && !a->cpu.only)
 		return cli_usage_error(CMD, "--tid goes with --cpu-only");
 	if (!a->output)
@@ -161,7 +169,7 @@ static int profile(const struct args *a)
 		   .progress = a->quiet || !isatty(2) ? NULL : progress,
 		   .cpu_windows = a->cpu.windows_set && !a->cpu.windows ? -1 : (int)a->cpu.windows,
 		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing,
-		   .cpu_step_mode = a->cpu.step_mode);
+		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running);
 	struct ditto_model *m = NULL;
 	int err;
 

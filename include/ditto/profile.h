@@ -16,7 +16,10 @@
  *  - call-stack samples per thread (perf_event_open software cpu-clock,
  *    user stacks unwound with libunwind), clustered into thread classes;
  *  - hardware counters (libpfm4) where the host has them;
- * and derives the network model. After that window, CPU windows single-step
+ * and derives the network model (also when every connection predates the
+ * window: threads waiting on a listening socket when it ends, blocked in
+ * accept or in an epoll/poll/select set that holds it, count as the
+ * accepting ones). After that window, CPU windows single-step
  * the request-serving thread classes (see ditto_profile_cpu() below) and
  * fill services[0].cpu. The result is a ditto_model.
  *
@@ -72,8 +75,13 @@ struct ditto_profile_opts {
 	int cpu_windows;
 	uint64_t cpu_window_insts;
 	double cpu_spacing_s;
-	/* How CPU windows run system calls (see enum ditto_step_mode). */
+	/* Since 0.5. How CPU windows run system calls (enum ditto_step_mode). */
 	int cpu_step_mode;
+	/* Since 0.5. A command started by ditto_profile_launch() is stopped
+	 * when the session ends unless keep_launched is true; launch_grace_s
+	 * is the time between SIGTERM and SIGKILL (0: 5 s). */
+	bool keep_launched;
+	double launch_grace_s;
 	size_t :0;
 };
 
@@ -81,7 +89,11 @@ struct ditto_profile_opts {
  * New session. Checks the environment and loads the BPF programs, but
  * attaches nothing yet. Errors: -EPERM naming the missing capability,
  * -EOPNOTSUPP when the kernel lacks BTF or what the collector needs,
- * -DITTO_EOPTS; ditto_last_error() says what to do.
+ * -DITTO_EOPTS; ditto_last_error() says what to do. The environment
+ * variable DITTO_BTF_PATH names the kernel BTF to load against instead of
+ * /sys/kernel/btf/vmlinux. libbpf's messages go to the log callback
+ * (ditto_set_log()) at DITTO_LOG_DEBUG; the cause of a failure is in
+ * ditto_last_error().
  */
 DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct ditto_profile **out);
 /* Stop (if running) and release everything. NULL is fine. */
@@ -94,7 +106,11 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p);
 DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
 /*
  * Start argv[0] (searched in PATH) with argv and profile it from its first
- * instruction. The child is left running when the session stops.
+ * instruction. When the session ends (ditto_profile_finish(), after the
+ * model is built, or ditto_profile_free()) the command and its descendants
+ * get SIGTERM, and SIGKILL if they still run launch_grace_s later; the
+ * command is reaped. With opts.keep_launched it is left running instead
+ * (and not reaped: the caller waits for it).
  */
 DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[]);
 

@@ -21,19 +21,49 @@ struct collector {
 	bool attached;
 };
 
+/* libbpf's first warning on this thread since the load began: the cause
+ * named in our error (later ones say what failed because of it). */
+static __thread char libbpf_last[256];
+
+/*
+ * Everything libbpf says goes to the log callback at debug level: its
+ * warnings are the details of a failure we report ourselves, with what to
+ * do, through ditto_last_error(); printed as they come they were raw
+ * "libbpf:" lines on the caller's stderr.
+ */
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	enum ditto_log_level l = level == LIBBPF_WARN ? DITTO_LOG_WARN
-				 : level == LIBBPF_INFO ? DITTO_LOG_INFO : DITTO_LOG_DEBUG;
 	char *msg, *save = NULL;
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return 0;
 	/* Verifier logs come as one message of many lines: keep the lines. */
-	for (char *line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		ditto_log(l, "%s", line);
+	for (char *line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ditto_debug("%s", line);
+		if (level == LIBBPF_WARN && !libbpf_last[0])
+			snprintf(libbpf_last, sizeof(libbpf_last), "%s",
+				 strncmp(line, "libbpf: ", 8) ? line : line + 8);
+	}
 	free(msg);
 	return 0;
+}
+
+/* A collector that does not load is missing something of the kernel's
+ * (BTF, tp_btf, task storage), whatever errno libbpf chose for it (-ESRCH
+ * when it finds no kernel BTF): -EOPNOTSUPP, as profile.h says. */
+static int load_error(int err)
+{
+	const char *btf = profile_btf_override();
+
+	if (err == -EPERM || err == -EACCES || err == -ENOMEM)
+		return ditto_err(err, "cannot load the BPF collector: %s%s%s", strerror(-err),
+				 libbpf_last[0] ? ": " : "", libbpf_last);
+	return ditto_err(-EOPNOTSUPP, "cannot load the BPF collector into this kernel (%s%s%s): "
+			 "it needs kernel BTF (%s%s), tp_btf programs and task storage (Linux "
+			 "5.11 or newer); run on such a kernel, or set DITTO_BTF_PATH to a file "
+			 "with this kernel's vmlinux BTF", strerror(-err),
+			 libbpf_last[0] ? ": " : "", libbpf_last,
+			 btf ? btf : "/sys/kernel/btf/vmlinux", btf ? ", from DITTO_BTF_PATH" : "");
 }
 
 static int fill_descs(struct collector *c)
@@ -56,12 +86,14 @@ int collector_open(struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 	int err;
+	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = profile_btf_override());
 
 	*out = NULL;
 	if (!c)
 		return ditto_err(-ENOMEM, "out of memory");
 	libbpf_set_print(libbpf_log);
-	c->skel = collector_bpf__open();
+	libbpf_last[0] = '\0';
+	c->skel = collector_bpf__open_opts(&oo);
 	if (!c->skel) {
 		err = -errno;
 		free(c);
@@ -70,9 +102,7 @@ int collector_open(struct collector **out)
 	err = collector_bpf__load(c->skel);
 	if (err) {
 		collector_free(c);
-		return ditto_err(err, "cannot load the BPF collector into this kernel: %s "
-				 "(needs BTF, tp_btf and task storage, Linux 5.11 or newer)",
-				 strerror(-err));
+		return load_error(err);
 	}
 	if ((err = fill_descs(c))) {
 		collector_free(c);

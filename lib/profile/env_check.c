@@ -2,9 +2,13 @@
 /*
  * Checks before profiling, so that users get "what is missing and what to
  * do" instead of a verifier log: privileges, BTF, perf settings.
+ * DITTO_BTF_PATH names the kernel BTF to use instead of
+ * /sys/kernel/btf/vmlinux (a kernel without it, with BTF extracted
+ * elsewhere; and tests, to see what a host without BTF gets).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -42,13 +46,28 @@ static int check_caps(void)
 	return 0;
 }
 
+const char *profile_btf_override(void)
+{
+	const char *p = getenv("DITTO_BTF_PATH");
+
+	return p && *p ? p : NULL;
+}
+
 static int check_btf(void)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+	const char *override = profile_btf_override();
+	const char *path = override ? override : "/sys/kernel/btf/vmlinux";
+
+	if (access(path, R_OK) == 0)
 		return 0;
+	if (override)
+		return ditto_err(-EOPNOTSUPP, "no kernel BTF at %s (DITTO_BTF_PATH): %s; point "
+				 "DITTO_BTF_PATH at this kernel's vmlinux BTF, or unset it to use "
+				 "/sys/kernel/btf/vmlinux", path, strerror(errno));
 	return ditto_err(-EOPNOTSUPP,
 			 "this kernel exposes no BTF (/sys/kernel/btf/vmlinux): the collector needs a "
-			 "kernel built with CONFIG_DEBUG_INFO_BTF=y (Linux 5.11 or newer)");
+			 "kernel built with CONFIG_DEBUG_INFO_BTF=y (Linux 5.11 or newer), or "
+			 "DITTO_BTF_PATH naming a file with this kernel's vmlinux BTF");
 }
 
 int profile_env_check(void)

@@ -71,11 +71,12 @@ static uint64_t serving_processes(const struct snapshot *s, int cls)
 	return n;
 }
 
-static bool accepts_in_main(const struct snapshot *s, int cls)
+/* Whether the target's main thread is in class cls and has all of bits. */
+static bool main_in(const struct snapshot *s, int cls, uint32_t bits)
 {
 	const struct thread_rec *t = snapshot_thread(s, (uint32_t)s->target);
 
-	return t && t->cls == cls && (t->info.bits & TB_ACCEPTS);
+	return t && t->cls == cls && (t->info.bits & bits) == bits;
 }
 
 static void client_side(const struct classes *c, const struct class_calls *cc,
@@ -91,20 +92,43 @@ static void client_side(const struct classes *c, const struct class_calls *cc,
 			 : async ? DITTO_CALL_ASYNC : DITTO_CALL_SYNC;
 }
 
+/* Every thread of class cls read and wrote one connection all window, and
+ * no two of them the same one. */
+static bool one_connection_each(const struct snapshot *s, int cls)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct thread_rec *t = &s->threads[i];
+
+		if (t->cls != cls || !(t->info.bits & TB_CONN_IO))
+			continue;
+		if (t->info.conn_moves || !t->info.conn_sk)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (s->threads[j].cls == cls && s->threads[j].info.conn_sk == t->info.conn_sk)
+				return false;
+	}
+	return true;
+}
+
 /*
- * Thread per connection: blocking serving threads made during the window,
- * in one process, about as many as the connections accepted. A fixed pool
- * made at start-up (launch mode) has far fewer threads than connections,
- * unless the load used very few connections.
+ * Thread per connection: blocking serving threads in one process, either
+ * made during the window and about as many as the connections accepted (a
+ * fixed pool made at start-up, as in launch mode, has far fewer threads
+ * than connections unless the load used very few), or, when they predate
+ * the window with their connections, each serving its own single
+ * connection all window, away from the main thread (a blocking server
+ * that serves in its main thread serves connections one after another).
  */
-static bool per_connection(const struct snapshot *s, const struct thread_class_rec *net,
-			   uint64_t processes)
+static bool per_connection(const struct snapshot *s, int cls,
+			   const struct thread_class_rec *net, uint64_t processes)
 {
 	uint64_t conns = s->reqs.connections;
 
-	if (!net->created || net->io != DITTO_IO_BLOCKING || processes > 1)
+	if (net->io != DITTO_IO_BLOCKING || processes > 1)
 		return false;
-	return conns && net->count * 2 >= conns;
+	if (net->created)
+		return conns && net->count * 2 >= conns;
+	return !net->has_main && one_connection_each(s, cls);
 }
 
 void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *n)
@@ -125,8 +149,20 @@ void network_model(const struct snapshot *s, const struct classes *c, struct net
 		return;
 	net = &c->cls[n->network];
 	n->io = net->io;
-	n->network_dispatch = n->acceptor >= 0 && n->acceptor != n->network;
-	n->accept_dispatch = n->acceptor >= 0 && !accepts_in_main(s, n->acceptor);
+	/*
+	 * Nobody accepted in the window nor waits on a listening socket at its
+	 * end (listen_waiters.c): every connection predates the window and the
+	 * listener is watched by no set we can read, e.g. worker processes
+	 * blocked in reads on their connections. With no sign of another
+	 * acceptor, the serving class is taken to accept its connections.
+	 */
+	if (n->acceptor < 0) {
+		n->acceptor = n->network;
+		n->accept_dispatch = !main_in(s, n->network, 0);
+	} else {
+		n->accept_dispatch = !main_in(s, n->acceptor, TB_ACCEPTS);
+	}
+	n->network_dispatch = n->acceptor != n->network;
 	n->processes = serving_processes(s, n->network);
-	n->network_threads = per_connection(s, net, n->processes) ? 0 : net->count;
+	n->network_threads = per_connection(s, n->network, net, n->processes) ? 0 : net->count;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile_int.h"
@@ -140,8 +141,10 @@ static size_t socket_inodes(pid_t pid, unsigned long *inodes, size_t max)
 	return n;
 }
 
-static size_t listen_ports_in(const char *table, const unsigned long *inodes, size_t ninodes,
-			      uint16_t *ports, size_t n, size_t max)
+/* Listening sockets of table (/proc/PID/net/tcp or tcp6) among inodes:
+ * their ports and inodes appended at n, without duplicates. */
+static size_t listen_in(const char *table, const unsigned long *inodes, size_t ninodes,
+			struct proc_listener *out, size_t n, size_t max)
 {
 	char line[512];
 	FILE *f = fopen(table, "re");
@@ -164,9 +167,9 @@ static size_t listen_ports_in(const char *table, const unsigned long *inodes, si
 				bool dup = false;
 
 				for (size_t j = 0; j < n; j++)
-					dup |= ports[j] == port;
+					dup |= out[j].inode == inode;
 				if (!dup)
-					ports[n++] = (uint16_t)port;
+					out[n++] = (struct proc_listener){ (uint16_t)port, inode };
 				break;
 			}
 	}
@@ -174,16 +177,32 @@ static size_t listen_ports_in(const char *table, const unsigned long *inodes, si
 	return n;
 }
 
-size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max)
+size_t proc_listeners(pid_t pid, struct proc_listener *out, size_t max)
 {
 	unsigned long inodes[1024];
 	char path[64];
 	size_t ni = socket_inodes(pid, inodes, ARRAY_SIZE(inodes)), n;
 
 	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)pid);
-	n = listen_ports_in(path, inodes, ni, ports, 0, max);
+	n = listen_in(path, inodes, ni, out, 0, max);
 	snprintf(path, sizeof(path), "/proc/%d/net/tcp6", (int)pid);
-	return listen_ports_in(path, inodes, ni, ports, n, max);
+	return listen_in(path, inodes, ni, out, n, max);
+}
+
+size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max)
+{
+	struct proc_listener l[64];
+	size_t n = proc_listeners(pid, l, ARRAY_SIZE(l)), k = 0;
+
+	for (size_t i = 0; i < n && k < max; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < k; j++)
+			dup |= ports[j] == l[i].port;
+		if (!dup)
+			ports[k++] = l[i].port;
+	}
+	return k;
 }
 
 bool proc_alive(pid_t pid)
@@ -219,4 +238,13 @@ int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), 
 	}
 	closedir(d);
 	return err;
+}
+
+unsigned long proc_fd_inode(pid_t pid, int fd)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	return stat(path, &st) ? 0 : (unsigned long)st.st_ino;
 }

@@ -68,6 +68,8 @@ const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid)
 /* ---- env_check.c ---- */
 /* Root or CAP_BPF+CAP_PERFMON, BTF, tracepoints: clear errors otherwise. */
 int profile_env_check(void);
+/* DITTO_BTF_PATH when set (the kernel BTF to load against), else NULL. */
+const char *profile_btf_override(void);
 
 /* ---- proc.c ---- */
 bool proc_exists(pid_t pid);
@@ -78,8 +80,26 @@ int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user);
 int proc_comm(pid_t pid, char *buf, size_t len);
 /* TCP ports pid listens on (IPv4 and IPv6), at most max. */
 size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max);
+/* Listening TCP sockets pid holds: port and socket inode, at most max. */
+struct proc_listener {
+	uint16_t port;
+	unsigned long inode;
+};
+size_t proc_listeners(pid_t pid, struct proc_listener *out, size_t max);
+/* Inode of the file behind pid's fd (0: none or gone). */
+unsigned long proc_fd_inode(pid_t pid, int fd);
 /* Calls fn for every thread of process pid with its name. */
 int proc_threads(pid_t pid, int (*fn)(pid_t tid, const char *comm, void *user), void *user);
+
+/* ---- launched.c ---- */
+/* SIGTERM to child and its descendants, SIGKILL after grace_s (0: 5 s);
+ * child is reaped. */
+void launched_stop(pid_t child, double grace_s);
+
+/* ---- listen_waiters.c ---- */
+/* Threads waiting on a listening socket when the window ends (blocked in
+ * accept, or an epoll set that holds it) get TB_ACCEPTS. */
+void listen_waiters_mark(struct snapshot *s);
 
 /* ---- classify.c: thread classes, roles, network model ---- */
 struct thread_class_rec {

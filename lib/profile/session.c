@@ -53,6 +53,8 @@ struct ditto_profile {
 	struct session_cpu *cpu;
 	struct hw_counters *hwc;
 	char hwc_why[256];
+	bool keep_launched;
+	double launch_grace_s;
 };
 
 static double now_s(void)
@@ -113,6 +115,11 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 	p->sample_hz = OPTS_GET(o, sample_hz, 0);
 	if (p->sample_hz == 0)
 		p->sample_hz = TSAMP_DEFAULT_HZ;
+	p->keep_launched = OPTS_GET(o, keep_launched, false);
+	p->launch_grace_s = OPTS_GET(o, launch_grace_s, 0.0);
+	if (p->launch_grace_s < 0 || p->launch_grace_s != p->launch_grace_s)
+		return ditto_err(-EINVAL, "profile: launch_grace_s %g is not valid",
+				 p->launch_grace_s);
 	p->progress = OPTS_GET(o, progress, NULL);
 	p->user = OPTS_GET(o, user, NULL);
 	int err;
@@ -339,6 +346,9 @@ static int analyse(struct ditto_profile *p)
 	s->nports = p->nports;
 	if (p->ts)
 		s->reqs.dropped += tsamp_lost(p->ts);
+	/* Before classes form: a thread that waits to accept is an acceptor
+	 * whether or not a client connected during the window. */
+	listen_waiters_mark(s);
 	return classify_threads(s, p->ts, &p->cls);
 }
 
@@ -380,6 +390,16 @@ static void reap_child(struct ditto_profile *p)
 {
 	if (p->child > 0 && waitpid(p->child, NULL, WNOHANG) == p->child)
 		p->child = 0;
+}
+
+/* The launched command ends with the session, unless asked to stay. */
+static void stop_launched(struct ditto_profile *p)
+{
+	reap_child(p);
+	if (p->child <= 0 || p->keep_launched)
+		return;
+	launched_stop(p->child, p->launch_grace_s);
+	p->child = 0;
 }
 
 static void on_tick(struct ditto_profile *p)
@@ -522,7 +542,9 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
 		return ditto_err(-EINVAL, "profile: nothing was profiled");
 	end_window(p);
 	p->state = ST_FINISHED;
-	if ((err = collect(p, out)))
+	err = collect(p, out);
+	stop_launched(p);
+	if (err)
 		return err;
 	if (p->target_exited)
 		ditto_warn("process %d exited after %.1f s: the model holds what was collected "
@@ -543,8 +565,7 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 	}
 	tsamp_free(p->ts);
 	collector_free(p->col);
-	if (p->child > 0)
-		reap_child(p);
+	stop_launched(p);
 	for (int *fd = &p->epfd; fd <= &p->lockfd; fd++)
 		if (*fd >= 0)
 			close(*fd);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Bad input and faults: a PID that does not exist or exits mid-window, a
-second profiler on one PID, Ctrl-C, a killed profiler, missing privileges.
-The target is never left stopped or traced, and nothing stays loaded."""
+second profiler on one PID, Ctrl-C, a killed profiler, missing privileges,
+no kernel BTF. The target is never left stopped or traced, nothing stays
+loaded, and a launched command does not outlive the profile."""
 
 import errno
 import json
@@ -158,28 +159,148 @@ def test_without_privileges_the_missing_capability_is_named(tmp_path):
     assert b'CAP_BPF' in r.stderr
 
 
-def test_launch_profiles_a_command_from_its_start_and_leaves_it_running(tmp_path):
+@pytest.mark.parametrize('btf', ['missing', 'not_btf'])
+def test_without_kernel_btf_the_profile_is_eopnotsupp_and_says_what_to_do(tmp_path, btf):
+    """A host without BTF, made honestly: DITTO_BTF_PATH names the kernel
+    BTF the library checks and loads against. A missing file is caught by
+    the environment check; an empty one gets through to libbpf, whose own
+    error (-ESRCH when it finds no BTF, -EIO here) must come back as
+    -EOPNOTSUPP, and whose messages go to the log callback at debug level,
+    not to stderr."""
+    path = tmp_path / 'vmlinux'
+    if btf == 'not_btf':
+        path.write_bytes(b'')
+    env = dict(os.environ, DITTO_BTF_PATH=str(path))
+    r = subprocess.run([CLI, 'profile', '--pid', str(os.getpid()), '-d', '1', '-q', '-o',
+                        str(tmp_path / 'm')], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    assert r.returncode == 1
+    assert b'libbpf:' not in r.stdout + r.stderr
+    assert b'No such process' not in r.stderr
+    assert b'BTF' in r.stderr and b'DITTO_BTF_PATH' in r.stderr, r.stderr
+    assert not (tmp_path / 'm').exists()
+    code = subprocess.run([sys.executable, '-c',
+                           'import ditto\n'
+                           'try:\n'
+                           '    ditto.Profile(duration=1)\n'
+                           'except ditto.DittoError as e:\n'
+                           '    print(e.code)\n'], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=30)
+    assert code.stdout.strip() == str(-errno.EOPNOTSUPP).encode(), code.stderr
+    assert b'libbpf:' not in code.stderr
+
+
+def gone(pid):
+    """pid has exited (a zombie waiting for init counts as gone)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] in 'ZX'
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def redis_pids(port):
+    """PIDs of the redis-server this test launched on port (a read-only look-up)."""
+    r = subprocess.run(['pgrep', '-f', 'redis-server 127.0.0.1:%d' % port],
+                       stdout=subprocess.PIPE)
+    return [int(x) for x in r.stdout.split()]
+
+
+def launch_redis_under_load(tmp_path, *cli_args):
+    """ditto profile -- redis-server, loaded by redis-benchmark, its output
+    on pipes as in a pipeline: returns (cli result, model, redis PIDs)."""
     port = free_port()
     out = tmp_path / 'model.msgpack'
-    # Not a pipe: the launched service inherits it and keeps it open.
-    log = open(tmp_path / 'cli.log', 'w+b')
-    cli = subprocess.Popen([CLI, 'profile', '-d', '3', '-q', '-o', str(out), '--',
-                            need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
-                            '--save', '', '--appendonly', 'no'], stdout=log, stderr=log)
+    cli = subprocess.Popen([CLI, 'profile', '-d', '3', '-q', '-o', str(out)] + list(cli_args) +
+                           ['--', need('redis-server'), '--port', str(port), '--bind',
+                            '127.0.0.1', '--save', '', '--appendonly', 'no'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pids = []
     try:
         time.sleep(1)
         subprocess.run([need('redis-benchmark'), '-p', str(port), '-n', '2000', '-c', '2', '-t',
                         'ping', '-q'], stdout=subprocess.DEVNULL, timeout=30, check=True)
+        pids = redis_pids(port)
+        # A launched service left running keeps the pipes open: the
+        # pipeline would wait on it (it did, 10 minutes).
+        _, err = cli.communicate(timeout=30)
+        assert cli.returncode == 0, err[-3000:]
+        return cli, ditto.Model.load(str(out)), pids
+    except BaseException:
+        for pid in pids or redis_pids(port):
+            os.kill(pid, signal.SIGKILL)
+        if cli.poll() is None:
+            cli.kill()
+        raise
+
+
+def test_launch_profiles_a_command_from_its_start_and_stops_it_at_the_end(tmp_path):
+    cli, model, pids = launch_redis_under_load(tmp_path)
+    assert model.get('services[0].requests.count') >= 2000
+    assert model.get('services[0].network.io_model') == 'epoll'
+    assert pids, 'redis-server was not found while it ran'
+    assert all(gone(pid) for pid in pids), 'the launched service was left running'
+
+
+def test_launch_with_keep_running_leaves_the_command_running(tmp_path):
+    # Its output is not the pipes of the CLI: the command outlives the CLI.
+    port = free_port()
+    log = open(tmp_path / 'cli.log', 'w+b')
+    cli = subprocess.Popen([CLI, 'profile', '-d', '2', '-q', '-W', '0', '-o',
+                            str(tmp_path / 'm'), '--keep-running', '--', need('redis-server'),
+                            '--port', str(port), '--bind', '127.0.0.1', '--save', '',
+                            '--appendonly', 'no'], stdout=log, stderr=log)
+    pids = []
+    try:
         cli.wait(30)
         log.seek(0)
         assert cli.returncode == 0, log.read()[-3000:]
-        model = ditto.Model.load(str(out))
-        assert model.get('services[0].requests.count') >= 2000
-        assert model.get('services[0].network.io_model') == 'epoll'
-        still = subprocess.run(['pgrep', '-f', 'redis-server 127.0.0.1:%d' % port],
-                               stdout=subprocess.PIPE)
-        assert still.returncode == 0, 'the launched service should keep running'
+        pids = redis_pids(port)
+        assert pids and not any(gone(pid) for pid in pids), 'it should keep running'
     finally:
-        subprocess.run(['pkill', '-f', 'redis-server 127.0.0.1:%d' % port])
+        for pid in pids or redis_pids(port):
+            os.kill(pid, signal.SIGTERM)
         if cli.poll() is None:
             cli.kill()
+
+
+STUBBORN = """
+import os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen([sys.executable, '-c', 'import signal, time; '
+                          'signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'])
+time.sleep(0.3)
+with open(sys.argv[1] + '.tmp', 'w') as f:
+    f.write('%d %d' % (os.getpid(), child.pid))
+os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+time.sleep(60)
+"""
+
+
+def test_launched_command_and_its_children_that_ignore_sigterm_are_killed(tmp_path):
+    pidfile = tmp_path / 'pids'
+    with ditto.Profile(duration=30, cpu_windows=-1, sample_hz=-1, launch_grace=0.5) as p:
+        p.launch([sys.executable, '-c', STUBBORN, str(pidfile)])
+        deadline = time.monotonic() + 20
+        while not pidfile.exists() and time.monotonic() < deadline:
+            p.step(100)
+        assert pidfile.exists()
+        pids = [int(x) for x in pidfile.read_text().split()]
+        try:
+            p.cancel()
+            p.run()
+            t0 = time.monotonic()
+            p.finish().validate()
+            took = time.monotonic() - t0
+        except BaseException:
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            raise
+    deadline = time.monotonic() + 5
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in pids if not gone(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, 'left running: %s' % left
+    assert took < 5, 'the grace period is 0.5 s'

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+import ditto
 from conftest import free_port, per_request, profile_during, thread_classes
 
 SERVERS = os.environ.get('DITTO_SERVERS_DIR', '')
@@ -59,16 +60,50 @@ def single_bucket(model, path):
     return lo, hi
 
 
+def profile_preconnected(pid, load_argv, duration):
+    """Profile pid while load_argv runs, its clients connected before the
+    window opens (srv_client --hold: connect, wait for a line on stdin,
+    then load): the window sees no accept, only connections that already
+    exist, as when attaching to a service whose clients keep pools."""
+    load = subprocess.Popen(load_argv + ['--hold'], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert load.stdout.readline() == b'connected\n'
+        with ditto.Profile(duration=duration, cpu_windows=-1) as p:
+            p.attach(pid)
+            p.step(200)
+            load.stdin.write(b'go\n')
+            load.stdin.close()
+            while p.step(100):
+                pass
+            out, err = load.stdout.read(), load.stderr.read()
+            load.wait(60)
+            model = p.finish()
+    finally:
+        if load.poll() is None:
+            load.kill()
+            load.wait()
+    return model, subprocess.CompletedProcess(load_argv, load.returncode, out, err)
+
+
+@pytest.mark.parametrize('timing', ['connect_in_window', 'connected_before_window'])
 @pytest.mark.parametrize('name', sorted(CASES))
-def test_ground_truth_server_is_recovered(server_factory, name):
+def test_ground_truth_server_is_recovered(server_factory, name, timing):
     args, conns, expected, mux = CASES[name]
     srv = start(server_factory, name, args)
-    model, load = profile_during(srv.pid, client(srv.port, conns), duration=2.5)
+    if timing == 'connect_in_window':
+        model, load = profile_during(srv.pid, client(srv.port, conns), duration=2.5)
+    else:
+        model, load = profile_preconnected(srv.pid, client(srv.port, conns), duration=3.0)
+        # The premise: the window saw no connection accepted.
+        assert not model.get('services[0].requests.connections')
     assert load.returncode == 0, load.stderr
     net = model.get('services[0].network')
     assert {k: net[k] for k in expected} == expected
     assert model.get('services[0].framing') == 'length-prefixed'
 
+    # Also with connections made before the window, whose first request
+    # may come from a read that was blocked when the window opened.
     requests = model.get('services[0].requests.count')
     assert REQUESTS <= requests <= REQUESTS + 2
     lo, hi = single_bucket(model, 'services[0].requests.request_bytes')

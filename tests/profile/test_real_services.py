@@ -61,6 +61,43 @@ def test_memcached_accepts_in_main_and_serves_in_four_epoll_workers(server_facto
     assert 0.95 <= per_request(model, 'network', 'sendmsg', 'tcp') <= 1.05
 
 
+def test_memcached_network_model_does_not_depend_on_when_clients_connected(server_factory):
+    """Attaching to memcached whose clients connected before the window (a
+    service with connection pools): nothing is accepted in the window, yet
+    the main thread still waits on the listening socket in its epoll set
+    and the four workers serve the connections, so the network model is
+    the one seen when the window sees the accepts."""
+    import subprocess
+    import time
+    import ditto
+
+    port = free_port()
+    srv = server_factory([need('memcached'), '-t', '4', '-l', '127.0.0.1', '-p', str(port),
+                          '-U', '0', '-u', 'root'], port)
+    load = subprocess.Popen([need('memcaslap'), '-s', '127.0.0.1:%d' % port, '-T', '2',
+                             '-c', '16', '-t', '20s'], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        assert load.poll() is None, 'memcaslap exited early'
+        model = ditto.profile(srv.pid, 2.0)
+    finally:
+        load.kill()
+        load.wait()
+    # The premise: every connection predates the window.
+    assert not model.get('services[0].requests.connections')
+    assert model.get('services[0].requests.count') > 1000
+    net = model.get('services[0].network')
+    assert net['io_model'] == 'epoll'
+    assert net['accept_dispatch'] is False
+    assert net['network_dispatch'] is True
+    assert net['network_threads'] == 4
+    assert net['processes'] == 1
+    roles = thread_classes(model)
+    assert roles['acceptor'] == [(1, 'epoll')]
+    assert roles['network'] == [(4, 'epoll')]
+
+
 def test_connections_opened_before_the_window_are_counted(server_factory):
     """Attaching to a service already under load: its connections were
     accepted before the window, and their requests must still count."""
@@ -84,6 +121,11 @@ def test_connections_opened_before_the_window_are_counted(server_factory):
     assert requests > 1000
     assert 0.95 <= per_request(model, 'network', 'read', 'tcp') <= 1.05
     assert model.get('services[0].network.io_model') == 'epoll'
+    # One event loop accepts and serves, whenever its clients connected.
+    net = model.get('services[0].network')
+    assert (net['accept_dispatch'], net['network_dispatch'], net['network_threads']) == \
+        (False, False, 1)
+    assert thread_classes(model)['network'] == [(1, 'epoll')]
 
 
 def test_client_side_of_a_redis_replica_is_one_async_connection(server_factory):

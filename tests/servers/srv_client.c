@@ -10,6 +10,7 @@
 #include "gt_common.h"	/* first: it defines _GNU_SOURCE */
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -22,6 +23,7 @@ struct config {
 	unsigned long requests;
 	size_t request_bytes, response_bytes;
 	double rate;			/* requests per second over all, 0: flat out */
+	bool hold;			/* wait for a line on stdin before the first request */
 };
 
 struct job {
@@ -31,7 +33,7 @@ struct job {
 	unsigned long share, done;
 };
 
-static pthread_barrier_t start_line;
+static pthread_barrier_t connected, start_line;
 static struct timespec deadline;
 
 static double now_s(void)
@@ -54,7 +56,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s --port P --connections C --requests K --request-bytes L\n"
-		"          [--response-bytes R] [--pipeline D] [--rate QPS] [--max-seconds S]\n",
+		"          [--response-bytes R] [--pipeline D] [--rate QPS] [--max-seconds S]\n"
+		"          [--hold]\n",
 		prog);
 	exit(GT_EXIT_USAGE);
 }
@@ -70,6 +73,7 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "pipeline", required_argument, NULL, 'd' },
 		{ "rate", required_argument, NULL, 'q' },
 		{ "max-seconds", required_argument, NULL, 's' },
+		{ "hold", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *p = argv[0];
@@ -87,6 +91,7 @@ static void parse(int argc, char **argv, struct config *c)
 		case 'd': c->pipeline = (unsigned)gt_number(p, optarg, 1, MAX_PIPELINE); break;
 		case 'q': c->rate = (double)gt_number(p, optarg, 1, 10000000); break;
 		case 's': c->max_seconds = (unsigned)gt_number(p, optarg, 1, 86400); break;
+		case 'h': c->hold = true; break;
 		default: usage(p);
 		}
 	}
@@ -202,6 +207,19 @@ static void run(struct job *j, int fd, unsigned char *frames, unsigned char *res
 	}
 }
 
+/* --hold: the connections are up; say so and wait for a line (or end of
+ * file) on stdin, so that a profiler can open its window in between and
+ * see only connections it did not see accepted. */
+static void hold(void)
+{
+	char line[64];
+
+	printf("connected\n");
+	fflush(stdout);
+	while (!fgets(line, sizeof(line), stdin) && ferror(stdin) && errno == EINTR)
+		clearerr(stdin);
+}
+
 /* Every thread connects before any sends, so the server sees all C
  * connections at once; requests not done count as errors. */
 static void *client(void *arg)
@@ -212,6 +230,7 @@ static void *client(void *arg)
 	unsigned char *frames = make_frames(c->request_bytes, c->pipeline);
 	unsigned char *resp = malloc(2 * (4 + c->response_bytes));
 
+	pthread_barrier_wait(&connected);
 	pthread_barrier_wait(&start_line);
 	if (fd >= 0 && frames && resp)
 		run(j, fd, frames, resp);
@@ -232,6 +251,7 @@ int main(int argc, char **argv)
 	parse(argc, argv, &c);
 	signal(SIGPIPE, SIG_IGN);
 	deadline = at(now_s() + c.max_seconds);
+	pthread_barrier_init(&connected, NULL, c.connections + 1);
 	pthread_barrier_init(&start_line, NULL, c.connections + 1);
 	for (unsigned i = 0; i < c.connections; i++) {
 		jobs[i] = (struct job){ .cfg = &c, .id = i,
@@ -242,6 +262,9 @@ int main(int argc, char **argv)
 		}
 		started++;
 	}
+	pthread_barrier_wait(&connected);
+	if (c.hold)
+		hold();
 	pthread_barrier_wait(&start_line);
 	double t0 = now_s();
 	for (unsigned i = 0; i < started; i++) {
@@ -249,6 +272,7 @@ int main(int argc, char **argv)
 		done += jobs[i].done;
 	}
 	double secs = now_s() - t0;
+	pthread_barrier_destroy(&connected);
 	pthread_barrier_destroy(&start_line);
 	printf("{\"requests\":%lu,\"errors\":%lu,\"seconds\":%.6f}\n", done, c.requests - done, secs);
 	return done == c.requests ? 0 : 1;

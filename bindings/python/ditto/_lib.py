@@ -87,7 +87,8 @@ class ProfileOpts(Structure):
     _fields_ = [('sz', c_size_t), ('duration_s', c_double), ('service_name', c_char_p),
                 ('requests', c_uint64), ('sample_hz', c_int), ('progress', PROGRESS_FN),
                 ('user', c_void_p), ('cpu_windows', c_int), ('cpu_window_insts', c_uint64),
-                ('cpu_spacing_s', c_double), ('cpu_step_mode', c_int)]
+                ('cpu_spacing_s', c_double), ('cpu_step_mode', c_int),
+                ('keep_launched', c_bool), ('launch_grace_s', c_double)]
 
 
 class CpuOpts(Structure):

@@ -25,7 +25,7 @@ class Profile:
 
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
                  progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0,
-                 cpu_step_mode='auto'):
+                 cpu_step_mode='auto', keep_launched=False, launch_grace=0.0):
         self._progress = None
         if progress is not None:
             # Keep the ctypes callback alive as long as the session.
@@ -36,7 +36,9 @@ class Profile:
                               cpu_windows=int(cpu_windows),
                               cpu_window_insts=int(cpu_window_insts),
                               cpu_spacing_s=float(cpu_spacing),
-                              cpu_step_mode=step_mode_parse(cpu_step_mode))
+                              cpu_step_mode=step_mode_parse(cpu_step_mode),
+                              keep_launched=bool(keep_launched),
+                              launch_grace_s=float(launch_grace))
         self._name = service_name.encode() if service_name else None
         opts.service_name = self._name
         if self._progress is not None:
@@ -50,7 +52,9 @@ class Profile:
         check(lib.ditto_profile_attach(self._ptr, int(pid)))
 
     def launch(self, argv):
-        """Start argv and profile it from its first instruction."""
+        """Start argv and profile it from its first instruction. It is
+        stopped when the session finishes or closes (SIGTERM, then SIGKILL
+        after launch_grace seconds, 5 by default) unless keep_launched."""
         args = (c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
         check(lib.ditto_profile_launch(self._ptr, args))
 

@@ -453,6 +453,14 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		if (d->bits & SD_MMSG)
 			s->arg_ptr = arg_of(regs, 1);
 	}
+	/* The epoll set a thread waits on: user space reads its members
+	 * (/proc/PID/fdinfo) to see who waits on the listening socket. */
+	if (nr == 232 || nr == 281 || nr == 441) {
+		struct dt_thread *t = thread_of((__u32)pid_tgid, pid_tgid >> 32);
+
+		if (t)
+			t->epfd = (int)arg_of(regs, 0) + 1;
+	}
 	s->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -684,6 +692,33 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	return (d->bits & SD_ACCEPT ? on_accept(ret) : 0) | io_bits(s, d, ret);
 }
 
+/*
+ * A read blocked when the window opened, on a connection that predates it,
+ * returns in the window with the first request the window sees on that
+ * connection: count the request (its call was not entered in the window,
+ * so it has no latency and is not in the syscall statistics). The
+ * arguments are still in regs at exit (only ax holds the return value).
+ */
+static __always_inline void early_recv(struct pt_regs *regs, long nr, __u32 tid, __u32 tgid,
+				       long ret)
+{
+	struct dt_inflight e = {};
+	__u32 k = (__u32)nr;
+	struct dt_desc *d = bpf_map_lookup_elem(&descs, &k);
+
+	if (!d || !(d->bits & SD_KNOWN) || !(d->bits & SD_RECV) || (d->bits & (SD_MMSG | SD_MSGHDR)) ||
+	    d->iov_arg >= 0 || d->fd_arg < 0)
+		return;
+	e.fd = (int)arg_of(regs, d->fd_arg);
+	e.fd_kind = fd_kind(e.fd, &e.sk, &e.nonblock);
+	if (!e.sk || !(bpf_map_lookup_elem(&conns, &e.sk) || adopt_conn(e.sk, e.fd_kind)))
+		return;
+	e.ts = bpf_ktime_get_ns();
+	e.buf = arg_of(regs, 1);
+	conn_recv(&e, (__u64)ret, e.ts);
+	thread_bits(tid, tgid, TB_CONN_IO | (e.nonblock ? TB_NONBLOCK_IO : 0));
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -692,7 +727,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct dt_inflight *s;
 	struct dt_task *task;
 	struct dt_req_stats *r;
+	struct dt_thread *t;
 	struct dt_desc *d;
+	__u32 bits;
 
 	/* Only traced tasks have storage: no need to look tgid up again. */
 	task = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
@@ -706,6 +743,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 
 		if (nr == 43 || nr == 288)
 			thread_bits(tid, tgid, on_accept(ret));
+		else if (ret > 0)
+			early_recv(regs, nr, tid, tgid, ret);
 		return 0;
 	}
 	s->active = 0;
@@ -714,9 +753,21 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	r = bpf_map_lookup_elem(&reqs, &z);
 	if (r)
 		r->syscalls++;
+	if (d && !(d->bits & SD_KNOWN))
+		d = NULL;
 	/* One thread lookup per syscall: its bits are gathered first. */
-	thread_bits(tid, tgid, mux_bits(s->nr) |
-		    record(s, d && (d->bits & SD_KNOWN) ? d : NULL, tid, tgid, ret, now));
+	bits = mux_bits(s->nr) | record(s, d, tid, tgid, ret, now);
+	t = thread_of(tid, tgid);
+	if (!t)
+		return 0;
+	t->bits |= bits;
+	/* Which connections a thread serves: one all window is the mark of
+	 * a thread per connection whose threads predate the window. */
+	if (s->accepted && s->sk && d && (d->bits & (SD_RECV | SD_SEND)) && t->conn_sk != s->sk) {
+		if (t->conn_sk)
+			t->conn_moves++;
+		t->conn_sk = s->sk;
+	}
 	return 0;
 }
 

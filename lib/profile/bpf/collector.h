@@ -43,6 +43,7 @@ enum fdk { FDK_NONE, FDK_TCP, FDK_UDP, FDK_UNIX, FDK_FILE, FDK_PIPE, FDK_EVENTFD
 #define TB_CLIENT_IO	0x100	/* I/O on connections it opened */
 #define TB_ASYNC_CONN	0x200	/* connect returned EINPROGRESS */
 #define TB_CREATED	0x400	/* created during the window */
+#define TB_ACCEPT_WAIT	0x800	/* accepts nothing in the window, waits on a listener */
 
 struct dt_desc {
 	signed char fd_arg, size_arg, iov_arg, iovcnt_arg, flags_arg, offset_arg;
@@ -73,6 +74,12 @@ struct dt_thread {
 	unsigned long long cpu_ns, ctx_switches, wakeups, last_in;
 	unsigned long long threads_created, processes_created;
 	unsigned long long first_seen_ns, exited_ns;
+	/* For the network model of connections that predate the window
+	 * (lib/profile/listen_waiters.c): the epoll fd the thread last waited
+	 * on, plus one (0: none); the last connection it read or wrote and
+	 * how often it moved from one connection to another. */
+	unsigned long long conn_sk, conn_moves;
+	int epfd;
 	char comm[16];
 };
 
