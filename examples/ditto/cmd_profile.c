@@ -3,6 +3,8 @@
  * ditto profile --pid PID | -- COMMAND...: run a profile window and write
  * the model. Ctrl-C ends the window early and still writes the model.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,10 +20,14 @@
 
 static struct ditto_profile *active;
 
+/* Ctrl-C ends the window (a window without --duration then takes its CPU
+ * windows; a second Ctrl-C ends those); SIGTERM and SIGHUP end it all now,
+ * and the model of what was collected is still written. */
 static void on_signal(int sig)
 {
-	(void)sig;
 	ditto_profile_cancel(active);
+	if (sig != SIGINT)
+		ditto_profile_cancel(active);
 }
 
 static void usage(FILE *f)
@@ -34,8 +40,10 @@ static void usage(FILE *f)
 	      "then CPU windows (ptrace single-stepping) on the request-serving threads:\n"
 	      "instruction mix, branches, working sets, dependency distances.\n"
 	      "A service given by --pid keeps running; a COMMAND started by ditto is stopped\n"
-	      "when the profile ends (unless --keep-running). Ctrl-C ends the window early\n"
-	      "and keeps the results.\n"
+	      "when the profile ends (unless --keep-running). Ctrl-C ends the window and\n"
+	      "keeps the results: without --duration CPU windows follow (a second Ctrl-C\n"
+	      "ends them), with one they are skipped; SIGTERM or SIGHUP end everything at\n"
+	      "once and still write the model.\n"
 	      "Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
 	      "\n"
 	      "Options:\n"
@@ -162,6 +170,24 @@ static int parse(int argc, char **argv, struct args *a)
 	return CLI_OK;
 }
 
+/*
+ * The model file can be written: checked before the window, so a long
+ * profile is not lost to a typo. A file that did not exist is not left.
+ */
+static int check_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return CLI_OK;
+	}
+	if (errno == EEXIST && access(path, W_OK) == 0)
+		return CLI_OK;
+	return cli_failf("%s: cannot write the model there: %s", path, strerror(errno));
+}
+
 static int profile(const struct args *a)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
@@ -173,10 +199,13 @@ static int profile(const struct args *a)
 	struct ditto_model *m = NULL;
 	int err;
 
+	if ((err = check_output(a->output)))
+		return err;
 	if ((err = ditto_profile_new(&po, &active)))
 		return cli_fail("profile", err);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	err = a->command ? ditto_profile_launch(active, a->command)
 			 : ditto_profile_attach(active, (pid_t)a->pid);
 	if (!err)
@@ -187,6 +216,7 @@ static int profile(const struct args *a)
 		err = ditto_profile_finish(active, &m);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	ditto_profile_free(active);
 	active = NULL;
 	if (err < 0)
@@ -211,6 +241,8 @@ int cmd_profile(int argc, char **argv)
 	if (rc < 0)
 		return CLI_OK;
 	if (rc)
+		return rc;
+	if (a.cpu.only && (rc = check_output(a.output)))
 		return rc;
 	return a.cpu.only ? cpu_only(a.pid, a.name, a.output, a.quiet, &a.cpu) : profile(&a);
 }

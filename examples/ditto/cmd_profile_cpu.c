@@ -121,9 +121,11 @@ static int fill(long pid, const char *name, const struct cpu_args *a, struct dit
 	ditto_thread_class_set_count(t, a->ntids ? a->ntids : 1);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	err = ditto_profile_cpu((pid_t)pid, a->tids, a->ntids, &o, c);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	return err;
 }
 

@@ -101,7 +101,8 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p);
 
 /*
  * Start profiling a running process and its descendants. -ESRCH if the pid
- * does not exist, -EBUSY if another libditto profiler traces it.
+ * does not exist, -EINVAL if it is a kernel thread, -EBUSY if another
+ * libditto profiler traces it.
  */
 DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
 /*
@@ -121,13 +122,16 @@ DITTO_API int ditto_profile_fd(const struct ditto_profile *p);
  * something happens). Returns 1 while the window or the CPU windows after
  * it run, 0 once they have ended (duration reached, cancelled, or every
  * traced process exited), or a negative error. During CPU windows a step
- * waits for the stepping process at most timeout_ms; a first cancel ends
- * the system window (CPU windows follow), a second one the CPU windows.
+ * waits for the stepping process at most timeout_ms. A first cancel ends
+ * the system window. CPU windows follow it only in a session without a
+ * duration (whose window a cancel is the normal end of) and when no second
+ * cancel came with the first; a second cancel ends them.
  */
 DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms);
 /* Step until the window ends. */
 DITTO_API int ditto_profile_run(struct ditto_profile *p);
-/* End the window early; safe from other threads and signal handlers. */
+/* End the window early (see ditto_profile_step()); safe from other
+ * threads and signal handlers. Call it twice to end everything now. */
 DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
 /*
  * Detach everything and build the model of what was collected (also after
@@ -243,8 +247,11 @@ struct ditto_cpu_opts {
  * is 0) and add what was observed to `out`, a cpu entry of a model (see
  * ditto_service_add_cpu()). Threads that exit mid-window are dropped and
  * what they ran is kept; the target is never left stopped or traced.
- * Errors: -ESRCH no such process, -EPERM with what permission is missing
- * (CAP_SYS_PTRACE, kernel.yama.ptrace_scope), -DITTO_EOPTS.
+ * Errors: -ESRCH no such process, -EINVAL a kernel thread, -EPERM with
+ * what permission is missing (CAP_SYS_PTRACE, kernel.yama.ptrace_scope),
+ * -EBUSY a thread traced by another process (named), -ECHILD the stepping
+ * process was killed (see above), -EOPNOTSUPP breakpoints forced where they
+ * do not fire, -DITTO_EOPTS.
  */
 DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
 				const struct ditto_cpu_opts *opts, struct ditto_cpu *out);

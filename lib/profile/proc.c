@@ -205,6 +205,32 @@ size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max)
 	return k;
 }
 
+/* PF_KTHREAD in the flags field (9) of /proc/PID/stat. */
+#define PF_KTHREAD_FLAG 0x00200000UL
+
+int proc_check_user(pid_t pid)
+{
+	char path[64], line[512], comm[32] = "?", *p;
+	unsigned long flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;	/* gone: the caller's next step says so */
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')'))) {
+		char *open = strchr(line, '(');
+
+		if (open && p - open - 1 < (long)sizeof(comm))
+			snprintf(comm, sizeof(comm), "%.*s", (int)(p - open - 1), open + 1);
+		sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
+	}
+	fclose(f);
+	if (flags & PF_KTHREAD_FLAG)
+		return ditto_err(-EINVAL, "process %d (%s) is a kernel thread: it has no user space "
+				 "to profile", (int)pid, comm);
+	return 0;
+}
+
 bool proc_alive(pid_t pid)
 {
 	char path[64], line[256], *p, state = 0;

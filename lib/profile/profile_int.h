@@ -75,6 +75,8 @@ const char *profile_btf_override(void);
 bool proc_exists(pid_t pid);
 /* Exists and is not a zombie. */
 bool proc_alive(pid_t pid);
+/* 0, or -EINVAL naming a kernel thread (nothing to profile there). */
+int proc_check_user(pid_t pid);
 /* Calls fn for pid's descendants (not pid itself), found through /proc. */
 int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user);
 int proc_comm(pid_t pid, char *buf, size_t len);

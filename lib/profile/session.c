@@ -274,48 +274,79 @@ DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid)
 		return ditto_err(-EINVAL, "profile: session is not idle");
 	if (!proc_exists(pid))
 		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
+	if ((err = proc_check_user(pid)))
+		return err;
 	if ((err = lock_target(p, pid)))
 		return err;
 	return start_window(p, pid);
 }
 
-/* The child waits on a pipe until it is traced, so nothing is missed. */
-static void launched_child(int rd, char *const argv[])
+/* The child waits on a pipe until it is traced, so nothing is missed; a
+ * failed exec sends its errno back on `status` (close-on-exec: a
+ * successful exec closes it empty). */
+static void launched_child(int rd, int status, char *const argv[])
 {
 	char go;
+	int e;
 
 	if (read(rd, &go, 1) != 1)
 		_exit(127);
 	close(rd);
 	execvp(argv[0], argv);
-	fprintf(stderr, "ditto: cannot run %s: %s\n", argv[0], strerror(errno));
+	e = errno;
+	if (write(status, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		_exit(126);
 	_exit(127);
+}
+
+/* 0 once the command runs, or the error its exec failed with. */
+static int exec_result(int status, const char *cmd)
+{
+	ssize_t n;
+	int e;
+
+	while ((n = read(status, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(e))
+		return 0;
+	return ditto_err(-e, "profile: cannot run %s: %s", cmd, strerror(e));
 }
 
 DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[])
 {
-	int pipefd[2], err;
+	int pipefd[2], status[2], err;
 	pid_t pid;
 
 	if (!p || p->state != ST_IDLE || !argv || !argv[0])
 		return ditto_err(-EINVAL, "profile: session is not idle or no command given");
 	if (pipe2(pipefd, O_CLOEXEC))
 		return ditto_err(-errno, "pipe: %s", strerror(errno));
+	if (pipe2(status, O_CLOEXEC)) {
+		err = ditto_err(-errno, "pipe: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
 		close(pipefd[0]);
 		close(pipefd[1]);
+		close(status[0]);
+		close(status[1]);
 		return ditto_err(err, "fork: %s", strerror(-err));
 	}
 	if (pid == 0) {
 		close(pipefd[1]);
-		launched_child(pipefd[0], argv);
+		close(status[0]);
+		launched_child(pipefd[0], status[1], argv);
 	}
 	close(pipefd[0]);
+	close(status[1]);
 	p->child = pid;
 	if ((err = lock_target(p, pid)) || (err = start_window(p, pid))) {
 		close(pipefd[1]);
+		close(status[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		p->child = 0;
@@ -324,6 +355,10 @@ DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[])
 	if (write(pipefd[1], "g", 1) != 1)
 		err = ditto_err(-errno, "cannot start %s: %s", argv[0], strerror(errno));
 	close(pipefd[1]);
+	/* A command that cannot run is an error now, not a model of nothing. */
+	if (!err)
+		err = exec_result(status[0], argv[0]);
+	close(status[0]);
 	return err;
 }
 
@@ -435,13 +470,17 @@ static int wait_ms(const struct ditto_profile *p, int timeout_ms)
 	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
 }
 
-/* A cancel ends the system window; CPU windows still follow, and a
- * second cancel ends those. */
+/* A cancel ends the system window. A window cut short (a duration was
+ * set) or cancelled twice at once wants out: no CPU windows follow. A
+ * window that runs until cancelled ends normally and CPU windows follow;
+ * a second cancel ends those. */
 static void end_cancelled(struct ditto_profile *p)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	(void)!read(p->evfd, &v, sizeof(v));
+	if (p->duration_s > 0 || v > 1)
+		p->cpu_on = false;
 	end_window(p);
 }
 
@@ -520,8 +559,12 @@ static int collect(struct ditto_profile *p, struct ditto_model **out)
 		return p->analyse_err;
 	if ((err = build_model(&p->snap, &p->cls, &a, out)))
 		return err;
-	if (p->cpu)
+	if (p->cpu) {
 		err = session_cpu_store(p->cpu, &p->cls, *out);
+		if (!proc_alive(p->target))
+			ditto_warn("process %d exited during the CPU windows: its cpu section covers "
+				   "what was stepped before", (int)p->target);
+	}
 	if (!err)
 		err = session_counters_store(p->hwc, p->hwc_why, *out);
 	if (err) {

@@ -21,6 +21,17 @@ from conftest import CLI, cpu_profile, gt_path, proc_status
 pytestmark = pytest.mark.usefixtures('step_mode')
 
 
+def nobody_dir(tmp_path):
+    """A folder user nobody can write in and reach (pytest's own base is
+    root's alone): the output is writable, the capability is what lacks."""
+    d = tmp_path
+    while str(d) != '/':
+        os.chmod(d, os.stat(d).st_mode | 0o711)
+        d = d.parent
+    os.chmod(tmp_path, 0o777)
+    return tmp_path
+
+
 def untouched(pid, cpus_before):
     st = proc_status(pid)
     assert st['TracerPid'] == '0'
@@ -40,8 +51,7 @@ def test_without_ptrace_permission_the_cause_is_named(target, tmp_path):
     if not setpriv:
         pytest.fail('setpriv (util-linux) is missing')
     t = target('gt_mix', 'add')
-    out = tmp_path / 'm'
-    os.chmod(tmp_path, 0o777)
+    out = nobody_dir(tmp_path) / 'm'
     r = subprocess.run([setpriv, '--reuid=65534', '--regid=65534', '--clear-groups',
                         '--inh-caps=-all', CLI, 'profile', '--cpu-only', '--pid', str(t.pid),
                         '-W', '1', '-o', str(out)], stderr=subprocess.PIPE, timeout=30)

@@ -152,6 +152,12 @@ def test_without_privileges_the_missing_capability_is_named(tmp_path):
     setpriv = shutil.which('setpriv')
     if not setpriv:
         pytest.skip('setpriv (util-linux) not found')
+    # The output is writable and reachable: the capability is what lacks.
+    d = tmp_path
+    while str(d) != '/':
+        os.chmod(d, os.stat(d).st_mode | 0o711)
+        d = d.parent
+    os.chmod(tmp_path, 0o777)
     r = subprocess.run([setpriv, '--reuid=65534', '--regid=65534', '--clear-groups',
                         '--inh-caps=-all', CLI, 'profile', '--pid', str(os.getpid()), '-d', '1',
                         '-o', str(tmp_path / 'm')], stderr=subprocess.PIPE, timeout=30)

@@ -115,6 +115,8 @@ DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
 		return ditto_err(-EINVAL, "cpu profile: NULL argument");
 	if (!proc_alive(pid))
 		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
+	if ((err = proc_check_user(pid)))
+		return err;
 	if ((err = cpu_opts_defaults(opts, &ro)) || (err = targets(pid, tids, ntids, &l)) ||
 	    (err = cpu_child_start(l.t, l.n, 1, &ro, &child)))
 		goto out;
@@ -123,6 +125,9 @@ DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
 	err = take_results(child, out);
 	if (!err && !ditto_cpu_instructions(out) && !proc_alive(pid))
 		err = ditto_err(-ESRCH, "process %d exited before a window could be taken", (int)pid);
+	else if (!proc_alive(pid))
+		ditto_warn("process %d exited during the CPU windows: the results cover what was "
+			   "stepped before", (int)pid);
 out:
 	cpu_child_free(child);
 	free(l.t);
