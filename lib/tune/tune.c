@@ -327,7 +327,7 @@ static int iteration(struct loop *l)
 		ditto_metrics_free(clone);
 	if (!moved) {	/* the same clone again would measure the same */
 		ditto_warn("tune: stopping after iteration %u: every knob of a metric out of bound "
-			   "is at its limit", i);
+			   "is at its limit or had no effect", i);
 		return 2;
 	}
 	return 0;
@@ -376,7 +376,11 @@ static void cleanup(struct loop *l)
 static int finish(struct loop *l, unsigned ran, bool converged)
 {
 	struct ditto_values *knobs = ditto_tuning_knobs(ditto_model_tuning(l->m));
+	int err;
 
+	/* The knobs where the search ended say whether it was at a limit. */
+	if ((err = tracks_diagnose(l->tracks, knobs, l->target, l->best, l->o.bound, l->report)))
+		return err;
 	copy_knobs(knobs, l->best_knobs);
 	l->report->iterations = ran;
 	l->report->converged = converged;
@@ -390,7 +394,8 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 		    !ditto_metrics_get(l->best, tune_metrics[i], &c))
 			report_row(l->report, tune_metrics[i], t, c, l->o.bound);
 	}
-	return tune_extra_rows(l->m, l->s, &l->o, l->report);
+	err = tune_extra_rows(l->m, l->s, &l->o, l->report);
+	return err ? err : report_verdict(l->report);
 }
 
 DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
