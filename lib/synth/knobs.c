@@ -5,6 +5,7 @@
  * model takes its default, so an untuned model gives the plain clone.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,13 @@ void synth_knobs_defaults(struct synth_knobs *k)
  */
 #define PIN_ENV "DITTO_SYNTH_PIN_KNOBS"
 
+/* Said once per process: the tuner synthesizes at every iteration. */
+static atomic_bool pin_warned;
+
 static void pin_knobs(struct synth_knobs *k)
 {
-	const char *p = getenv(PIN_ENV);
+	const char *env = getenv(PIN_ENV), *p = env;
+	bool warned = atomic_load(&pin_warned);
 
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
@@ -61,12 +66,15 @@ static void pin_knobs(struct synth_knobs *k)
 			if ((size_t)(eq - p) == strlen(d->name) && !strncmp(p, d->name, eq - p) &&
 			    isfinite(x)) {
 				*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
-				ditto_warn("synth: %s pinned to %g by %s: the model's value is ignored",
-					   d->name, *synth_knob_ptr(k, d), PIN_ENV);
+				if (!warned)
+					ditto_warn("synth: %s pinned to %g by %s: the model's value "
+						   "is ignored", d->name, *synth_knob_ptr(k, d), PIN_ENV);
 			}
 		}
 		p += n + (p[n] == ',');
 	}
+	if (env && *env)
+		atomic_store(&pin_warned, true);
 }
 
 /* Values outside a knob's range are clamped, not refused: a hand-edited

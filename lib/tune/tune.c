@@ -384,6 +384,7 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 	copy_knobs(knobs, l->best_knobs);
 	l->report->iterations = ran;
 	l->report->converged = converged;
+	l->report->bound = l->o.bound;
 	for (size_t i = 0; i < tune_metric_count; i++) {
 		double t, c;
 

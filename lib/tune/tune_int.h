@@ -111,6 +111,7 @@ struct ditto_tune_report {
 	struct tune_stall *stalls;
 	size_t nstalls;
 	char *verdict;
+	double bound;	/* the loop's, for metric_accept_bound() */
 	struct tune_point curve[2][TUNE_POINTS];	/* [0] original, [1] clone */
 	size_t ncurve[2];
 };

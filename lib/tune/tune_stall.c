@@ -95,20 +95,26 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 	return NULL;
 }
 
-/* The tuned row furthest out of its bound, and how many are out. */
-static const struct tune_row *worst_row(const struct ditto_tune_report *r, unsigned *out)
+/* The tuned row furthest out of the bound the loop ends on (a row may
+ * show a tighter one: syscalls per request), that bound, and how many
+ * rows are out of it: the verdict agrees with `converged`. */
+static const struct tune_row *worst_row(const struct ditto_tune_report *r, double *bound,
+					unsigned *out)
 {
 	const struct tune_row *w = NULL;
 
 	*out = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct tune_row *row = &r->rows[i];
+		double b = r->bound > 0 ? metric_accept_bound(row->metric, r->bound) : row->bound;
 
-		if (!tuned(row->metric) || row->bound <= 0 || !(row->error > row->bound))
+		if (!tuned(row->metric) || b <= 0 || !(row->error > b))
 			continue;
 		(*out)++;
-		if (!w || row->error / row->bound > w->error / w->bound)
+		if (!w || row->error / b > w->error / *bound) {
 			w = row;
+			*bound = b;
+		}
 	}
 	return w;
 }
@@ -118,7 +124,8 @@ int report_verdict(struct ditto_tune_report *r)
 	const char *s = r->iterations == 1 ? "" : "s";
 	struct dbuf b;
 	unsigned out;
-	const struct tune_row *w = worst_row(r, &out);
+	double bound = 0;
+	const struct tune_row *w = worst_row(r, &bound, &out);
 	const struct tune_stall *st = w ? stall_of(r, w->metric) : NULL;
 
 	dbuf_init(&b);
@@ -129,7 +136,7 @@ int report_verdict(struct ditto_tune_report *r)
 		dbuf_printf(&b, "NOT converged after %u iteration%s", r->iterations, s);
 		if (w)
 			dbuf_printf(&b, ": %s %.2f%% off (bound %.2f%%)%s%s%s", w->metric,
-				    100 * w->error, 100 * w->bound, st ? " (" : "",
+				    100 * w->error, 100 * bound, st ? " (" : "",
 				    st ? st->text : "", st ? ")" : "");
 		if (out > 1)
 			dbuf_printf(&b, "; %u tuned metrics out of bound", out);
