@@ -210,7 +210,9 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
                    best: the clone is the best so far). Exceptions it raises
                    are printed and ignored, as ctypes does for callbacks.
 
-    Returns a TuneReport. Ctrl-C (SIGINT, when called from the main thread)
+    Returns a TuneReport, also when the loop did not converge: check
+    report.converged (report.verdict and report.stalls say why not; the
+    CLI exits 3 then). Ctrl-C (SIGINT, when called from the main thread)
     stops the loop and keeps the best clone: the report is returned with
     interrupted=True, or KeyboardInterrupt is raised when no clone had been
     measured yet. Raises DittoError (OptionsError for a missing dir or bad
