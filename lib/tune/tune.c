@@ -325,11 +325,8 @@ static int iteration(struct loop *l)
 	moved = tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
 	if (clone != l->best)
 		ditto_metrics_free(clone);
-	if (!moved) {	/* the same clone again would measure the same */
-		ditto_warn("tune: stopping after iteration %u: every knob of a metric out of bound "
-			   "is at its limit or had no effect", i);
+	if (!moved)	/* the same clone again would measure the same */
 		return 2;
-	}
 	return 0;
 }
 
@@ -418,6 +415,11 @@ DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *op
 		}
 		rc = iteration(&l);
 		err = rc < 0 ? rc : 0;
+		/* Said only where it ends the loop before its last iteration. */
+		if (rc == 2 && i + 1 < l.o.max_iterations)
+			ditto_warn("tune: stopping after %u of %u iterations: every knob of a metric "
+				   "out of bound is at its limit or had no effect", i + 1,
+				   l.o.max_iterations);
 	}
 	if (l.best) {
 		int ferr = finish(&l, i, rc == 1);
