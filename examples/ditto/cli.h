@@ -19,6 +19,9 @@ enum cli_exit {
 	CLI_OK = 0,
 	CLI_EINPUT = 1, /* unreadable or invalid file, models that do not merge */
 	CLI_EUSAGE = 2, /* unknown command or option, missing arguments */
+	/* ditto tune: the loop ran as asked and the clone is out of bounds
+	 * (apart from 1, so a script tells a bad clone from a failure). */
+	CLI_NOT_CONVERGED = 3,
 };
 
 /* A command or subcommand; run() gets argv[0] = its own name. */

@@ -11,7 +11,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: ditto model diff [--json] [--min-error X] A B\n"
+	fputs("Usage: ditto model diff [--json] [--min-error X] [--bound X] A B\n"
 	      "\n"
 	      "Compare model B (a clone) with model A (the original), feature by\n"
 	      "feature: scalars as the rates that matter (calls and bytes per request,\n"
@@ -22,7 +22,12 @@ static void usage(FILE *f)
 	      "Options:\n"
 	      "  -j, --json          print the metrics as a JSON array\n"
 	      "  -m, --min-error X   keep only metrics whose error exceeds X\n"
-	      "  -h, --help          show this help\n",
+	      "  -b, --bound X       the models differ when a metric's error exceeds X\n"
+	      "                      (default 0.05, the tuner's; 0: any difference)\n"
+	      "  -h, --help          show this help\n"
+	      "\n"
+	      "Exit status, as diff(1)'s: 0 every metric within the bound, 1 the models\n"
+	      "differ beyond it, 2 a usage error or a file that cannot be read or compared.\n",
 	      f);
 }
 
@@ -80,6 +85,10 @@ static void print_row(const struct ditto_comparison *cmp, size_t i, int width)
 	printf("  %8.4f\n", error);
 }
 
+/* Exit codes of this command (diff(1)'s): 1 is "they differ", so an
+ * unreadable file cannot be taken for a difference. */
+enum { DIFF_WITHIN = 0, DIFF_BEYOND = 1, DIFF_TROUBLE = 2 };
+
 static int print_table(const struct ditto_comparison *cmp)
 {
 	size_t n = ditto_comparison_count(cmp);
@@ -105,23 +114,54 @@ static int print_json(const struct ditto_comparison *cmp)
 	return CLI_OK;
 }
 
-static int diff_files(const char *fa, const char *fb, double min_error, bool json)
+/* The largest error over every metric, also those --min-error hides:
+ * the verdict does not depend on what is shown. */
+static int max_error(const struct ditto_model *a, const struct ditto_model *b, double *out,
+		     char *path, size_t n)
+{
+	struct ditto_comparison *all = NULL;
+	int err = ditto_model_compare(a, b, NULL, &all);
+
+	*out = 0;
+	snprintf(path, n, "-");
+	for (size_t i = 0; !err && i < ditto_comparison_count(all); i++) {
+		const char *p = NULL;
+		double e = 0;
+
+		if (!ditto_comparison_metric(all, i, &p, NULL, NULL, NULL, &e) && e > *out) {
+			*out = e;
+			snprintf(path, n, "%s", p ? p : "?");
+		}
+	}
+	ditto_comparison_free(all);
+	return err;
+}
+
+static int diff_files(const char *fa, const char *fb, double min_error, double bound, bool json)
 {
 	DITTO_OPTS(ditto_compare_opts, co, .min_error = min_error);
 	struct ditto_model *a = NULL, *b = NULL;
 	struct ditto_comparison *cmp = NULL;
+	double worst = 0;
+	char where[512];
 	int rc = cli_load(fa, true, &a);
 
 	if (rc == CLI_OK)
 		rc = cli_load(fb, true, &b);
-	if (rc == CLI_OK && (rc = ditto_model_compare(a, b, &co, &cmp)) < 0)
+	if (rc == CLI_OK && ((rc = ditto_model_compare(a, b, &co, &cmp)) < 0 ||
+			     (rc = max_error(a, b, &worst, where, sizeof(where))) < 0))
 		rc = cli_failf("comparing %s with %s: %s", fa, fb, cli_message("", rc));
 	if (rc == CLI_OK)
 		rc = json ? print_json(cmp) : print_table(cmp);
+	if (rc == CLI_OK && !json)
+		printf(worst > bound ? "models differ beyond the bound %g: max error %.4f at %s\n" :
+		       "models within the bound %g: max error %.4f at %s\n", bound, worst, where);
 	ditto_comparison_free(cmp);
 	ditto_model_free(b);
 	ditto_model_free(a);
-	return rc;
+	if (rc != CLI_OK)
+		return DIFF_TROUBLE;
+	return worst > bound ? DIFF_BEYOND : DIFF_WITHIN;
 }
 
 int cmd_model_diff(int argc, char **argv)
@@ -129,15 +169,16 @@ int cmd_model_diff(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "min-error", required_argument, NULL, 'm' },
+		{ "bound", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double min_error = 0;
+	double min_error = 0, bound = 0.05;
 	bool json = false;
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, ":jm:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jm:b:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -145,6 +186,11 @@ int cmd_model_diff(int argc, char **argv)
 		case 'm':
 			if (!cli_parse_f64(optarg, &min_error) || min_error < 0)
 				return cli_usage_error(CMD, "--min-error wants a number >= 0, got '%s'",
+						       optarg);
+			break;
+		case 'b':
+			if (!cli_parse_f64(optarg, &bound) || !(bound >= 0))
+				return cli_usage_error(CMD, "--bound wants a number >= 0, got '%s'",
 						       optarg);
 			break;
 		case 'h':
@@ -156,5 +202,5 @@ int cmd_model_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error(CMD, "expected two files, A and B");
-	return diff_files(argv[optind], argv[optind + 1], min_error, json);
+	return diff_files(argv[optind], argv[optind + 1], min_error, bound, json);
 }

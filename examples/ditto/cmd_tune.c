@@ -62,6 +62,12 @@ static void usage(FILE *f)
 	      "  -q, --quiet               no progress lines\n"
 	      "  -h, --help                this help\n"
 	      "\n"
+	      "Exit status: 0 converged (every tuned metric within its bound); 3 the loop\n"
+	      "ran but the best clone is out of bounds (the report's last line, 'verdict:',\n"
+	      "names the metric and why: a knob without effect, at its limit, or still\n"
+	      "moving); 1 an error (bad model, the original or every clone failed); 2 a\n"
+	      "usage error. A Ctrl-C stop that leaves a clone is judged the same way.\n"
+	      "\n"
 	      "Example:\n"
 	      "  ditto tune redis.msgpack -o redis-clone -- redis-server --port 6390 --save ''\n",
 	      f);
@@ -90,6 +96,12 @@ static void print_table(const struct ditto_tune_report *r)
 			printf("%6.1f%% %s\n", 100 * bound, e <= bound ? "ok" : "OUT");
 		else
 			printf("%7s\n", "-");
+	}
+	for (size_t i = 0; i < ditto_tune_report_stall_count(r); i++) {
+		const char *metric, *text;
+
+		if (!ditto_tune_report_stall(r, i, &metric, NULL, NULL, NULL, &text))
+			printf("stall: %s: %s\n", metric, text);
 	}
 	printf("%s after %u iteration%s\n", ditto_tune_report_converged(r) ? "converged" :
 	       "not converged", ditto_tune_report_iterations(r),
@@ -131,6 +143,9 @@ static int outputs(const struct tune_args *a, struct ditto_model *m,
 		return rc;
 	if (!a->json || strcmp(a->json, "-"))
 		print_table(r);
+	/* Also with --json -: on stderr then, so stdout stays JSON. */
+	fprintf(a->json && !strcmp(a->json, "-") ? stderr : stdout, "verdict: %s\n",
+		ditto_tune_report_verdict(r));
 	if (a->json && write_json(r, a->json))
 		rc = CLI_EINPUT;
 	if (a->plot && (err = ditto_tune_report_plot_svg(r, a->plot)))
@@ -164,6 +179,8 @@ static int run(struct tune_args *a)
 	rc = outputs(a, m, r);
 	if (err)
 		rc = cli_fail(CMD, err);
+	else if (rc == CLI_OK && !ditto_tune_report_converged(r))
+		rc = CLI_NOT_CONVERGED;
 	ditto_tune_report_free(r);
 	ditto_model_free(m);
 	return rc;

@@ -307,8 +307,15 @@ struct ditto_tune_report;
  * either way, is measured twice and judged by the mean (cachegrind's
  * shared caches see a multi-threaded service's threads in whatever order
  * valgrind ran them). A clone that fails to build or run is recorded as
- * such and the knobs go back to the best ones. The loop ends early when no
- * knob of a metric still out of bound can move (each at its limit). The
+ * such and the knobs go back to the best ones. A knob whose metric does
+ * not move (less than 1%) over two steps in a row is stepped to its limit
+ * (the larger step); if that leaves the metric where it was too, the knob
+ * had no effect: it is no longer stepped, a warning names it and the
+ * report's stall entries carry it. The loop ends early when no knob of a
+ * metric still out of bound can move (each at its limit or without
+ * effect). ditto_tune() returns 0 whether or not the loop converged:
+ * ditto_tune_report_converged() tells, ditto_tune_report_verdict() says
+ * it in a line (the `ditto tune` CLI exits 3 then, 1 on an error). The
  * report's syscall and byte rows average three profile-backend runs per
  * side, taking turns; the original takes a second turn in each round, and
  * syscalls_per_request_noise sets it against itself. The best clone's
@@ -332,17 +339,50 @@ struct ditto_tune_report;
 DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
 			 struct ditto_tune_report **out);
 DITTO_API void ditto_tune_report_free(struct ditto_tune_report *r);
-/* Iterations run, and whether every tuned metric ended within bounds. */
+/* Iterations run, and whether every tuned metric ended within bounds.
+ * ditto_tune() returns 0 also when the loop did not converge (it ran as
+ * asked): this is how a caller tells the two apart. */
 DITTO_API unsigned ditto_tune_report_iterations(const struct ditto_tune_report *r);
 DITTO_API bool ditto_tune_report_converged(const struct ditto_tune_report *r);
+
+/* Why a tuned metric did not converge (since 0.5). */
+enum ditto_tune_stall_kind {
+	/* The knob moved over `steps` steps in a row, the last one to its
+	 * limit, and the metric did not (less than 1% each): the loop
+	 * stopped stepping it. Reported also when the metric ended within
+	 * bounds through the other knobs. */
+	DITTO_TUNE_NO_EFFECT = 1,
+	/* The knob is at its limit and the metric needs more of it. */
+	DITTO_TUNE_AT_LIMIT = 2,
+	/* The knob was still moving when the iterations ran out. */
+	DITTO_TUNE_UNFINISHED = 3,
+};
+
+/* Stall entries: one per tuned metric that the best clone leaves out of
+ * its bound and per knob found to have no effect. */
+DITTO_API size_t ditto_tune_report_stall_count(const struct ditto_tune_report *r);
+/* Entry i: the metric, its knob, the kind, the steps without effect (0
+ * unless DITTO_TUNE_NO_EFFECT) and a one-line reason ("knob
+ * synth.far_code_scale had no effect over 3 steps (1 to 20)"). Strings
+ * are r's; any out pointer may be NULL. -DITTO_ENOTFOUND past the end. */
+DITTO_API int ditto_tune_report_stall(const struct ditto_tune_report *r, size_t i,
+				      const char **metric, const char **knob,
+				      enum ditto_tune_stall_kind *kind, unsigned *steps,
+				      const char **text);
+/* One line for people and scripts: "converged in 5 iterations; every
+ * metric within bounds" or "NOT converged after 9 iterations:
+ * i1_miss_rate 99.98% off (knob synth.far_code_scale had no effect over 3
+ * steps (1 to 20))". Owned by r. */
+DITTO_API const char *ditto_tune_report_verdict(const struct ditto_tune_report *r);
 /* Rows of the comparison of the original and the best clone. */
 DITTO_API size_t ditto_tune_report_count(const struct ditto_tune_report *r);
 /* Row i: metric name, original, clone, relative error, its bound (0:
  * reported, not tuned). -DITTO_ENOTFOUND past the end. */
 DITTO_API int ditto_tune_report_row(const struct ditto_tune_report *r, size_t i, const char **metric,
 				    double *original, double *clone, double *error, double *bound);
-/* {"converged", "iterations", "rows": [{"metric", "original", "clone",
- *  "error", "bound"}], "latency": {"original": [{"qps", "achieved_qps",
+/* {"converged", "iterations", "verdict", "rows": [{"metric", "original",
+ *  "clone", "error", "bound"}], "stalls": [{"metric", "knob", "kind"
+ *  ("no_effect", "at_limit", "unfinished"), "steps", "text"}], "latency": {"original": [{"qps", "achieved_qps",
  *  "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"}], "clone": [...]}} */
 DITTO_API int ditto_tune_report_to_json(const struct ditto_tune_report *r, char **out);
 /* The latency percentiles against achieved load, original and clone, as

@@ -607,6 +607,25 @@ static int load(struct gen *g, struct ditto_cpu *c)
 #define FAR_CODE_MAX (256 << 10)
 #define INSN_BYTES 4	/* mean encoded length of the generated instructions */
 
+/*
+ * The far code share per unit of the knob above its default where the
+ * profile saw less than this. A short CPU window sees no reuse longer
+ * than its own footprint: windows cut at their first system call (a few
+ * hundred instructions each) record no fetch at 4 KiB or more, and a knob
+ * that only multiplied that share left every clone byte for byte the same
+ * (issue 16: I1 99.98% off for eight iterations). Its far distance is
+ * then unknown: FAR_CODE_MAX, past I1 and within LL.
+ */
+#define FAR_SHARE_FLOOR 0.05
+
+/* The far share the knob asks for: the profile's times the knob up to
+ * its default, then FAR_SHARE_FLOOR at least per unit above it, so that
+ * the default clone is the profile's and the knob always acts. */
+static double far_share_scaled(double share, double scale)
+{
+	return share * fmin(scale, 1) + fmax(share, FAR_SHARE_FLOOR) * fmax(scale - 1, 0);
+}
+
 static void far_code(struct ditto_cpu *c, double *share, double *bytes)
 {
 	struct ditto_hist *h = ditto_cpu_iws(c);
@@ -812,7 +831,10 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	 * grows the chunks, so their share and footprint rise together and
 	 * the misses of a smaller cache rise smoothly with it. */
 	cold0 = fmax(per_block * far_share, 8);
-	cold = (uint64_t)(per_block * fmin(far_share * g.k->far_code_scale, 0.95) + 0.5);
+	cold = (uint64_t)(per_block * fmin(far_share_scaled(far_share, g.k->far_code_scale), 0.95) +
+			  0.5);
+	if (far_bytes <= 0)
+		far_bytes = FAR_CODE_MAX;
 	if (cold >= 8) {
 		double k = (far_bytes - (per_block - cold0) * INSN_BYTES) / (cold0 * INSN_BYTES);
 

@@ -5,9 +5,12 @@
  * model takes its default, so an untuned model gives the plain clone.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core_int.h"
 #include "synth_int.h"
 
 #include <ditto/model.h>
@@ -44,6 +47,44 @@ void synth_knobs_defaults(struct synth_knobs *k)
 		*synth_knob_ptr(k, &synth_knob_table[i]) = synth_knob_table[i].dflt;
 }
 
+/*
+ * DITTO_SYNTH_PIN_KNOBS="synth.NAME=VALUE[,...]" makes the generator use
+ * VALUE whatever the model says: a knob cut from its code, as a defect
+ * would. It exists for the tuner's tests, which must see a knob without
+ * effect measured for real (tests/tune); a warning says it is in force.
+ */
+#define PIN_ENV "DITTO_SYNTH_PIN_KNOBS"
+
+/* Said once per process: the tuner synthesizes at every iteration. */
+static atomic_bool pin_warned;
+
+static void pin_knobs(struct synth_knobs *k)
+{
+	const char *env = getenv(PIN_ENV), *p = env;
+	bool warned = atomic_load(&pin_warned);
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		const char *eq = memchr(p, '=', n);
+
+		for (size_t i = 0; eq && i < synth_knob_count; i++) {
+			const struct synth_knob *d = &synth_knob_table[i];
+			double x = strtod(eq + 1, NULL);
+
+			if ((size_t)(eq - p) == strlen(d->name) && !strncmp(p, d->name, eq - p) &&
+			    isfinite(x)) {
+				*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
+				if (!warned)
+					ditto_warn("synth: %s pinned to %g by %s: the model's value "
+						   "is ignored", d->name, *synth_knob_ptr(k, d), PIN_ENV);
+			}
+		}
+		p += n + (p[n] == ',');
+	}
+	if (env && *env)
+		atomic_store(&pin_warned, true);
+}
+
 /* Values outside a knob's range are clamped, not refused: a hand-edited
  * model still synthesizes. */
 void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k)
@@ -58,4 +99,5 @@ void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k)
 		if (!ditto_values_get(v, d->name, &x) && isfinite(x))
 			*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
 	}
+	pin_knobs(k);
 }

@@ -326,11 +326,8 @@ static int iteration(struct loop *l)
 	moved = tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
 	if (clone != l->best)
 		ditto_metrics_free(clone);
-	if (!moved) {	/* the same clone again would measure the same */
-		ditto_warn("tune: stopping after iteration %u: every knob of a metric out of bound "
-			   "is at its limit", i);
+	if (!moved)	/* the same clone again would measure the same */
 		return 2;
-	}
 	return 0;
 }
 
@@ -377,10 +374,15 @@ static void cleanup(struct loop *l)
 static int finish(struct loop *l, unsigned ran, bool converged)
 {
 	struct ditto_values *knobs = ditto_tuning_knobs(ditto_model_tuning(l->m));
+	int err;
 
+	/* The knobs where the search ended say whether it was at a limit. */
+	if ((err = tracks_diagnose(l->tracks, knobs, l->target, l->best, l->o.bound, l->report)))
+		return err;
 	copy_knobs(knobs, l->best_knobs);
 	l->report->iterations = ran;
 	l->report->converged = converged;
+	l->report->bound = l->o.bound;
 	for (size_t i = 0; i < tune_metric_count; i++) {
 		double t, c;
 
@@ -391,7 +393,8 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 		    !ditto_metrics_get(l->best, tune_metrics[i], &c))
 			report_row(l->report, tune_metrics[i], t, c, l->o.bound);
 	}
-	return tune_extra_rows(l->m, l->s, &l->o, l->report);
+	err = tune_extra_rows(l->m, l->s, &l->o, l->report);
+	return err ? err : report_verdict(l->report);
 }
 
 DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
@@ -413,6 +416,11 @@ DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *op
 		}
 		rc = iteration(&l);
 		err = rc < 0 ? rc : 0;
+		/* Said only where it ends the loop before its last iteration. */
+		if (rc == 2 && i + 1 < l.o.max_iterations)
+			ditto_warn("tune: stopping after %u of %u iterations: every knob of a metric "
+				   "out of bound is at its limit or had no effect", i + 1,
+				   l.o.max_iterations);
 	}
 	if (l.best) {
 		int ferr = finish(&l, i, rc == 1);

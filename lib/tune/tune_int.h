@@ -15,12 +15,20 @@
 #define TUNE_TRACKS 7
 #define TRACK_POINTS 16
 
+/* A knob whose metric did not move over this many steps in a row (the
+ * last of them a step to the knob's limit) had no effect: the loop stops
+ * stepping it and the report says so. */
+#define STALL_STEPS 3
+
 /* One tuned metric and the generator knob that moves it. */
 struct track {
 	const char *metric;
 	const char *knob;
 	double x[TRACK_POINTS], y[TRACK_POINTS];
 	size_t n;
+	unsigned idle;		/* steps in a row that left the metric where it was */
+	double idle_from;	/* the knob's value before the first of them */
+	bool stalled;		/* idle STALL_STEPS times: no longer stepped */
 };
 
 /* The pairs the loop tunes (metric -> knob), in the order they are shown. */
@@ -34,12 +42,22 @@ double metric_accept_bound(const char *metric, double bound);
 #define TUNE_CALLS_BOUND 0.01
 
 void tracks_init(struct track *t);
+struct synth_knob;
+/* The generator knob named so (NULL if none). */
+const struct synth_knob *tune_knob_def(const char *name);
 /* Record what the clone gave with the knobs in `knobs`, then move every
  * knob whose metric is out of bound towards its target (a secant step
  * through the knob's two latest distinct points, else a first guess of
  * the slope), inside the knob's range. Returns how many knobs moved. */
 unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct ditto_metrics *target,
 		     const struct ditto_metrics *clone, double bound);
+
+struct ditto_tune_report;
+/* Why each tuned metric that the best clone leaves out of bound (or
+ * whose knob had no effect) is there, into r's stalls and verdict. */
+int tracks_diagnose(const struct track *t, const struct ditto_values *knobs,
+		    const struct ditto_metrics *target, const struct ditto_metrics *best,
+		    double bound, struct ditto_tune_report *r);
 
 /* ---- the original's targets (tune_targets.c) ---- */
 
@@ -79,11 +97,21 @@ struct tune_point {
 
 #define TUNE_POINTS 8
 
+struct tune_stall {
+	char *metric, *knob, *text;
+	enum ditto_tune_stall_kind kind;
+	unsigned steps;
+};
+
 struct ditto_tune_report {
 	unsigned iterations;
 	bool converged;
 	struct tune_row *rows;
 	size_t nrows, cap;
+	struct tune_stall *stalls;
+	size_t nstalls;
+	char *verdict;
+	double bound;	/* the loop's, for metric_accept_bound() */
 	struct tune_point curve[2][TUNE_POINTS];	/* [0] original, [1] clone */
 	size_t ncurve[2];
 };
@@ -93,6 +121,11 @@ double rel_error(double original, double clone);
 double metric_error(const char *metric, double original, double clone);
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound);
+/* A stall entry (text: a one-line reason). */
+int report_stall(struct ditto_tune_report *r, const char *metric, const char *knob,
+		 enum ditto_tune_stall_kind kind, unsigned steps, const char *text);
+/* The report's one-line verdict, from its rows and stalls. */
+int report_verdict(struct ditto_tune_report *r);
 /* A row whose error is not a relative one (a distance). */
 int report_row_error(struct ditto_tune_report *r, const char *metric, double original,
 		     double clone, double error, double bound);

@@ -107,7 +107,7 @@ void tracks_init(struct track *t)
 		t[i] = (struct track){ .metric = pairs[i].metric, .knob = pairs[i].knob };
 }
 
-static const struct synth_knob *knob_def(const char *name)
+const struct synth_knob *tune_knob_def(const char *name)
 {
 	for (size_t i = 0; i < synth_knob_count; i++)
 		if (!strcmp(synth_knob_table[i].name, name))
@@ -175,7 +175,7 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 			 double target)
 {
 	double err = metric_error(p->metric, target, y);
-	const struct synth_knob *d = knob_def(p->knob);
+	const struct synth_knob *d = tune_knob_def(p->knob);
 	double slope = secant(t), nx, size, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
 
 	if (bracket(t, target, lo, hi)) {
@@ -205,13 +205,69 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 	return d ? fmin(fmax(nx, d->min), d->max) : nx;
 }
 
+/*
+ * Stall detection. A step counts as idle when the knob moved by a
+ * noticeable part of its size or range and the metric by less than
+ * NO_EFFECT relative to itself (rates taken relative to at least their
+ * floor, as errors are): cachegrind repeats a single-threaded service's
+ * rates to a fraction of that, and a step near the target still moves
+ * its metric by about its error, above the bound. Other knobs moving at
+ * the same time can only hide a stall, not fake one.
+ */
+#define NO_EFFECT 0.01
+#define KNOB_MOVED 0.05
+
+static bool knob_moved(const struct synth_knob *d, double from, double to)
+{
+	double size = fabs(from);
+
+	if (d)
+		size = fmax(size, 0.01 * (d->max - d->min));
+	return fabs(to - from) > fmax(KNOB_MOVED * size, 1e-9);
+}
+
+/* After remember(): whether the latest step was idle, kept in t->idle. */
+static void observe(struct track *t, const struct synth_knob *d)
+{
+	double x0, y0;
+
+	if (t->n < 2)
+		return;
+	x0 = t->x[t->n - 2];
+	y0 = t->y[t->n - 2];
+	if (!knob_moved(d, x0, t->x[t->n - 1]))
+		return;
+	if (metric_error(t->metric, y0, t->y[t->n - 1]) >= NO_EFFECT) {
+		t->idle = 0;
+		return;
+	}
+	if (!t->idle++)
+		t->idle_from = x0;
+}
+
+/* The larger step after STALL_STEPS - 1 idle ones: the knob's limit on
+ * the side the metric must go (every knob's metric grows with it). */
+static double limit_toward(const struct synth_knob *d, double y, double goal, double x)
+{
+	if (!d)
+		return x;
+	return goal > y ? d->max : d->min;
+}
+
+static void stall(struct track *t, double x)
+{
+	t->stalled = true;
+	ditto_warn("tune: %s: knob %s had no effect over %u steps (%g to %g): no longer stepped",
+		   t->metric, t->knob, t->idle, t->idle_from, x);
+}
+
 unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct ditto_metrics *target,
 		     const struct ditto_metrics *clone, double bound)
 {
 	unsigned moved = 0;
 
 	for (size_t i = 0; i < NPAIRS; i++) {
-		const struct synth_knob *d = knob_def(pairs[i].knob);
+		const struct synth_knob *d = tune_knob_def(pairs[i].knob);
 		double x = d ? d->dflt : 0, y, goal, nx;
 
 		if (ditto_metrics_get(target, pairs[i].metric, &goal) ||
@@ -219,9 +275,21 @@ unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct d
 			continue;
 		ditto_values_get(knobs, pairs[i].knob, &x);
 		remember(&t[i], x, y);
-		if (metric_error(pairs[i].metric, goal, y) <= (pairs[i].bound > 0 ? pairs[i].bound : bound))
+		observe(&t[i], d);
+		if (t[i].stalled ||
+		    metric_error(pairs[i].metric, goal, y) <= (pairs[i].bound > 0 ? pairs[i].bound : bound))
 			continue;
-		nx = next_value(&pairs[i], &t[i], x, y, goal);
+		if (t[i].idle >= STALL_STEPS) {
+			stall(&t[i], x);
+			continue;
+		}
+		nx = t[i].idle == STALL_STEPS - 1 ? limit_toward(d, y, goal, x) :
+		     next_value(&pairs[i], &t[i], x, y, goal);
+		if (t[i].idle == STALL_STEPS - 1 && !knob_moved(d, x, nx)) {
+			/* Already at the limit: no larger step is left. */
+			stall(&t[i], x);
+			continue;
+		}
 		if (fabs(nx - x) > 1e-12 && !ditto_values_set(knobs, pairs[i].knob, nx))
 			moved++;
 	}

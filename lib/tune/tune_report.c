@@ -47,6 +47,13 @@ DITTO_API void ditto_tune_report_free(struct ditto_tune_report *r)
 	for (size_t i = 0; i < r->nrows; i++)
 		free(r->rows[i].metric);
 	free(r->rows);
+	for (size_t i = 0; i < r->nstalls; i++) {
+		free(r->stalls[i].metric);
+		free(r->stalls[i].knob);
+		free(r->stalls[i].text);
+	}
+	free(r->stalls);
+	free(r->verdict);
 	free(r);
 }
 
@@ -110,6 +117,38 @@ static void curve_json(struct dbuf *b, const struct ditto_tune_report *r, int si
 	dbuf_puts(b, "]");
 }
 
+/* Strings we write (verdicts, stall reasons) hold no control
+ * characters; quotes and backslashes are escaped all the same. */
+static void json_string(struct dbuf *b, const char *s)
+{
+	dbuf_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			dbuf_printf(b, "\\%c", *s);
+		else if ((unsigned char)*s >= 0x20)
+			dbuf_printf(b, "%c", *s);
+	}
+	dbuf_puts(b, "\"");
+}
+
+static const char *const stall_kinds[] = {
+	[DITTO_TUNE_NO_EFFECT] = "no_effect",
+	[DITTO_TUNE_AT_LIMIT] = "at_limit",
+	[DITTO_TUNE_UNFINISHED] = "unfinished",
+};
+
+static void stalls_json(struct dbuf *b, const struct ditto_tune_report *r)
+{
+	for (size_t i = 0; i < r->nstalls; i++) {
+		const struct tune_stall *s = &r->stalls[i];
+
+		dbuf_printf(b, "%s{\"metric\":\"%s\",\"knob\":\"%s\",\"kind\":\"%s\",\"steps\":%u,"
+			    "\"text\":", i ? "," : "", s->metric, s->knob, stall_kinds[s->kind], s->steps);
+		json_string(b, s->text);
+		dbuf_puts(b, "}");
+	}
+}
+
 DITTO_API int ditto_tune_report_to_json(const struct ditto_tune_report *r, char **out)
 {
 	struct dbuf b;
@@ -117,8 +156,10 @@ DITTO_API int ditto_tune_report_to_json(const struct ditto_tune_report *r, char 
 	if (!r || !out)
 		return ditto_err(-EINVAL, "tune: a report and an out pointer are needed");
 	dbuf_init(&b);
-	dbuf_printf(&b, "{\"converged\":%s,\"iterations\":%u,\"rows\":[",
+	dbuf_printf(&b, "{\"converged\":%s,\"iterations\":%u,\"verdict\":",
 		    r->converged ? "true" : "false", r->iterations);
+	json_string(&b, ditto_tune_report_verdict(r));
+	dbuf_puts(&b, ",\"rows\":[");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct tune_row *row = &r->rows[i];
 
@@ -128,6 +169,8 @@ DITTO_API int ditto_tune_report_to_json(const struct ditto_tune_report *r, char 
 		num(&b, "error", row->error, ",");
 		num(&b, "bound", row->bound, "}");
 	}
+	dbuf_puts(&b, "],\"stalls\":[");
+	stalls_json(&b, r);
 	dbuf_puts(&b, "],\"latency\":{");
 	curve_json(&b, r, 0);
 	dbuf_puts(&b, ",");

@@ -192,6 +192,22 @@ def test_tune_runs_the_iterations_asked_and_reports_the_tuned_metrics(tuned):
 
 
 @needs_loop
+def test_report_says_whether_and_why_it_did_not_converge(tuned):
+    r = tuned['report']
+    assert r.verdict.startswith('converged in' if r.converged else 'NOT converged after')
+    for s in r.stalls:
+        assert set(s) == {'metric', 'knob', 'kind', 'steps', 'text'}
+        assert s['kind'] in ('no_effect', 'at_limit', 'unfinished')
+        assert s['knob'].startswith('synth.') and s['knob'] in s['text']
+    # Every tuned metric the best clone leaves out of bound says why.
+    out = {row['metric'] for row in r.rows
+           if row['metric'] in TUNED and row['bound'] > 0 and row['error'] > row['bound']}
+    assert out <= {s['metric'] for s in r.stalls}
+    j = r.to_json()
+    assert j['verdict'] == r.verdict and j['stalls'] == r.stalls
+
+
+@needs_loop
 def test_report_json_matches_the_rows(tuned):
     r = tuned['report']
     j = r.to_json()

@@ -45,7 +45,9 @@ def profile_clone(clone, name, out, load_argv, duration=3, windows=4):
 
 
 def diff(a, b):
-    r = ditto('model', 'diff', '--json', a, b)
+    # 1: the models differ beyond the bound, the usual case for a clone.
+    r = ditto('model', 'diff', '--json', a, b, check=False)
+    assert r.returncode in (0, 1), r.stderr
     return {m['path']: m for m in json.loads(r.stdout)}
 
 

@@ -208,6 +208,10 @@ _SIGS = {
                                       POINTER(c_double)]),
     'ditto_tune_report_to_json': (c_int, [_P, _PP]),
     'ditto_tune_report_plot_svg': (c_int, [_P, _S]),
+    'ditto_tune_report_stall_count': (c_size_t, [_P]),
+    'ditto_tune_report_stall': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_char_p),
+                                        POINTER(c_int), POINTER(c_uint), POINTER(c_char_p)]),
+    'ditto_tune_report_verdict': (c_char_p, [_P]),
     # model.h: tuning
     'ditto_model_tuning': (_P, [_P]),
     'ditto_tuning_knobs': (_P, [_P]),

@@ -17,7 +17,7 @@ import json
 import signal
 import socket
 import threading
-from ctypes import byref, c_char_p, c_double, c_int, c_void_p
+from ctypes import byref, c_char_p, c_double, c_int, c_uint, c_void_p
 
 from . import _lib
 from ._lib import lib
@@ -35,7 +35,15 @@ class TuneReport:
     rows         [{metric, original, clone, error, bound}] (bound 0: the
                  metric is reported, not tuned)
     interrupted  the loop was stopped by Ctrl-C (SIGINT) before its end
+    stalls       why tuned metrics did not converge: [{metric, knob, kind,
+                 steps, text}], kind 'no_effect' (the knob moved over
+                 `steps` steps and the metric did not), 'at_limit' or
+                 'unfinished' (still moving when the loop ended)
+    verdict      one line: 'converged in 5 iterations; ...' or 'NOT
+                 converged after 9 iterations: i1_miss_rate ...'
     """
+
+    _STALL_KINDS = {1: 'no_effect', 2: 'at_limit', 3: 'unfinished'}
 
     _free = staticmethod(lib.ditto_tune_report_free)
 
@@ -52,6 +60,16 @@ class TuneReport:
                                             byref(err), byref(bound)))
             self.rows.append({'metric': _lib.decode(name.value), 'original': orig.value,
                               'clone': clone.value, 'error': err.value, 'bound': bound.value})
+        self.stalls = []
+        knob, text, kind, steps = c_char_p(), c_char_p(), c_int(), c_uint()
+        for i in range(lib.ditto_tune_report_stall_count(ptr)):
+            check(lib.ditto_tune_report_stall(ptr, i, byref(name), byref(knob), byref(kind),
+                                              byref(steps), byref(text)))
+            self.stalls.append({'metric': _lib.decode(name.value),
+                                'knob': _lib.decode(knob.value),
+                                'kind': self._STALL_KINDS.get(kind.value, str(kind.value)),
+                                'steps': steps.value, 'text': _lib.decode(text.value)})
+        self.verdict = _lib.decode(lib.ditto_tune_report_verdict(ptr))
 
     def __del__(self):
         if getattr(self, '_ptr', None):
@@ -192,7 +210,9 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
                    best: the clone is the best so far). Exceptions it raises
                    are printed and ignored, as ctypes does for callbacks.
 
-    Returns a TuneReport. Ctrl-C (SIGINT, when called from the main thread)
+    Returns a TuneReport, also when the loop did not converge: check
+    report.converged (report.verdict and report.stalls say why not; the
+    CLI exits 3 then). Ctrl-C (SIGINT, when called from the main thread)
     stops the loop and keeps the best clone: the report is returned with
     interrupted=True, or KeyboardInterrupt is raised when no clone had been
     measured yet. Raises DittoError (OptionsError for a missing dir or bad

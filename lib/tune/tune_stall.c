@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Why a tune did not converge: per tuned metric, whether its knob had no
+ * effect, is at its limit or was still moving, and the report's one-line
+ * verdict. A loop that ends out of bound says which metric and why, so a
+ * caller (or the quick start) does not take a bad clone for a good one.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "synth_int.h"
+#include "tune_int.h"
+
+#include <ditto/model.h>
+
+int report_stall(struct ditto_tune_report *r, const char *metric, const char *knob,
+		 enum ditto_tune_stall_kind kind, unsigned steps, const char *text)
+{
+	struct tune_stall *p = realloc(r->stalls, (r->nstalls + 1) * sizeof(*p));
+
+	if (!p)
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	r->stalls = p;
+	p = &r->stalls[r->nstalls];
+	*p = (struct tune_stall){ strdup(metric), strdup(knob), strdup(text), kind, steps };
+	if (!p->metric || !p->knob || !p->text) {
+		free(p->metric);
+		free(p->knob);
+		free(p->text);
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	}
+	r->nstalls++;
+	return 0;
+}
+
+static bool at_limit(const struct synth_knob *d, double x, double y, double goal)
+{
+	return d && fabs(x - (goal > y ? d->max : d->min)) <= 1e-9 * fmax(1, fabs(x));
+}
+
+static int diagnose_one(const struct track *t, const struct ditto_values *knobs,
+			const struct ditto_metrics *target, const struct ditto_metrics *best,
+			double bound, struct ditto_tune_report *r)
+{
+	const struct synth_knob *d = tune_knob_def(t->knob);
+	double goal, y, x = d ? d->dflt : 0;
+	char text[256];
+
+	if (ditto_metrics_get(target, t->metric, &goal) || ditto_metrics_get(best, t->metric, &y))
+		return 0;
+	ditto_values_get(knobs, t->knob, &x);
+	if (t->stalled) {
+		snprintf(text, sizeof(text), "knob %s had no effect over %u steps (%g to %g)",
+			 t->knob, t->idle, t->idle_from, x);
+		return report_stall(r, t->metric, t->knob, DITTO_TUNE_NO_EFFECT, t->idle, text);
+	}
+	if (metric_error(t->metric, goal, y) <= metric_accept_bound(t->metric, bound))
+		return 0;
+	if (at_limit(d, x, y, goal)) {
+		snprintf(text, sizeof(text), "knob %s at its limit (%g)", t->knob, x);
+		return report_stall(r, t->metric, t->knob, DITTO_TUNE_AT_LIMIT, 0, text);
+	}
+	snprintf(text, sizeof(text), "knob %s still moving (at %g) when the loop ended", t->knob, x);
+	return report_stall(r, t->metric, t->knob, DITTO_TUNE_UNFINISHED, 0, text);
+}
+
+int tracks_diagnose(const struct track *t, const struct ditto_values *knobs,
+		    const struct ditto_metrics *target, const struct ditto_metrics *best,
+		    double bound, struct ditto_tune_report *r)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < TUNE_TRACKS; i++)
+		err = diagnose_one(&t[i], knobs, target, best, bound, r);
+	return err;
+}
+
+static bool tuned(const char *metric)
+{
+	for (size_t i = 0; i < tune_metric_count; i++)
+		if (!strcmp(tune_metrics[i], metric))
+			return true;
+	return false;
+}
+
+static const struct tune_stall *stall_of(const struct ditto_tune_report *r, const char *metric)
+{
+	for (size_t i = 0; i < r->nstalls; i++)
+		if (!strcmp(r->stalls[i].metric, metric))
+			return &r->stalls[i];
+	return NULL;
+}
+
+/* The tuned row furthest out of the bound the loop ends on (a row may
+ * show a tighter one: syscalls per request), that bound, and how many
+ * rows are out of it: the verdict agrees with `converged`. */
+static const struct tune_row *worst_row(const struct ditto_tune_report *r, double *bound,
+					unsigned *out)
+{
+	const struct tune_row *w = NULL;
+
+	*out = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct tune_row *row = &r->rows[i];
+		double b = r->bound > 0 ? metric_accept_bound(row->metric, r->bound) : row->bound;
+
+		if (!tuned(row->metric) || b <= 0 || !(row->error > b))
+			continue;
+		(*out)++;
+		if (!w || row->error / b > w->error / *bound) {
+			w = row;
+			*bound = b;
+		}
+	}
+	return w;
+}
+
+int report_verdict(struct ditto_tune_report *r)
+{
+	const char *s = r->iterations == 1 ? "" : "s";
+	struct dbuf b;
+	unsigned out;
+	double bound = 0;
+	const struct tune_row *w = worst_row(r, &bound, &out);
+	const struct tune_stall *st = w ? stall_of(r, w->metric) : NULL;
+
+	dbuf_init(&b);
+	if (r->converged) {
+		dbuf_printf(&b, "converged in %u iteration%s; every tuned metric within bounds",
+			    r->iterations, s);
+	} else {
+		dbuf_printf(&b, "NOT converged after %u iteration%s", r->iterations, s);
+		if (w)
+			dbuf_printf(&b, ": %s %.2f%% off (bound %.2f%%)%s%s%s", w->metric,
+				    100 * w->error, 100 * bound, st ? " (" : "",
+				    st ? st->text : "", st ? ")" : "");
+		if (out > 1)
+			dbuf_printf(&b, "; %u tuned metrics out of bound", out);
+	}
+	if (b.oom) {
+		dbuf_free(&b);
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	}
+	free(r->verdict);
+	r->verdict = dbuf_steal(&b);
+	return 0;
+}
+
+DITTO_API size_t ditto_tune_report_stall_count(const struct ditto_tune_report *r)
+{
+	return r ? r->nstalls : 0;
+}
+
+DITTO_API int ditto_tune_report_stall(const struct ditto_tune_report *r, size_t i,
+				      const char **metric, const char **knob,
+				      enum ditto_tune_stall_kind *kind, unsigned *steps,
+				      const char **text)
+{
+	if (!r || i >= r->nstalls)
+		return -DITTO_ENOTFOUND;
+	if (metric)
+		*metric = r->stalls[i].metric;
+	if (knob)
+		*knob = r->stalls[i].knob;
+	if (kind)
+		*kind = r->stalls[i].kind;
+	if (steps)
+		*steps = r->stalls[i].steps;
+	if (text)
+		*text = r->stalls[i].text;
+	return 0;
+}
+
+DITTO_API const char *ditto_tune_report_verdict(const struct ditto_tune_report *r)
+{
+	if (!r)
+		return NULL;
+	return r->verdict ? r->verdict : r->converged ? "converged" : "NOT converged";
+}
