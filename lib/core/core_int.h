@@ -87,4 +87,13 @@ static inline bool add_overflows(uint64_t a, uint64_t b, uint64_t *out)
 	return __builtin_add_overflow(a, b, out);
 }
 
+/*
+ * NULL when s (len bytes) is a valid model name (DITTO_NAME_MAX in
+ * model.h: 1..255 bytes of UTF-8, no NUL, no control character but tab
+ * and newline), else a phrase saying why not ("is empty", ...).
+ */
+const char *name_problem(const char *s, size_t len);
+/* The same rule without the length limits: any other string of a model. */
+const char *text_problem(const char *s, size_t len);
+
 #endif /* DITTO_CORE_INT_H */

@@ -139,6 +139,19 @@ static void check_unique(struct vctx *v, const struct section *s, const struct d
 	free(labels);
 }
 
+/* Names (element keys, lists of names) follow the name rule, other
+ * strings its character set (see DITTO_NAME_MAX in model.h): what passes
+ * here is what the synthesizer accepts. The message never quotes the
+ * string: it may hold what a terminal would act on. */
+static void check_string(struct vctx *v, const struct field *f, const struct dnode *n)
+{
+	bool name = f->flags & (F_KEY | F_NONEMPTY);
+	const char *why = name ? name_problem(n->s.p, n->s.len) : text_problem(n->s.p, n->s.len);
+
+	if (why)
+		vproblem(v, NULL, "%s %s", name ? "name" : "string", why);
+}
+
 static void check_list(struct vctx *v, const struct field *f, const struct dnode *n)
 {
 	for (size_t i = 0; i < n->a.n && !done(v); i++) {
@@ -147,8 +160,8 @@ static void check_list(struct vctx *v, const struct field *f, const struct dnode
 
 		if (e->type == DN_UINT)
 			check_number(v, f, e);
-		else if ((f->flags & F_NONEMPTY) && e->type == DN_STR && e->s.len == 0)
-			vproblem(v, NULL, "empty name");
+		else if (e->type == DN_STR)
+			check_string(v, f, e);
 		path_pop(&v->path, mark);
 	}
 	check_unique(v, NULL, n);
@@ -158,9 +171,12 @@ static void check_map(struct vctx *v, const struct field *f, const struct dnode 
 {
 	for (size_t i = 0; i < n->m.n && !done(v); i++) {
 		const struct dnode *e = n->m.m[i].val;
+		const char *why;
 
 		if (n->m.m[i].key[0] == '\0')
 			vproblem(v, NULL, "empty key");
+		else if ((why = text_problem(n->m.m[i].key, strlen(n->m.m[i].key))))
+			vproblem(v, NULL, "a key %s", why);
 		else if (f->type == FT_VALUES && !isfinite(e->f))
 			vproblem(v, n->m.m[i].key, "%g is not finite", e->f);
 	}
@@ -189,10 +205,7 @@ static void check_field(struct vctx *v, const struct field *f, const struct dnod
 	switch (f->type) {
 	case FT_U64:
 	case FT_F64: check_number(v, f, n); break;
-	case FT_STR:
-		if ((f->flags & F_NONEMPTY) && n->s.len == 0)
-			vproblem(v, NULL, "must not be empty");
-		break;
+	case FT_STR: check_string(v, f, n); break;
 	case FT_ENUM: check_enum(v, f, n); break;
 	case FT_U64LIST:
 	case FT_STRLIST: check_list(v, f, n); break;
