@@ -69,6 +69,18 @@ const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid)
 /* Root or CAP_BPF+CAP_PERFMON, BTF, tracepoints: clear errors otherwise. */
 int profile_env_check(void);
 
+/* ---- target_lock.c: one session per target process ---- */
+struct target_lock {
+	int dirfd, fd;		/* -1 when not held */
+	char name[64];
+};
+/* 0 with the lock held, -EBUSY when another session of this euid holds
+ * it, another -errno (with a message) when the lock directory or file is
+ * not safe to use. */
+int target_lock_take(struct target_lock *l, pid_t pid);
+/* Removes the lock file and drops the lock; safe on a lock not held. */
+void target_lock_release(struct target_lock *l);
+
 /* ---- proc.c ---- */
 bool proc_exists(pid_t pid);
 /* Exists and is not a zombie. */
