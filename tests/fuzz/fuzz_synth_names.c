@@ -121,9 +121,9 @@ static struct ditto_model *build(char names[NNAMES][300])
 		ditto_thread_class_set_role(bg, DITTO_ROLE_BACKGROUND);
 		ditto_thread_class_set_wakeups(bg, 10);
 		ditto_thread_class_set_cpu_ns(bg, 1000);
-		if ((c = ditto_service_add_syscall(s, names[2], names[3], DITTO_FD_FILE)))
-			ditto_syscall_set_calls(c, 500);
 	}
+	if ((c = ditto_service_add_syscall(s, names[2], names[3], DITTO_FD_FILE)))
+		ditto_syscall_set_calls(c, 500);
 	return m;
 }
 
@@ -164,6 +164,27 @@ static void compare(const struct dbuf *hostile, const struct dbuf *plain, const 
 	dbuf_free(&lb);
 }
 
+static bool bad_name(const char *s)
+{
+	return name_problem(s, strlen(s)) != NULL;
+}
+
+/* Whether a name the model really holds breaks the rule (the API refuses
+ * some of the input's names: empty ones, repeated classes). */
+static bool model_has_bad_name(struct ditto_service *s)
+{
+	bool bad = bad_name(ditto_service_name(s));
+
+	for (size_t i = 0; i < ditto_service_thread_count(s); i++)
+		bad |= bad_name(ditto_thread_class_name(ditto_service_thread(s, i)));
+	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
+		struct ditto_syscall *c = ditto_service_syscall(s, i);
+
+		bad |= bad_name(ditto_syscall_name(c)) || bad_name(ditto_syscall_thread_class(c));
+	}
+	return bad;
+}
+
 static void quiet(enum ditto_log_level level, const char *msg, void *user)
 {
 	(void)level, (void)msg, (void)user;
@@ -179,14 +200,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ditto_set_log(quiet, NULL, DITTO_LOG_DEBUG);
 	for (int i = 0; i < NNAMES && at < size; i++) {
-		const uint8_t *nul = memchr(data + at, 0, size - at);
-		size_t len = nul ? (size_t)(nul - (data + at)) : size - at;
+		const uint8_t *start = data + at, *nul = memchr(start, 0, size - at);
+		size_t len = nul ? (size_t)(nul - start) : size - at;
 
+		at += len + 1;
+		/* An empty name would not be added (the API refuses it): the
+		 * default stays, so every name checked below is in the model. */
+		if (!len)
+			continue;
 		if (len >= sizeof(names[i]))
 			len = sizeof(names[i]) - 1;
-		memcpy(names[i], data + at, len);
+		memcpy(names[i], start, len);
 		names[i][len] = '\0';
-		at += len + 1;
 	}
 	/* Plain names equal where the hostile ones are, so both models have
 	 * the same classes and references. */
@@ -195,7 +220,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(names[i], names[j]))
 				memcpy(plain[i], plain[j], sizeof(plain[i]));
-		bad |= name_problem(names[i], strlen(names[i])) != NULL;
 	}
 	/* The syscall's name picks its replay entry: kept as it is (a name
 	 * the replay table knows is plain text anyway). */
@@ -206,6 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dbuf_init(&pc);
 	if (h && p && ditto_model_service_count(h) && ditto_model_service_count(p)) {
 		int herr = generate(h, &hc);
+
+		bad = model_has_bad_name(ditto_model_service(h, 0));
 
 		if (bad)
 			FUZZ_ASSERT(ditto_model_validate(h, NULL) != 0);
