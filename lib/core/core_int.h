@@ -19,7 +19,7 @@
 
 /* --- errors: set the thread-local message and return err (negative) --- */
 int ditto_err(int err, const char *fmt, ...) DITTO_PRINTF(2, 3);
-int ditto_verr(int err, const char *fmt, va_list ap);
+int ditto_verr(int err, const char *fmt, va_list ap) DITTO_PRINTF(2, 0);
 /* Prefix the current thread-local message with "prefix: ". */
 void ditto_err_prefix(const char *fmt, ...) DITTO_PRINTF(1, 2);
 void ditto_err_clear(void);

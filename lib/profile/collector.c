@@ -21,6 +21,8 @@ struct collector {
 	bool attached;
 };
 
+/* fmt is libbpf's own literal, passed through (never model data). */
+__attribute__((format(printf, 2, 0)))
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	enum ditto_log_level l = level == LIBBPF_WARN ? DITTO_LOG_WARN
