@@ -16,7 +16,7 @@ import time
 import pytest
 
 import ditto
-from conftest import need, stop
+from conftest import SANITIZER_ENV, need, stop
 
 LOCK_DIR = '/run/libditto'
 NOBODY = 65534
@@ -168,8 +168,11 @@ p.run()
 def test_a_sigkilled_profilers_lock_is_removed_by_the_next_session():
     proc = sleeper()
     other = sleeper()
+    # This child loads libditto: under a sanitizer build it needs the
+    # runtimes the services must not get.
     killed = subprocess.Popen([sys.executable, '-c', KILLED, str(proc.pid)],
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+                              stdout=subprocess.PIPE, text=True, start_new_session=True,
+                              env=dict(os.environ, **SANITIZER_ENV))
     try:
         assert killed.stdout.readline().strip() == 'attached'
         assert locks_of(proc.pid) == [lock_name(proc.pid)]
