@@ -18,8 +18,9 @@
  * profiler in another network namespace would not see the name at all.
  *
  * Sessions of different euids do not see each other's locks; that is the
- * point (no user can block another), and two tracers of one thread are
- * still refused by the kernel itself.
+ * point (no user can block another). Such sessions may then profile one
+ * target at once, each with its own counts; their CPU windows still
+ * cannot trace one thread together (the kernel allows one tracer).
  */
 #include <dirent.h>
 #include <errno.h>
