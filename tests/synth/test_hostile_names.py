@@ -145,3 +145,19 @@ def test_a_name_of_256_bytes_is_refused_and_255_accepted(tmp_path):
         assert (r.returncode == 0) == ok, r.stderr
         if not ok:
             assert 'longer than 255 bytes' in r.stderr
+
+
+def test_validation_messages_quote_bad_names_without_their_control_bytes(tmp_path):
+    """A dangling reference is quoted in its message: the name's escape
+    sequence must reach the terminal as text (\\x1b), never as ESC."""
+    m = hostile_model()
+    m.service(0).add_syscall(PLACEHOLDER, 'futex', calls=1)
+    path = tmp_path / 'ref.msgpack'
+    m.save(str(path))
+    data = path.read_bytes()
+    assert data.count(PLACEHOLDER.encode()) == 1
+    path.write_bytes(data.replace(PLACEHOLDER.encode(), BAD['escape']))
+    r = ditto('model', 'validate', path, check=False)
+    assert r.returncode != 0
+    assert 'names no thread class' in r.stderr + r.stdout
+    assert '\x1b' not in r.stderr + r.stdout and '\\x1b[2J' in r.stderr + r.stdout
