@@ -27,7 +27,8 @@ static void show_safely(char *msg, size_t size)
 		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
 
 		if (c1) {
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x\\x%02x", p[0], p[1]);
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x\\x%02x", p[0],
+					      p[1]);
 			p++;
 		} else if (*p < 0x20 || *p == 0x7f) {
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", p[0]);

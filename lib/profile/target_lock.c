@@ -47,7 +47,9 @@ static int lock_dir_path(char *buf, size_t len)
 		return snprintf(buf, len, "/run/libditto") >= (int)len ? -ENAMETOOLONG : 0;
 	if (xdg && xdg[0] == '/')
 		return snprintf(buf, len, "%s/libditto", xdg) >= (int)len ? -ENAMETOOLONG : 0;
-	return snprintf(buf, len, "/tmp/libditto-%u", (unsigned)uid) >= (int)len ? -ENAMETOOLONG : 0;
+	if (snprintf(buf, len, "/tmp/libditto-%u", (unsigned)uid) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* The lock directory, created 0700 if absent; refused unless it is a
@@ -69,9 +71,9 @@ static int open_lock_dir(char *path, size_t len)
 				 " (a symbolic link or not a directory: not followed)" : "");
 	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(fd);
-		return ditto_err(-EPERM, "profile: the lock directory %s is not owned by uid %u with "
-				 "mode 0700: refusing to use it (remove it if it is not yours)", path,
-				 (unsigned)geteuid());
+		return ditto_err(-EPERM, "profile: the lock directory %s is not owned by uid %u "
+				 "with mode 0700: refusing to use it (remove it if it is not "
+				 "yours)", path, (unsigned)geteuid());
 	}
 	return fd;
 }
@@ -89,8 +91,8 @@ static unsigned long long start_time(pid_t pid)
 	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 	fclose(f);
 	/* after "pid (comm)": state is field 3, starttime field 22 */
-	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			"%*d %*d %llu", &t) != 1)
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			"%*d %*d %*d %*d %llu", &t) != 1)
 		t = 0;
 	return t;
 }
@@ -132,11 +134,45 @@ static void sweep(int dirfd)
 	closedir(d);
 }
 
+#define OPEN_FLAGS (O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+
+/* One attempt: the locked fd, -EAGAIN when the file was removed under us
+ * (try again), or another -errno with a message. */
+static int try_take(int dirfd, const char *dir, const char *name, pid_t pid)
+{
+	int fd = openat(dirfd, name, OPEN_FLAGS, 0600), err;
+	struct stat st;
+
+	if (fd < 0) {
+		err = errno;
+		return ditto_err(-err, "profile: cannot open the lock %s/%s: %s%s", dir, name,
+				 strerror(err),
+				 err == ELOOP ? " (a symbolic link: not followed)" : "");
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return ditto_err(-EPERM, "profile: the lock %s/%s is not a regular file of uid %u: "
+				 "refusing it", dir, name, (unsigned)geteuid());
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno;
+		close(fd);
+		if (err == EWOULDBLOCK)
+			return ditto_err(-EBUSY, "process %d is already being profiled by another "
+					 "libditto session (lock %s/%s)", (int)pid, dir, name);
+		return ditto_err(-err, "profile: cannot lock %s/%s: %s", dir, name, strerror(err));
+	}
+	if (!still_named(dirfd, name, fd)) {
+		close(fd);
+		return -EAGAIN;
+	}
+	return fd;
+}
+
 int target_lock_take(struct target_lock *l, pid_t pid)
 {
 	char dir[PATH_MAX - 64];
-	struct stat st;
-	int dirfd;
+	int dirfd, fd = -EAGAIN;
 
 	l->fd = l->dirfd = -1;
 	if ((dirfd = open_lock_dir(dir, sizeof(dir))) < 0)
@@ -145,41 +181,19 @@ int target_lock_take(struct target_lock *l, pid_t pid)
 	snprintf(l->name, sizeof(l->name), PREFIX "%d-%llu.lock", (int)pid, start_time(pid));
 	/* A few turns: each lost race means a session ended or was swept
 	 * just now, and the next open sees the name's new file. */
-	for (int turn = 0; turn < 16; turn++) {
-		int fd = openat(dirfd, l->name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-				0600), err;
-
-		if (fd < 0) {
-			err = -errno;
-			close(dirfd);
-			return ditto_err(err, "profile: cannot open the lock %s/%s: %s%s", dir, l->name,
-					 strerror(-err), err == -ELOOP ? " (a symbolic link: not followed)" : "");
-		}
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-			close(fd);
-			close(dirfd);
-			return ditto_err(-EPERM, "profile: the lock %s/%s is not a regular file of uid %u: "
-					 "refusing it", dir, l->name, (unsigned)geteuid());
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
-			err = errno;
-			close(fd);
-			close(dirfd);
-			if (err == EWOULDBLOCK)
-				return ditto_err(-EBUSY, "process %d is already being profiled by another "
-						 "libditto session (lock %s/%s)", (int)pid, dir, l->name);
-			return ditto_err(-err, "profile: cannot lock %s/%s: %s", dir, l->name, strerror(err));
-		}
-		if (still_named(dirfd, l->name, fd)) {
-			l->fd = fd;
-			l->dirfd = dirfd;
-			return 0;
-		}
-		close(fd);
+	for (int turn = 0; turn < 16 && fd == -EAGAIN; turn++)
+		fd = try_take(dirfd, dir, l->name, pid);
+	if (fd < 0) {
+		close(dirfd);
+		if (fd == -EAGAIN)
+			return ditto_err(-EBUSY, "process %d: the lock %s/%s keeps changing: "
+					 "other sessions are starting and ending", (int)pid, dir,
+					 l->name);
+		return fd;
 	}
-	close(dirfd);
-	return ditto_err(-EBUSY, "process %d: the lock %s/%s keeps changing: another session is "
-			 "starting and ending", (int)pid, dir, l->name);
+	l->fd = fd;
+	l->dirfd = dirfd;
+	return 0;
 }
 
 /* Removed while still held, so no session can take a file that is about

@@ -48,8 +48,8 @@ static double num(struct cfg *g, const char *what, double v, double max)
 	if (isfinite(v) && v >= 0 && v <= max)
 		return v;
 	if (!g->err)
-		g->err = ditto_err(-DITTO_EINVALID, "synth: %s is %g, not a finite number in [0, %g]",
-				   what, v, max);
+		g->err = ditto_err(-DITTO_EINVALID,
+				   "synth: %s is %g, not a finite number in [0, %g]", what, v, max);
 	return 0;
 }
 
@@ -275,14 +275,15 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		ho = hist_arrays(g, ditto_syscall_offset(c));
 		dbuf_puts(b, "\t{ .name = ");
 		lit(g, b, ditto_syscall_name(c));
-		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ", e.nr, e.kind,
-			    num(g, "calls per request", ditto_syscall_calls(c) / g->requests, 1e12));
+		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
+			    e.nr, e.kind, num(g, "calls per request",
+					      ditto_syscall_calls(c) / g->requests, 1e12));
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");
 		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
 		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s },\n",
-			    num(g, "the sequential share of a call", ditto_syscall_calls(c) ?
-				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c) : 0, 1e12),
+			    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
+				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
 			    e.iovcnt, e.positional ? "true" : "false");
 		if (e.file) {
 			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
