@@ -84,6 +84,7 @@ const char *str_or_unknown(const char *s)
 
 enum opt_kind { OPT_COUNT, OPT_RATE, OPT_BYTES };
 
+__attribute__((format(printf, 3, 0)))
 static struct fmt opt_value(const struct ditto_model *m, enum opt_kind kind, const char *path_fmt,
 			    va_list ap)
 {

@@ -255,7 +255,23 @@ struct ditto_validate_opts {
 };
 
 /*
- * Check every rule of the schema: types, enum names, ranges (floats finite
+ * The character set of names: every string that names something in a
+ * model (services[].name, threads[].name and woken_by, syscalls[].name and
+ * thread_class, cpu[].thread_class, graph nodes, edges' from and to) is 1
+ * to DITTO_NAME_MAX bytes of valid UTF-8 with no NUL byte and no control
+ * character other than tab and newline (no C0 but those two, no DEL, no
+ * C1). Every other string of a model (meta.host.cpu_model, ...) follows
+ * the same rule except that it may be empty or longer. Quotes,
+ * backslashes, '#', '%', comment markers and trigraphs are allowed: a
+ * name is data, and the synthesizer writes it into a clone only as an
+ * escaped C string literal, never as code, an identifier, a comment, a
+ * format or a file name.
+ */
+#define DITTO_NAME_MAX 255
+
+/*
+ * Check every rule of the schema: types, enum names, names (see
+ * DITTO_NAME_MAX), ranges (floats finite
  * and non-negative; thread counts, processes and meta.sources at least 1;
  * ports 1-65535), histogram buckets valid for their kind (branch keys with
  * bins 0..8), unique element keys and list items, cross references (a

@@ -102,7 +102,16 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p);
 /*
  * Start profiling a running process and its descendants. -ESRCH if the pid
  * does not exist, -EINVAL if it is a kernel thread, -EBUSY if another
- * libditto profiler traces it.
+ * libditto profiler of the same
+ * effective user traces it. The lock behind -EBUSY (also taken by
+ * ditto_profile_launch()) is a flock()ed file in a directory only this
+ * euid may use (/run/libditto for root; $XDG_RUNTIME_DIR/libditto or
+ * /tmp/libditto-<uid> otherwise), created 0700 and refused (-EPERM, with a
+ * message) unless it is a real directory of this euid closed to others;
+ * a symbolic link in its place or as the lock file is not followed
+ * (-ELOOP). No other user can take, plant or block it. The file is removed
+ * by ditto_profile_free() (or when attaching fails); one left by a killed
+ * profiler holds no lock and the next session of this euid removes it.
  */
 DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
 /*

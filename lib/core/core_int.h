@@ -19,7 +19,7 @@
 
 /* --- errors: set the thread-local message and return err (negative) --- */
 int ditto_err(int err, const char *fmt, ...) DITTO_PRINTF(2, 3);
-int ditto_verr(int err, const char *fmt, va_list ap);
+int ditto_verr(int err, const char *fmt, va_list ap) DITTO_PRINTF(2, 0);
 /* Prefix the current thread-local message with "prefix: ". */
 void ditto_err_prefix(const char *fmt, ...) DITTO_PRINTF(1, 2);
 void ditto_err_clear(void);
@@ -86,5 +86,14 @@ static inline bool add_overflows(uint64_t a, uint64_t b, uint64_t *out)
 {
 	return __builtin_add_overflow(a, b, out);
 }
+
+/*
+ * NULL when s (len bytes) is a valid model name (DITTO_NAME_MAX in
+ * model.h: 1..255 bytes of UTF-8, no NUL, no control character but tab
+ * and newline), else a phrase saying why not ("is empty", ...).
+ */
+const char *name_problem(const char *s, size_t len);
+/* The same rule without the length limits: any other string of a model. */
+const char *text_problem(const char *s, size_t len);
 
 #endif /* DITTO_CORE_INT_H */

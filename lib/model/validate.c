@@ -12,6 +12,34 @@
 
 #include "model_int.h"
 
+/*
+ * Messages quote model strings (an unknown enum value, a repeated name, a
+ * dangling reference) that may break the name rule: control bytes (C0,
+ * DEL, C1) are shown as \xNN so that a message is one line and a
+ * terminal never acts on what a model holds. Only the message changes.
+ */
+static void show_safely(char *msg, size_t size)
+{
+	char out[512];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)msg; *p && o + 9 < sizeof(out); p++) {
+		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		if (c1) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x\\x%02x", p[0],
+					      p[1]);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", p[0]);
+		} else {
+			out[o++] = (char)*p;
+		}
+	}
+	out[o] = '\0';
+	snprintf(msg, size, "%s", out);
+}
+
 void vproblem(struct vctx *v, const char *field, const char *fmt, ...)
 {
 	char msg[512];
@@ -21,6 +49,7 @@ void vproblem(struct vctx *v, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	show_safely(msg, sizeof(msg));
 	if (v->problems++ == 0)
 		snprintf(v->first, sizeof(v->first), "%s: %s", path_str(&v->path), msg);
 	if (v->problem)
@@ -40,6 +69,7 @@ void vwarning(struct vctx *v, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	show_safely(msg, sizeof(msg));
 	v->warning(path_str(&v->path), msg, v->user);
 	path_pop(&v->path, mark);
 }
@@ -139,6 +169,19 @@ static void check_unique(struct vctx *v, const struct section *s, const struct d
 	free(labels);
 }
 
+/* Names (element keys, lists of names) follow the name rule, other
+ * strings its character set (see DITTO_NAME_MAX in model.h): what passes
+ * here is what the synthesizer accepts. The message never quotes the
+ * string: it may hold what a terminal would act on. */
+static void check_string(struct vctx *v, const struct field *f, const struct dnode *n)
+{
+	bool name = f->flags & (F_KEY | F_NONEMPTY);
+	const char *why = name ? name_problem(n->s.p, n->s.len) : text_problem(n->s.p, n->s.len);
+
+	if (why)
+		vproblem(v, NULL, "%s %s", name ? "name" : "string", why);
+}
+
 static void check_list(struct vctx *v, const struct field *f, const struct dnode *n)
 {
 	for (size_t i = 0; i < n->a.n && !done(v); i++) {
@@ -147,8 +190,8 @@ static void check_list(struct vctx *v, const struct field *f, const struct dnode
 
 		if (e->type == DN_UINT)
 			check_number(v, f, e);
-		else if ((f->flags & F_NONEMPTY) && e->type == DN_STR && e->s.len == 0)
-			vproblem(v, NULL, "empty name");
+		else if (e->type == DN_STR)
+			check_string(v, f, e);
 		path_pop(&v->path, mark);
 	}
 	check_unique(v, NULL, n);
@@ -158,9 +201,12 @@ static void check_map(struct vctx *v, const struct field *f, const struct dnode 
 {
 	for (size_t i = 0; i < n->m.n && !done(v); i++) {
 		const struct dnode *e = n->m.m[i].val;
+		const char *why;
 
 		if (n->m.m[i].key[0] == '\0')
 			vproblem(v, NULL, "empty key");
+		else if ((why = text_problem(n->m.m[i].key, strlen(n->m.m[i].key))))
+			vproblem(v, NULL, "a key %s", why);
 		else if (f->type == FT_VALUES && !isfinite(e->f))
 			vproblem(v, n->m.m[i].key, "%g is not finite", e->f);
 	}
@@ -189,10 +235,7 @@ static void check_field(struct vctx *v, const struct field *f, const struct dnod
 	switch (f->type) {
 	case FT_U64:
 	case FT_F64: check_number(v, f, n); break;
-	case FT_STR:
-		if ((f->flags & F_NONEMPTY) && n->s.len == 0)
-			vproblem(v, NULL, "must not be empty");
-		break;
+	case FT_STR: check_string(v, f, n); break;
 	case FT_ENUM: check_enum(v, f, n); break;
 	case FT_U64LIST:
 	case FT_STRLIST: check_list(v, f, n); break;

@@ -31,6 +31,8 @@ static __thread char libbpf_last[256];
  * do, through ditto_last_error(); printed as they come they were raw
  * "libbpf:" lines on the caller's stderr.
  */
+/* fmt is libbpf's own literal, passed through (never model data). */
+__attribute__((format(printf, 2, 0)))
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char *msg, *save = NULL;

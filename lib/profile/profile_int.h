@@ -71,6 +71,18 @@ int profile_env_check(void);
 /* DITTO_BTF_PATH when set (the kernel BTF to load against), else NULL. */
 const char *profile_btf_override(void);
 
+/* ---- target_lock.c: one session per target process ---- */
+struct target_lock {
+	int dirfd, fd;		/* -1 when not held */
+	char name[64];
+};
+/* 0 with the lock held, -EBUSY when another session of this euid holds
+ * it, another -errno (with a message) when the lock directory or file is
+ * not safe to use. */
+int target_lock_take(struct target_lock *l, pid_t pid);
+/* Removes the lock file and drops the lock; safe on a lock not held. */
+void target_lock_release(struct target_lock *l);
+
 /* ---- proc.c ---- */
 bool proc_exists(pid_t pid);
 /* Exists and is not a zombie. */

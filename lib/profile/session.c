@@ -35,7 +35,8 @@ struct ditto_profile {
 	struct collector *col;
 	struct thread_sampler *ts;	/* NULL when sampling is off or unavailable */
 	int sample_hz;
-	int epfd, evfd, tfd, lockfd;
+	int epfd, evfd, tfd;
+	struct target_lock lock;
 	pid_t target, child;
 	enum state state;
 	struct timespec start;
@@ -142,31 +143,13 @@ DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct di
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return ditto_err(-ENOMEM, "out of memory");
-	p->epfd = p->evfd = p->tfd = p->lockfd = -1;
+	p->epfd = p->evfd = p->tfd = -1;
+	p->lock.fd = p->lock.dirfd = -1;
 	if ((err = copy_opts(p, opts)) || (err = open_fds(p)) || (err = collector_open(&p->col))) {
 		ditto_profile_free(p);
 		return err;
 	}
 	*out = p;
-	return 0;
-}
-
-/* One session per target: a second profiler would double-count. */
-static int lock_target(struct ditto_profile *p, pid_t pid)
-{
-	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp";
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/ditto-profile-%d.lock", dir, (int)pid);
-	p->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (p->lockfd < 0)
-		return ditto_err(-errno, "profile: cannot create %s: %s", path, strerror(errno));
-	if (flock(p->lockfd, LOCK_EX | LOCK_NB)) {
-		close(p->lockfd);
-		p->lockfd = -1;
-		return ditto_err(-EBUSY, "process %d is already being profiled by another libditto "
-				 "session (lock %s)", (int)pid, path);
-	}
 	return 0;
 }
 
@@ -276,9 +259,11 @@ DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid)
 		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
 	if ((err = proc_check_user(pid)))
 		return err;
-	if ((err = lock_target(p, pid)))
+	if ((err = target_lock_take(&p->lock, pid)))
 		return err;
-	return start_window(p, pid);
+	if ((err = start_window(p, pid)))
+		target_lock_release(&p->lock);
+	return err;
 }
 
 /* The child waits on a pipe until it is traced, so nothing is missed; a
@@ -344,12 +329,13 @@ DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[])
 	close(pipefd[0]);
 	close(status[1]);
 	p->child = pid;
-	if ((err = lock_target(p, pid)) || (err = start_window(p, pid))) {
+	if ((err = target_lock_take(&p->lock, pid)) || (err = start_window(p, pid))) {
 		close(pipefd[1]);
 		close(status[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		p->child = 0;
+		target_lock_release(&p->lock);
 		return err;
 	}
 	if (write(pipefd[1], "g", 1) != 1)
@@ -609,9 +595,10 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 	tsamp_free(p->ts);
 	collector_free(p->col);
 	stop_launched(p);
-	for (int *fd = &p->epfd; fd <= &p->lockfd; fd++)
+	for (int *fd = &p->epfd; fd <= &p->tfd; fd++)
 		if (*fd >= 0)
 			close(*fd);
+	target_lock_release(&p->lock);
 	free(p->service_name);
 	free(p);
 }

@@ -28,8 +28,11 @@ void rt_err(int err, const char *fmt, ...)
 		fprintf(stderr, "clone: %s\n", msg);
 }
 
+/* The service's name is data from the model: it is printed as an
+ * argument, verbatim, never used as a format. */
 static void usage(const char *prog)
 {
+	fprintf(stderr, "clone of the service: %s\n", rt_config.service ? rt_config.service : "");
 	fprintf(stderr,
 		"usage: %s [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]\n"
 		"  --port P          listen on 127.0.0.1:P (default %u)\n"

@@ -28,7 +28,40 @@ struct cfg {
 	struct ditto_thread_class *serving;
 	unsigned nhist;
 	double requests;
+	int err;	/* the first number or name that cannot be written */
 };
+
+/* Largest figure written into a uint64_t field (a double's nearest below 2^64). */
+#define U64_FIELD_MAX 1.8e19
+
+/*
+ * v, checked before it is printed into an initializer: a NaN or an
+ * infinity would print as `nan` or `inf` (identifiers to the compiler),
+ * and a figure past its field's range would not compile or would wrap.
+ * Validation keeps a model's own numbers finite; this guards what the
+ * generator derives from them (ratios, periods, knob products). A bad
+ * figure fails the generation: a clone built from a silently repaired
+ * one would not be what the model says.
+ */
+static double num(struct cfg *g, const char *what, double v, double max)
+{
+	if (isfinite(v) && v >= 0 && v <= max)
+		return v;
+	if (!g->err)
+		g->err = ditto_err(-DITTO_EINVALID,
+				   "synth: %s is %g, not a finite number in [0, %g]", what, v, max);
+	return 0;
+}
+
+/* A model string as an escaped literal (c_literal()); the first refusal
+ * is kept and fails the generation. */
+static void lit(struct cfg *g, struct dbuf *b, const char *s)
+{
+	int err = c_literal(b, s);
+
+	if (err && !g->err)
+		g->err = err;
+}
 
 /* The class that reads requests from TCP sockets the most, else the first
  * network or worker class, else the first class. */
@@ -206,16 +239,19 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	}
 	if (wr && g->requests > 0)
 		wpr = fmax(1.0, ditto_syscall_calls(wr) / g->requests);
-	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld, /* %s */\n\t\t.read_size = %u,\n"
-		    "\t\t.write_nr = %ld, /* %s */\n\t\t.write_iov = %u,\n"
+	/* No comment names the calls: comments hold no model string (a name
+	 * holding its end marker would turn the rest into code). */
+	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
+		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t},\n",
-		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L, rd ? ditto_syscall_name(rd) : "read",
+		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
-		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L, wr ? ditto_syscall_name(wr) : "write",
-		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u, wpr,
+		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
+		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u,
+		    num(g, "writes per request", wpr, 1e9),
 		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u,
-		    g->k.hold_share);
+		    num(g, "the knob synth.hold_share", g->k.hold_share, 1));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -237,13 +273,17 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 			continue;
 		hs = hist_arrays(g, ditto_syscall_size(c));
 		ho = hist_arrays(g, ditto_syscall_offset(c));
-		dbuf_printf(b, "\t{ .name = \"%s\", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
-			    ditto_syscall_name(c), e.nr, e.kind, ditto_syscall_calls(c) / g->requests);
+		dbuf_puts(b, "\t{ .name = ");
+		lit(g, b, ditto_syscall_name(c));
+		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
+			    e.nr, e.kind, num(g, "calls per request",
+					      ditto_syscall_calls(c) / g->requests, 1e12));
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");
 		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
 		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s },\n",
-			    ditto_syscall_calls(c) ? (double)ditto_syscall_sequential(c) / ditto_syscall_calls(c) : 0,
+			    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
+				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
 			    e.iovcnt, e.positional ? "true" : "false");
 		if (e.file) {
 			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
@@ -305,10 +345,15 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			/* 0: not known (or a corrupt model), the clock paces it */
 			per_wake = per_wake > 0 && per_wake < 1e15 ? fmax(per_wake, 1) : 0;
 		}
-		dbuf_printf(b, "\t{ .name = \"%s\", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
-			    " .sleeps = %s, .requests_per_wake = %.0f },\n", ditto_thread_class_name(t),
-			    (unsigned long long)(count > 256 ? 256 : count), period, busy,
-			    class_sleeps(g->s, t) ? "true" : "false", per_wake);
+		dbuf_puts(b, "\t{ .name = ");
+		lit(g, b, ditto_thread_class_name(t));
+		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
+			    " .sleeps = %s, .requests_per_wake = %.0f },\n",
+			    (unsigned long long)(count > 256 ? 256 : count),
+			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
+			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
+			    class_sleeps(g->s, t) ? "true" : "false",
+			    num(g, "requests per background wake-up", per_wake, U64_FIELD_MAX));
 		n++;
 	}
 	if (!n)
@@ -385,9 +430,10 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		cpu = ditto_service_cpu(s, 0);
 	ipr = cpu ? ditto_cpu_insts_per_request(cpu) : NULL;
 	dbuf_init(&b);
-	dbuf_printf(out, "/* Generated by libditto from the model of %s (seed %llu): the clone's\n"
-		    " * configuration (see rt.h). Statistics only. */\n#include \"rt.h\"\n\n",
-		    ditto_service_name(s), (unsigned long long)in->seed);
+	dbuf_printf(out, "/* Generated by libditto from a model (seed %llu): the clone's\n"
+		    " * configuration (see rt.h). Statistics only; the model's names appear\n"
+		    " * only as escaped string literals. */\n#include \"rt.h\"\n\n",
+		    (unsigned long long)in->seed);
 	if (in->body_name)
 		dbuf_printf(out, "extern void %s(void *regions, uint64_t state[2]);\n"
 			    "extern void %s_warm(void *regions);\n"
@@ -403,10 +449,12 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);
 	dbuf_free(&b);
-	dbuf_printf(out, "\nconst struct rt_config rt_config = {\n\t.service = \"%s\",\n\t.framing = %s,\n"
+	dbuf_puts(out, "\nconst struct rt_config rt_config = {\n\t.service = ");
+	lit(&g, out, ditto_service_name(s));
+	dbuf_printf(out, ",\n\t.framing = %s,\n"
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
-		    ditto_service_name(s), framing_name(ditto_service_framing(s)), port, io_name(io),
+		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)(procs ? procs : 1), (unsigned long long)(threads ? threads : 1),
 		    net && ditto_network_accept_dispatch(net) ? "true" : "false");
 	net_section(&g, out);
@@ -426,5 +474,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 			    in->body_name, in->body_name, (unsigned long long)in->body_loop_insts,
 			    in->body_name);
 	dbuf_puts(out, "};\n");
+	if (g.err)
+		return g.err;
 	return out->oom ? ditto_err(-ENOMEM, "synth: out of memory writing the configuration") : 0;
 }

@@ -99,6 +99,14 @@ extern const struct synth_file synth_runtime_files[];
 extern const size_t synth_runtime_file_count;
 
 struct ditto_service;
+/*
+ * Appends s as one C string literal (quotes included; c_literal.c): the
+ * only way a string from a model may reach a generated file. Refuses,
+ * with -DITTO_EINVALID and a message, a string that breaks the model's
+ * name rule (DITTO_NAME_MAX in model.h) rather than repairing it.
+ */
+int c_literal(struct dbuf *out, const char *s);
+
 /* What config_gen needs besides the service. */
 struct config_in {
 	uint64_t seed;

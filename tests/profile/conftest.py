@@ -19,8 +19,9 @@ import ditto
 
 # Under a sanitizer build this interpreter runs with the sanitizer runtimes
 # preloaded; the services, load generators and tools it starts must not.
-for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'):
-    os.environ.pop(_var, None)
+# SANITIZER_ENV keeps them for a child that loads libditto itself.
+SANITIZER_ENV = {_var: os.environ.pop(_var) for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS')
+                 if _var in os.environ}
 
 
 def pytest_collection_modifyitems(config, items):

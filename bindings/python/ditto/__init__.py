@@ -28,13 +28,18 @@ from .model import (Comparison, Cpu, Meta, Metric, Model, Requests, Service, Sys
 __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
            'Requests', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
-           'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA',
+           'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'profile_cpu', 'step_mode_detect', 'breakpoints_work',
            'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load',
            'measure', 'counters_available', 'tune', 'TuneReport']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1
+
+# DITTO_NAME_MAX: the longest name a model may hold, in UTF-8 bytes. A name
+# is valid UTF-8 with no NUL and no control character but tab and newline;
+# Model.validate() raises InvalidError for one that is not (model.h).
+NAME_MAX = 255
 
 
 def version():
