@@ -156,11 +156,18 @@ static bool select_holds_listener(const struct listeners *ls, unsigned long long
 	return false;
 }
 
-static bool waits_on_listener(const struct listeners *ls, const struct thread_rec *t)
+/*
+ * Whether the thread waits on a listening socket, and *how (the TB_ bit of
+ * its multiplexing call, 0 for accept): a thread that made no call in the
+ * window has no other record of its I/O model.
+ */
+static bool waits_on_listener(const struct listeners *ls, const struct thread_rec *t,
+			      uint32_t *how)
 {
 	unsigned long long a[3] = { 0 };
 	long nr = blocked_call(ls->tgid, t->tid, a);
 
+	*how = 0;
 	switch (nr) {
 	case NR_ACCEPT:
 	case NR_ACCEPT4:
@@ -168,15 +175,19 @@ static bool waits_on_listener(const struct listeners *ls, const struct thread_re
 	case NR_EPOLL_WAIT:
 	case NR_EPOLL_PWAIT:
 	case NR_EPOLL_PWAIT2:
+		*how = TB_EPOLL;
 		return epoll_holds_listener(ls, (int)a[0]);
 	case NR_POLL:
 	case NR_PPOLL:
+		*how = TB_POLL;
 		return poll_holds_listener(ls, a[0], a[1]);
 	case NR_SELECT:
 	case NR_PSELECT6:
+		*how = TB_SELECT;
 		return select_holds_listener(ls, a[0], a[1]);
 	}
 	/* Running, or in another call: the epoll set it last waited on. */
+	*how = TB_EPOLL;
 	return t->info.epfd > 0 && epoll_holds_listener(ls, t->info.epfd - 1);
 }
 
@@ -186,6 +197,7 @@ void listen_waiters_mark(struct snapshot *s)
 
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_rec *t = &s->threads[i];
+		uint32_t how;
 
 		if ((t->info.bits & TB_ACCEPTS) || t->info.exited_ns)
 			continue;
@@ -195,8 +207,8 @@ void listen_waiters_mark(struct snapshot *s)
 			ls.tgid = (pid_t)t->info.tgid;
 			ls.n = proc_listeners(ls.tgid, ls.l, MAX_LISTENERS);
 		}
-		if (ls.n && waits_on_listener(&ls, t)) {
-			t->info.bits |= TB_ACCEPTS | TB_ACCEPT_WAIT;
+		if (ls.n && waits_on_listener(&ls, t, &how)) {
+			t->info.bits |= TB_ACCEPTS | TB_ACCEPT_WAIT | how;
 			ditto_debug("thread %u waits on a listening socket: taken "
 				  "as accepting", t->tid);
 		}

@@ -228,6 +228,9 @@ struct rt_acceptor {
 	atomic_bool done;
 };
 void *rt_net_dispatch_acceptor(void *arg);
+/* The acceptor waits in the serving threads' multiplexing call (and on the
+ * stop eventfd): it may run on the main thread, as memcached's does. */
+bool rt_net_dispatch_waits(void);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */

@@ -1,24 +1,91 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The acceptor thread of accept_dispatch: blocking accept4() on the listen
- * socket, each connection queued round robin to a worker, whose eventfd
- * (in its epoll/poll/select set; busypoll peeks at the queue) wakes it.
- * At stop it is signalled out of accept (rt_stop_kick_join).
+ * The acceptor thread of accept_dispatch: it waits for the listen socket
+ * the way the serving threads wait for theirs (epoll_wait, poll or select:
+ * a dispatcher like memcached's listens in an event loop too; blocking
+ * accept4() for busy-polling pools), accepts, and queues each connection
+ * round robin to a worker, whose eventfd (in its epoll/poll/select set;
+ * busypoll peeks at the queue) wakes it. At stop it is signalled out of
+ * its wait (rt_stop_kick_join).
  */
 #include "rt_int.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
+
+bool rt_net_dispatch_waits(void)
+{
+	return rt_config.io == RT_IO_EPOLL || rt_config.io == RT_IO_POLL ||
+	       rt_config.io == RT_IO_SELECT;
+}
+
+/* Wait until the listen socket is readable, or the stop eventfd is (so
+ * the acceptor may run on the main thread), or a signal comes. */
+static void wait_listener(int lfd, int epfd)
+{
+	struct epoll_event ev;
+	struct pollfd p[2] = { { lfd, POLLIN, 0 }, { rt_stop_fd, POLLIN, 0 } };
+	int top = lfd > rt_stop_fd ? lfd : rt_stop_fd;
+	fd_set rd;
+
+	switch (rt_config.io) {
+	case RT_IO_EPOLL:
+		if (epfd >= 0)
+			epoll_wait(epfd, &ev, 1, -1);
+		return;
+	case RT_IO_POLL:
+		poll(p, rt_stop_fd >= 0 ? 2 : 1, -1);
+		return;
+	case RT_IO_SELECT:
+		if (top < FD_SETSIZE) {
+			FD_ZERO(&rd);
+			FD_SET(lfd, &rd);
+			if (rt_stop_fd >= 0)
+				FD_SET(rt_stop_fd, &rd);
+			select(top + 1, &rd, NULL, NULL, NULL);
+		}
+		return;
+	default:
+		return;		/* accept4() itself blocks */
+	}
+}
+
+static int listener_epoll(int lfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = lfd };
+	struct epoll_event stop = { .events = EPOLLIN, .data.fd = rt_stop_fd };
+	int epfd;
+
+	if (rt_config.io != RT_IO_EPOLL)
+		return -1;
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd >= 0 && (epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev) ||
+			  (rt_stop_fd >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, rt_stop_fd, &stop)))) {
+		close(epfd);
+		return -1;
+	}
+	return epfd;
+}
 
 void *rt_net_dispatch_acceptor(void *arg)
 {
 	struct rt_acceptor *a = arg;
 	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int epfd = listener_epoll(a->lfd);
 	unsigned next = 0;
 
 	while (!rt_stopping()) {
-		int fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd;
+
+		wait_listener(a->lfd, epfd);
+		if (rt_stopping())
+			break;
+		fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
 			rt_worker_push(&a->w[next++ % a->nw], fd);
@@ -31,6 +98,8 @@ void *rt_net_dispatch_acceptor(void *arg)
 			rt_fail();
 		}
 	}
+	if (epfd >= 0)
+		close(epfd);
 	atomic_store(&a->done, true);
 	return NULL;
 }

@@ -76,6 +76,13 @@ static void worker_fini(struct rt_worker *w)
 	rt_thread_fini(&w->t);
 }
 
+/* A dispatching service accepts on its main thread (memcached's libevent
+ * loop does), unless that thread plays the class "main". */
+static bool acceptor_on_main(void)
+{
+	return rt_config.accept_dispatch && rt_net_dispatch_waits() && !rt_background_main();
+}
+
 static int start(struct rt_worker *w, unsigned first, unsigned n, struct rt_acceptor *acc, const int *lfd)
 {
 	for (unsigned i = first; i < n; i++) {
@@ -88,6 +95,8 @@ static int start(struct rt_worker *w, unsigned first, unsigned n, struct rt_acce
 	acc->lfd = lfd[0];
 	acc->w = w;
 	acc->nw = n;
+	if (acceptor_on_main())
+		return 0;
 	if (rt_thread_start(&acc->tid, rt_net_dispatch_acceptor, acc, "acceptor"))
 		return -1;
 	acc->started = true;
@@ -97,8 +106,9 @@ static int start(struct rt_worker *w, unsigned first, unsigned n, struct rt_acce
 int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc)
 {
 	unsigned n = rt_config.threads ? rt_config.threads : 1, ready = 0;
-	/* w[0] runs on the main thread unless that plays the class "main" */
-	unsigned first = rt_background_main() ? 0 : 1;
+	/* w[0] runs on the main thread unless that plays the class "main"
+	 * or the acceptor */
+	unsigned first = rt_background_main() || acceptor_on_main() ? 0 : 1;
 	struct rt_worker *w = calloc(n, sizeof(*w));
 	struct rt_acceptor acc = { .lfd = -1 };
 	int rc = -1;
@@ -112,7 +122,9 @@ int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc)
 			break;
 	if (ready == n && !start(w, first, n, &acc, lfd)) {
 		rt_announce_ready();
-		if (first)
+		if (acceptor_on_main())
+			rt_net_dispatch_acceptor(&acc);
+		else if (first)
 			worker_main(&w[0]);
 		else
 			rt_main_thread_run();

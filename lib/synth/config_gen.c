@@ -320,6 +320,16 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 	return sleeps > futex;
 }
 
+/* The acceptor class of a service that hands connections to its serving
+ * threads is played by the runtime's own acceptor (accept_dispatch). */
+static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
+{
+	struct ditto_network *net = ditto_service_network(g->s);
+
+	return net && ditto_network_network_dispatch(net) &&
+	       ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR;
+}
+
 /* Every other class wakes as often and burns as much CPU as it did
  * (times the background_rate knob: a service whose timers back off when
  * idle wakes less under a lighter load than its profile's); under
@@ -336,7 +346,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
 
-		if (t == g->serving || !count)
+		if (t == g->serving || !count || dispatching_acceptor(g, t))
 			continue;
 		if (wake) {
 			period = window_ns * count / wake / g->k.background_rate;
@@ -449,6 +459,11 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);
 	dbuf_free(&b);
+	/* The runtime's accept_dispatch is an acceptor thread handing out the
+	 * connections: the model's network_dispatch (accepted by one thread,
+	 * served by others). The model's accept_dispatch (accepting away from
+	 * the main thread, as worker processes do) is the runtime's default of
+	 * serving threads that accept themselves. */
 	dbuf_puts(out, "\nconst struct rt_config rt_config = {\n\t.service = ");
 	lit(&g, out, ditto_service_name(s));
 	dbuf_printf(out, ",\n\t.framing = %s,\n"
@@ -456,7 +471,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)(procs ? procs : 1), (unsigned long long)(threads ? threads : 1),
-		    net && ditto_network_accept_dispatch(net) ? "true" : "false");
+		    net && ditto_network_network_dispatch(net) ? "true" : "false");
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);
