@@ -20,7 +20,8 @@ from conftest import CLI, gt_path, proc_status
 # Every test runs under each stepping mechanism (conftest.step_mode).
 pytestmark = pytest.mark.usefixtures('step_mode')
 
-TRIALS = 10
+# Trials per case; DITTO_KILL_TRIALS=N runs more (the suite keeps it short).
+TRIALS = int(os.environ.get('DITTO_KILL_TRIALS', '10'))
 
 
 def start(*args):
