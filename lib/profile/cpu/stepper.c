@@ -105,20 +105,31 @@ static int wait_blocking(struct stepper *s)
 	return on_status(s, st);
 }
 
-/* Scheduler state of the thread ('R', 'S', 'D'...), '?' if unknown. */
-static char thread_state(const struct stepper *s)
+/* The thread's /proc stat line from its state on (field 3), into buf;
+ * NULL if it cannot be read. */
+static const char *task_stat(const struct stepper *s, char *buf, size_t len)
 {
-	char path[64], buf[512], *p;
-	char st = '?';
+	char path[64], *p = NULL;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid, (int)s->tid);
 	if (!(f = fopen(path, "re")))
-		return st;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
-		st = p[2];
+		return NULL;
+	if (fgets(buf, (int)len, f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+		p += 2;
+	else
+		p = NULL;
 	fclose(f);
-	return st;
+	return p;
+}
+
+/* Scheduler state of the thread ('R', 'S', 'D'...), '?' if unknown. */
+static char thread_state(const struct stepper *s)
+{
+	char buf[1024];
+	const char *p = task_stat(s, buf, sizeof(buf));
+
+	return p ? *p : '?';
 }
 
 /* The step may block (a system call): poll until the deadline, then
@@ -140,7 +151,7 @@ static int wait_polled(struct stepper *s, bool *interrupted)
 			return 0;
 		}
 		if (should_stop(s) || mono_s() >= s->deadline) {
-			s->ran_to_deadline = thread_state(s) == 'R';
+			s->ran_to_deadline = !should_stop(s) && thread_state(s) == 'R';
 			if (ptrace(PTRACE_INTERRUPT, s->tid, 0, 0) && errno == ESRCH)
 				return wait_blocking(s);
 			*interrupted = true;
@@ -427,21 +438,13 @@ int ptrace_perm_error(pid_t tid, int err)
 /* CPU the thread last ran on, from field 39 of its stat. */
 static int last_cpu(const struct stepper *s)
 {
-	char path[64], buf[1024], *p;
-	int cpu = -1, field = 2;
-	FILE *f;
+	char buf[1024];
+	const char *p = task_stat(s, buf, sizeof(buf));
+	int field = 3;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid, (int)s->tid);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		for (; *p && field < 39; p++)
-			field += *p == ' ';
-		if (field == 39)
-			cpu = atoi(p);
-	}
-	fclose(f);
-	return cpu;
+	for (; p && *p && field < 39; p++)
+		field += *p == ' ';
+	return p && field == 39 ? atoi(p) : -1;
 }
 
 /*
