@@ -26,6 +26,9 @@ static void usage(FILE *f)
 	      "  -P, --port P          the clone's default port (default: the model's)\n"
 	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
 	      "  -n, --no-build        write the tree only\n"
+	      "      --no-clamp        lift the limits that protect the host (processes,\n"
+	      "                        threads, instructions and calls per request, working\n"
+	      "                        set, scratch file): each clamp is named in a warning\n"
 	      "      --cc CC           C compiler for the build (default: cc)\n"
 	      "  -q, --quiet           print only errors\n"
 	      "  -h, --help            this help\n",
@@ -54,6 +57,7 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 	case 'f': a->force = true; return 1;
 	case 'n': a->no_build = true; return 1;
 	case 'C': a->cc = arg; return 1;
+	case 'K': a->no_clamp = true; return 1;
 	case 'q': a->quiet = true; return 1;
 	default: return 0;
 	}
@@ -62,7 +66,7 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 int synth_run(const struct synth_args *a)
 {
 	DITTO_OPTS(ditto_synth_opts, so, .service = a->service, .seed = a->seed, .port = a->port,
-		   .force = a->force);
+		   .force = a->force, .no_clamp = a->no_clamp);
 	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
 	struct ditto_model *m = NULL;
 	int err, rc;
@@ -95,6 +99,7 @@ int cmd_synth(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-build", no_argument, NULL, 'n' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "no-clamp", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

@@ -11,7 +11,7 @@ struct synth_args {
 	const char *model, *output, *service, *cc;
 	uint64_t seed;
 	unsigned port;
-	bool force, no_build, quiet;
+	bool force, no_build, no_clamp, quiet;
 };
 
 /* Write and (unless no_build) build the clone tree; prints where it is. */

@@ -42,6 +42,9 @@ struct ditto_synth_opts {
 	/* Replace dir when it exists. Only an empty directory or a tree
 	 * libditto wrote is ever replaced. */
 	bool force;
+	/* Lift the limits that protect the host (see ditto_synth_write()),
+	 * up to what the clone runtime can represent. */
+	bool no_clamp;
 	size_t :0;
 };
 
@@ -52,6 +55,32 @@ struct ditto_synth_opts {
  * syscalls, requests, cpu) get defaults, each named in a warning through
  * the log callback. The tree appears whole or not at all: it is written
  * next to dir and renamed into place.
+ *
+ * A model is untrusted input: what it may ask of its clone is limited,
+ * and each figure brought within its limit is named once in a warning
+ * (model figure, limit). Limits that protect the host, and what no_clamp
+ * lifts them to (what the runtime can represent):
+ *   processes                                64         (4096)
+ *   serving threads per process              256        (4096)
+ *   background thread classes                64         (4096)
+ *   threads in one background class          256        (4096)
+ *   background threads per process           1024       (16384)
+ *   threads in all processes                 4096       (65536)
+ *   body instructions per request            10^9       (2^64)
+ *   calls per request of one system call     1000       (10^12)
+ *   bytes in one data region of the body     64 MiB     (240 MiB; 8 regions)
+ *   bytes of body data regions, all processes 1 GiB     (64 GiB)
+ *   bytes of scratch file                    1 GiB      (64 GiB)
+ * The runtime's own caps, which nothing lifts: 16 MiB per response, 16 MiB
+ * moved by one file call, 250 ms per replayed sleep, 1 GiB per replayed
+ * mmap, 1024 writes per response. Threads are cut serving threads first,
+ * then background classes in the model's order; a background class cut to
+ * fewer threads keeps its wake-ups and CPU time (each thread wakes more
+ * often).
+ * Whatever the model, a clone stops within a second of SIGTERM, SIGINT
+ * or its --max-seconds: the body runs in slices and the replay checks
+ * the stop between calls.
+ *
  * Errors: -EEXIST dir exists and force is off; -ENOTEMPTY dir is not a
  * clone tree; -DITTO_ENOTFOUND no such service (or no service at all);
  * -DITTO_EOPTS; -errno of the file system.

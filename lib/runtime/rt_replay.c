@@ -32,7 +32,7 @@
 #define RING 64			/* descriptors OPEN may leave open per thread */
 #define IOV_CAP 64		/* iovecs of one vectored call */
 #define DATA_MAX (16u << 20)	/* bytes of one file call */
-#define SLEEP_MAX_NS 1000000000ull	/* keeps a stop prompt */
+#define SLEEP_MAX_NS 250000000ull	/* keeps a stop prompt (synth.h's caps) */
 #define MMAP_MAX (1ull << 30)
 
 /* The argument shape of a file data call, from its number. */
@@ -313,13 +313,16 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 	}
 }
 
+/* The stop is looked at before each call: a model may ask for any number
+ * of calls per request (synth's limit lifted), and a stop must not wait
+ * for them. */
 void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng)
 {
-	for (unsigned i = 0; i < rt_config.ncalls; i++) {
+	for (unsigned i = 0; i < rt_config.ncalls && !rt_stopping(); i++) {
 		struct entry *e = &r->e[i];
 
 		e->acc += rt_config.calls[i].per_request;
-		while (e->acc >= 1.0) {
+		while (e->acc >= 1.0 && !rt_stopping()) {
 			e->acc -= 1.0;
 			issue(r, i, rng);
 		}

@@ -53,7 +53,6 @@
 #include <ditto/model.h>
 
 #define MAX_REGIONS 8
-#define MAX_REGION (64u << 20)
 #define NPOOL 9
 /* A block addresses up to SWEEP_LINES lines past its cursor before it
  * moves it; a region that small needs no cursor at all. */
@@ -121,6 +120,7 @@ struct gen {
 	struct dbuf *out;
 	const char *name;
 	const struct synth_knobs *k;
+	struct synth_limits *lim;
 	uint64_t seed, blocks;	/* block streams: see stream() */
 };
 
@@ -549,6 +549,26 @@ static double chase_share(struct ditto_cpu *c, const struct gen *g)
 	return fmin((double)ditto_cpu_chased_loads(c) / (double)loads * reads / plain, 1);
 }
 
+/*
+ * A region's size within the limits: its own, then all regions of all
+ * the clone's processes together (each process maps its own), in the
+ * order of the profile's weights. Every region keeps a line at least.
+ */
+static uint64_t region_size(struct gen *g, uint64_t size)
+{
+	uint64_t procs = g->lim && g->lim->processes ? g->lim->processes : 1, used = 0;
+	double all = synth_limit_max(g->lim, SYNTH_LIMIT_ALL_REGIONS) / (double)procs;
+
+	for (size_t k = 0; k < g->nreg; k++)
+		used += g->region[k];
+	size = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_REGION, (double)size);
+	if ((double)(used + size) > all)
+		size = (uint64_t)fmax(synth_limit(g->lim, SYNTH_LIMIT_ALL_REGIONS,
+						  (double)(used + size) * (double)procs) / (double)procs -
+				      (double)used, 64);
+	return size;
+}
+
 static int load(struct gen *g, struct ditto_cpu *c)
 {
 	struct ditto_counts *mix = ditto_cpu_mix(c);
@@ -581,9 +601,8 @@ static int load(struct gen *g, struct ditto_cpu *c)
 	for (size_t i = 0; i < ndws; i++) {
 		uint64_t size = dws[i].value < 64 ? 64 : dws[i].value;
 
-		size = size > MAX_REGION ? MAX_REGION : size;
 		if (g->nreg < MAX_REGIONS && dws[i].count * 50 >= ditto_hist_total(ditto_cpu_dws(c))) {
-			g->region[g->nreg] = size;
+			g->region[g->nreg] = region_size(g, size);
 			g->regw[g->nreg++] = dws[i].count;
 		}
 	}
@@ -803,7 +822,8 @@ static long branch_sites(struct gen *g)
 }
 
 int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
-		  const char *name, struct dbuf *out, struct body_info *info)
+		  struct synth_limits *limits, const char *name, struct dbuf *out,
+		  struct body_info *info)
 {
 	double far_share, far_bytes, cold0;
 	uint64_t cold = 0, chunk_lines = 0, random_slot;
@@ -811,7 +831,7 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 	unsigned nchunks = 0;
 	long dilute;
 	struct synth_knobs dflt;
-	struct gen g = { .out = out, .name = name, .k = knobs, .seed = seed };
+	struct gen g = { .out = out, .name = name, .k = knobs, .lim = limits, .seed = seed };
 	uint64_t n, per_block, total = 0, wsum = 0, loops, ipr, start;
 	int err;
 

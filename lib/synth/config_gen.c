@@ -18,12 +18,14 @@
 
 #define MAX_CALLS 64
 #define SCRATCH_MIN (1u << 20)
-#define SCRATCH_MAX (1ull << 30)
 
 struct cfg {
 	struct ditto_service *s;
 	const struct config_in *in;
 	struct synth_knobs k;	/* in->knobs, or the defaults */
+	struct synth_limits *lim, own;	/* in->limits, or own */
+	uint64_t procs, threads;	/* processes, serving threads of each */
+	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
 	unsigned nhist;
@@ -106,6 +108,7 @@ struct bucket_map {
 	double scale;
 	bool point;
 	double at;
+	uint64_t max;	/* > 0: no value above it */
 };
 
 static uint64_t less(uint64_t v, uint64_t minus, double scale)
@@ -124,6 +127,10 @@ static void map_bucket(const struct bucket_map *m, uint64_t lo, uint64_t hi, uin
 	}
 	out[0] = less(lo, m->minus, m->scale);
 	out[1] = hi == UINT64_MAX ? hi : less(hi, m->minus, m->scale) + 1;
+	if (m->max && out[1] > m->max + 1) {
+		out[0] = out[0] > m->max ? m->max : out[0];
+		out[1] = m->max + 1;
+	}
 }
 
 /* Emits the lo/hi/cum arrays of h and returns their index; the
@@ -238,7 +245,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			mux = c;
 	}
 	if (wr && g->requests > 0)
-		wpr = fmax(1.0, ditto_syscall_calls(wr) / g->requests);
+		wpr = synth_limit(g->lim, SYNTH_LIMIT_WRITES,
+				  fmax(1.0, ditto_syscall_calls(wr) / g->requests));
 	/* No comment names the calls: comments hold no model string (a name
 	 * holding its end marker would turn the rest into code). */
 	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
@@ -255,6 +263,20 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
+}
+
+/* Sizes past what the runtime moves in one replayed call: named, as the
+ * runtime caps them. */
+static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct ditto_hist *size)
+{
+	double top = ditto_hist_quantile(size, 1.0);
+
+	if (e->file)
+		synth_limit(g->lim, SYNTH_LIMIT_FILE_CALL, top);
+	else if (!strcmp(e->kind, "RT_REPLAY_SLEEP"))
+		synth_limit(g->lim, SYNTH_LIMIT_SLEEP, top);
+	else if (!strcmp(e->kind, "RT_REPLAY_MMAP"))
+		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
 }
 
 /* One replay entry per modelled call the skeleton does not make itself. */
@@ -276,8 +298,9 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		dbuf_puts(b, "\t{ .name = ");
 		lit(g, b, ditto_syscall_name(c));
 		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
-			    e.nr, e.kind, num(g, "calls per request",
-					      ditto_syscall_calls(c) / g->requests, 1e12));
+			    e.nr, e.kind, num(g, "calls per request", synth_limit(g->lim, SYNTH_LIMIT_CALLS,
+					      ditto_syscall_calls(c) / g->requests), 1e12));
+		runtime_caps(g, &e, ditto_syscall_size(c));
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");
 		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
@@ -297,7 +320,7 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 	if (!n)
 		dbuf_puts(b, "\t{ .name = \"none\" },\n");
 	dbuf_puts(b, "};\n");
-	*scratch = *scratch > SCRATCH_MAX ? SCRATCH_MAX : *scratch;
+	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
 	return n;
 }
 
@@ -334,9 +357,53 @@ static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
  * (times the background_rate knob: a service whose timers back off when
  * idle wakes less under a lighter load than its profile's); under
  * valgrind as often per request as in the profile's window. */
+/* Threads of a class within the limits, given the used ones; 0: none left. */
+static uint64_t class_threads(struct cfg *g, uint64_t count, uint64_t used)
+{
+	uint64_t left = g->bg_budget - used;
+
+	count = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_CLASS_THREADS, (double)count);
+	if (count <= left)
+		return count;
+	if (g->bg_budget == (uint64_t)synth_limit_max(g->lim, SYNTH_LIMIT_BG_THREADS))
+		synth_limit(g->lim, SYNTH_LIMIT_BG_THREADS, (double)(used + count));
+	else
+		synth_limit(g->lim, SYNTH_LIMIT_ALL_THREADS,
+			    (double)g->procs * (double)(g->threads + used + count));
+	return left;
+}
+
+uint64_t config_processes(struct ditto_service *s, struct synth_limits *l)
+{
+	struct ditto_network *net = ditto_service_network(s);
+	uint64_t procs = net && ditto_network_processes(net) ? ditto_network_processes(net) : 1;
+
+	return l->processes = (uint64_t)synth_limit(l, SYNTH_LIMIT_PROCESSES, (double)procs);
+}
+
+/*
+ * Processes and their threads within the limits: each on its own, then
+ * all threads of all processes together, serving threads first; what is
+ * left of a process's share goes to its background classes.
+ */
+static void thread_budget(struct cfg *g)
+{
+	uint64_t all = (uint64_t)synth_limit_max(g->lim, SYNTH_LIMIT_ALL_THREADS), share;
+	uint64_t bg = (uint64_t)synth_limit_max(g->lim, SYNTH_LIMIT_BG_THREADS);
+	double asked = (double)g->procs * (double)g->threads;
+
+	g->procs = config_processes(g->s, g->lim);
+	g->threads = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_THREADS, (double)g->threads);
+	share = all / g->procs;
+	if (g->threads > share)
+		g->threads = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_ALL_THREADS, asked) / g->procs;
+	g->bg_budget = share - g->threads < bg ? share - g->threads : bg;
+}
+
 static unsigned background_section(struct cfg *g, struct dbuf *b)
 {
-	unsigned n = 0;
+	unsigned n = 0, max_classes = (unsigned)synth_limit_max(g->lim, SYNTH_LIMIT_CLASSES);
+	uint64_t used = 0;
 	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
 	double requests = (double)ditto_requests_count(ditto_service_requests(g->s));
 
@@ -348,6 +415,16 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 
 		if (t == g->serving || !count || dispatching_acceptor(g, t))
 			continue;
+		if (n == max_classes) {
+			synth_limit(g->lim, SYNTH_LIMIT_CLASSES,
+				    (double)ditto_service_thread_count(g->s) - (g->serving ? 1 : 0));
+			break;
+		}
+		/* A class cut to fewer threads keeps its wake-ups and CPU time:
+		 * each thread wakes more often. */
+		if (!(count = class_threads(g, count, used)))
+			break;
+		used += count;
 		if (wake) {
 			period = window_ns * count / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
@@ -359,7 +436,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		lit(g, b, ditto_thread_class_name(t));
 		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
 			    " .sleeps = %s, .requests_per_wake = %.0f },\n",
-			    (unsigned long long)(count > 256 ? 256 : count),
+			    (unsigned long long)count,
 			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
 			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
 			    class_sleeps(g->s, t) ? "true" : "false",
@@ -397,6 +474,23 @@ static uint64_t runtime_insts(struct ditto_service *s, const struct synth_knobs 
 	}
 }
 
+/* Body instructions per request: the profile's less the runtime's own,
+ * times the body_scale knob, within the limit. */
+static unsigned insts_hist(struct cfg *g, struct ditto_hist *ipr)
+{
+	struct bucket_map m = { .minus = runtime_insts(g->s, &g->k), .scale = g->k.body_scale };
+	uint64_t top[2];
+
+	if (ipr && ditto_hist_bucket_count(ipr)) {
+		uint64_t lo, hi, c;
+
+		ditto_hist_bucket(ipr, ditto_hist_bucket_count(ipr) - 1, &lo, &hi, &c);
+		map_bucket(&m, lo, hi, top);
+		m.max = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_INSTS, (double)top[1] - 1);
+	}
+	return hist_emit(g, ipr, &m);
+}
+
 static void warn_missing(struct cfg *g)
 {
 	struct ditto_service *s = g->s;
@@ -432,6 +526,14 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		g.k = *in->knobs;
 	else
 		synth_knobs_defaults(&g.k);
+	g.lim = in->limits;
+	if (!g.lim) {
+		synth_limits_init(&g.own, ditto_service_name(s), false);
+		g.lim = &g.own;
+	}
+	g.procs = procs ? procs : 1;
+	g.threads = threads ? threads : 1;
+	thread_budget(&g);
 	g.requests = req ? (double)ditto_requests_count(req) : 0;
 	warn_missing(&g);
 	if (io == DITTO_IO_UNKNOWN && g.serving)
@@ -449,12 +551,12 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 			    "extern void %s_warm(void *regions);\n"
 			    "extern const uint64_t %s_region_bytes, %s_loop_insts;\n\n",
 			    in->body_name, in->body_name, in->body_name, in->body_name);
+	synth_limit(g.lim, SYNTH_LIMIT_RESPONSE, ditto_hist_quantile(resp, 1.0));	/* the runtime's cap */
 	if (req && ditto_requests_response_bytes_total(req) && g.requests > 0)
 		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) / g.requests);
 	else
 		hresp = hist_arrays(&g, resp);
-	hipr = hist_emit(&g, ipr, &(struct bucket_map){ .minus = runtime_insts(s, &g.k),
-								 .scale = g.k.body_scale });
+	hipr = insts_hist(&g, ipr);
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	dbuf_put(out, b.data, b.len);
@@ -470,7 +572,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
-		    (unsigned long long)(procs ? procs : 1), (unsigned long long)(threads ? threads : 1),
+		    (unsigned long long)g.procs, (unsigned long long)g.threads,
 		    net && ditto_network_network_dispatch(net) ? "true" : "false");
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");

@@ -71,7 +71,7 @@ static struct ditto_service *pick_service(struct ditto_model *m, const char *nam
 /* The body of the serving class's cpu entry, or of an empty one (with a
  * warning) when the model has no cpu section. */
 static int body(struct ditto_service *s, uint64_t seed, const struct synth_knobs *knobs,
-		struct dbuf *out, struct body_info *info)
+		struct synth_limits *lim, struct dbuf *out, struct body_info *info)
 {
 	struct ditto_model *tmp = NULL;
 	struct ditto_cpu *c = ditto_service_cpu_count(s) ? ditto_service_cpu(s, 0) : NULL;
@@ -92,7 +92,7 @@ static int body(struct ditto_service *s, uint64_t seed, const struct synth_knobs
 			return ditto_err(-ENOMEM, "synth: out of memory");
 		}
 	}
-	err = body_generate(c, seed, knobs, BODY_NAME, out, info);
+	err = body_generate(c, seed, knobs, lim, BODY_NAME, out, info);
 	ditto_model_free(tmp);
 	return err;
 }
@@ -108,6 +108,7 @@ static int opts_read(const struct ditto_synth_opts *o, struct ditto_synth_opts *
 	r->seed = OPTS_GET(o, seed, 0) ? OPTS_GET(o, seed, 0) : 1;
 	r->port = OPTS_GET(o, port, 0);
 	r->force = OPTS_GET(o, force, false);
+	r->no_clamp = OPTS_GET(o, no_clamp, false);
 	if (r->port > 65535)
 		return ditto_err(-EINVAL, "synth: port %u is out of range", r->port);
 	return 0;
@@ -118,13 +119,18 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 {
 	struct body_info info;
 	struct synth_knobs knobs;
-	struct config_in in = { .seed = o->seed, .port = (uint16_t)o->port, .body_name = BODY_NAME };
+	struct synth_limits lim;
+	struct config_in in = { .seed = o->seed, .port = (uint16_t)o->port, .body_name = BODY_NAME,
+				.limits = &lim };
 	int err;
+
+	synth_limits_init(&lim, ditto_service_name(s), o->no_clamp);
+	config_processes(s, &lim);	/* the body's regions are per process */
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
 	synth_knobs_read(m, &knobs);
 	in.knobs = &knobs;
-	if ((err = body(s, o->seed, &knobs, asm_, &info)))
+	if ((err = body(s, o->seed, &knobs, &lim, asm_, &info)))
 		return err;
 	in.body_loop_insts = info.loop_insts;
 	if ((err = config_generate(s, &in, cfg)))

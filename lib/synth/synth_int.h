@@ -64,14 +64,48 @@ double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d);
 void synth_knobs_defaults(struct synth_knobs *k);
 void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k);
 
+/* What a model may ask of its clone (limits.c; documented in synth.h). */
+enum synth_limit {
+	SYNTH_LIMIT_PROCESSES,
+	SYNTH_LIMIT_THREADS,
+	SYNTH_LIMIT_CLASSES,
+	SYNTH_LIMIT_CLASS_THREADS,
+	SYNTH_LIMIT_BG_THREADS,
+	SYNTH_LIMIT_ALL_THREADS,
+	SYNTH_LIMIT_INSTS,
+	SYNTH_LIMIT_CALLS,
+	SYNTH_LIMIT_REGION,
+	SYNTH_LIMIT_ALL_REGIONS,
+	SYNTH_LIMIT_RESPONSE,
+	SYNTH_LIMIT_SCRATCH,
+	SYNTH_LIMIT_FILE_CALL,
+	SYNTH_LIMIT_SLEEP,
+	SYNTH_LIMIT_MMAP,
+	SYNTH_LIMIT_WRITES,
+	SYNTH_LIMIT_COUNT
+};
+struct synth_limits {
+	const char *service;	/* named in the warnings */
+	bool no_clamp;		/* lift the limits that only protect the host */
+	unsigned warned;	/* limits already named */
+	uint64_t processes;	/* the clone's, once limited (config_processes()) */
+};
+void synth_limits_init(struct synth_limits *l, const char *service, bool no_clamp);
+/* v within limit id (a NULL l: the default limits, no warning); each
+ * limit that clamps is named once in a warning. */
+double synth_limit(struct synth_limits *l, enum synth_limit id, double v);
+double synth_limit_max(const struct synth_limits *l, enum synth_limit id);
+
 /*
  * The request body of cpu entry c as a standalone assembly function `name`
- * (see body_gen.c), appended to out. Deterministic for a seed.
+ * (see body_gen.c), appended to out. Deterministic for a seed. Its data
+ * regions stay within limits (NULL: the default limits, unnamed).
  */
 struct ditto_cpu;
 struct dbuf;
 int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
-		  const char *name, struct dbuf *out, struct body_info *info);
+		  struct synth_limits *limits, const char *name, struct dbuf *out,
+		  struct body_info *info);
 
 /*
  * The windows of the D1 and LL miss knobs (miss_gen.c): their areas are
@@ -115,6 +149,7 @@ struct config_in {
 	uint64_t body_loop_insts;
 	double window_s;	/* the profile window, for background periods */
 	const struct synth_knobs *knobs;	/* NULL: the defaults */
+	struct synth_limits *limits;	/* NULL: the default limits, unnamed */
 };
 /*
  * clone_config.c for service s: the network skeleton, framing, response
@@ -123,6 +158,8 @@ struct config_in {
  * once through ditto_warn().
  */
 int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+/* The clone's processes: the model's, within the limits (l->processes set). */
+uint64_t config_processes(struct ditto_service *s, struct synth_limits *l);
 
 /* Write files into a new directory dir atomically (see tree_write.c). */
 struct tree_entry {

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dbuf_init(&out);
-	if (body_generate(c, argc > 3 ? strtoull(argv[3], NULL, 0) : 1, NULL, "ditto_body", &out, &info)) {
+	if (body_generate(c, argc > 3 ? strtoull(argv[3], NULL, 0) : 1, NULL, NULL, "ditto_body", &out, &info)) {
 		fprintf(stderr, "body_tool: %s\n", ditto_last_error());
 		return 1;
 	}

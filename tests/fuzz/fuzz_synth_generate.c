@@ -21,8 +21,8 @@ static void generate(struct ditto_model *m, struct ditto_service *s, uint64_t se
 	dbuf_init(&b);
 	dbuf_init(&cfg);
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
-	if (c && body_generate(c, seed, NULL, "ditto_body", &a, &info) == 0) {
-		FUZZ_ASSERT(body_generate(c, seed, NULL, "ditto_body", &b, &again) == 0);
+	if (c && body_generate(c, seed, NULL, NULL, "ditto_body", &a, &info) == 0) {
+		FUZZ_ASSERT(body_generate(c, seed, NULL, NULL, "ditto_body", &b, &again) == 0);
 		FUZZ_ASSERT(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
 		FUZZ_ASSERT(info.region_bytes == again.region_bytes && info.loop_insts);
 		in.body_loop_insts = info.loop_insts;

@@ -99,7 +99,7 @@ class CpuOpts(Structure):
 
 class SynthOpts(Structure):
     _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
-                ('force', c_bool)]
+                ('force', c_bool), ('no_clamp', c_bool)]
 
 
 class BuildOpts(Structure):
@@ -397,6 +397,23 @@ _SIGS = {
     'ditto_syscall_flags': (_P, [_P]),
     'ditto_syscall_offset': (_P, [_P]),
     'ditto_syscall_latency': (_P, [_P]),
+
+    # model.h: network
+    'ditto_service_network': (_P, [_P]),
+    'ditto_network_io_model': (_E, [_P]),
+    'ditto_network_set_io_model': (c_int, [_P, _E]),
+    'ditto_network_accept_dispatch': (c_bool, [_P]),
+    'ditto_network_set_accept_dispatch': (c_int, [_P, c_bool]),
+    'ditto_network_network_dispatch': (c_bool, [_P]),
+    'ditto_network_set_network_dispatch': (c_int, [_P, c_bool]),
+    'ditto_network_network_threads': (c_uint64, [_P]),
+    'ditto_network_set_network_threads': (c_int, [_P, c_uint64]),
+    'ditto_network_processes': (c_uint64, [_P]),
+    'ditto_network_set_processes': (c_int, [_P, c_uint64]),
+    'ditto_network_client_connections': (c_uint64, [_P]),
+    'ditto_network_set_client_connections': (c_int, [_P, c_uint64]),
+    'ditto_network_client_mode': (_E, [_P]),
+    'ditto_network_set_client_mode': (c_int, [_P, _E]),
 
     # model.h: requests
     'ditto_service_requests': (_P, [_P]),

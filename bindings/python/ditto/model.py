@@ -15,7 +15,7 @@ from .errors import NotFoundError, check, error, null_error
 from .hist import Hist
 
 __all__ = ['Model', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
-           'Requests', 'Meta', 'Values']
+           'Requests', 'Network', 'Meta', 'Values']
 
 Metric = collections.namedtuple('Metric', 'path kind a b error')
 
@@ -209,6 +209,30 @@ class Syscall(_Element):
         return '<ditto.Syscall %s>' % self.key
 
 
+def _bool_prop(prefix, field):
+    get = 'ditto_%s_%s' % (prefix, field)
+    put = 'ditto_%s_set_%s' % (prefix, field)
+
+    def getter(self):
+        return bool(getattr(lib, get)(self._h))
+
+    def setter(self, v):
+        check(getattr(lib, put)(self._h, bool(v)))
+
+    return property(getter, setter)
+
+
+class Network(_Element):
+    """services[].network: the service's network skeleton."""
+    io_model = _enum_prop('network', 'io_model', 'io_model')
+    accept_dispatch = _bool_prop('network', 'accept_dispatch')
+    network_dispatch = _bool_prop('network', 'network_dispatch')
+    network_threads = _u64_prop('network', 'network_threads')
+    processes = _u64_prop('network', 'processes')
+    client_connections = _u64_prop('network', 'client_connections')
+    client_mode = _enum_prop('network', 'client_mode', 'call_mode')
+
+
 class Requests(_Element):
     count = _u64_prop('requests', 'count')
     connections = _u64_prop('requests', 'connections')
@@ -376,6 +400,13 @@ class Service(_Element):
         if not ptr:
             raise null_error()
         return Requests(self._model, ptr)
+
+    @property
+    def network(self):
+        ptr = lib.ditto_service_network(self._h)
+        if not ptr:
+            raise null_error()
+        return Network(self._model, ptr)
 
 
 # --- tuning ----------------------------------------------------------------

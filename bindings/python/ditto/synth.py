@@ -13,14 +13,17 @@ from ._lib import lib
 from .errors import check
 
 
-def synth(model, directory, service=None, seed=0, port=0, force=False):
+def synth(model, directory, service=None, seed=0, port=0, force=False, no_clamp=False):
     """Write the clone tree of one service of model into directory
     (ditto_synth_write). Sections the model lacks get defaults, with
     warnings through the log; an invalid model raises InvalidError; an
     existing directory raises DittoError (code -EEXIST) unless force (then only a
-    clone tree or an empty directory is replaced)."""
+    clone tree or an empty directory is replaced). Figures past the limits
+    that protect the host are clamped, each named in a warning; no_clamp
+    lifts those limits (not the runtime's own caps)."""
     o = _lib.make_opts(_lib.SynthOpts, service=_lib.encode(service) if service else None,
-                       seed=int(seed), port=int(port), force=bool(force))
+                       seed=int(seed), port=int(port), force=bool(force),
+                       no_clamp=bool(no_clamp))
     check(lib.ditto_synth_write(model._p, _lib.encode(str(directory)), byref(o)))
     return str(directory)
 
