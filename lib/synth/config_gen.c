@@ -578,10 +578,12 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);
 	dbuf_puts(out, ",\n\t.insts_per_request = ");
-	/* A profile whose windows never held a whole request has no
-	 * instructions per request: the body's built-in length stands in,
-	 * so that the tuner's body_scale still has something to scale. */
-	hist_ref(&g, hipr, ipr, cpu ? (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale) : 0, out);
+	/* A profile whose windows never held a whole request, or a model
+	 * without a cpu section, has no instructions per request: the
+	 * default body's length stands in (as synth's warning says), so that
+	 * the clone does work per request and the tuner's body_scale has
+	 * something to scale. */
+	hist_ref(&g, hipr, ipr, (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale), out);
 	dbuf_printf(out, ",\n\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
 		    "\t.nbackground = %u,\n\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
 		    ncalls, nbg, (unsigned long long)scratch, (unsigned long long)in->seed);

@@ -13,7 +13,7 @@ import pytest
 
 import ditto as d
 import wire
-from conftest import TOOLS, Clone, ditto
+from conftest import TOOLS, Clone, ditto, free_port
 
 
 def random_model(tmp_path, seed, framing):
@@ -114,6 +114,25 @@ def test_missing_sections_are_named_and_defaulted(tmp_path):
         assert wire.drive(clone.port, 'length-prefixed', 200) >= 200 * 4
     finally:
         assert clone.stop() == 0
+
+
+@pytest.mark.skipif(QUICK, reason='no cachegrind runs of uninstrumented clones here')
+def test_a_model_without_cpu_section_runs_the_default_body(tmp_path):
+    """synth says the body is the default one, 10000 register adds per
+    request: cachegrind counts them on top of the runtime's own."""
+    m = d.Model()
+    s = m.add_service('nocpu', framing='length-prefixed')
+    s.add_thread('serve', count=1, role='network', io_model='epoll')
+    s.requests.count = 1000
+    path = tmp_path / 'nocpu.msgpack'
+    m.save(str(path))
+    r = ditto('synth', path, '-o', tmp_path / 'nocpu')
+    assert '10000 register adds per request' in r.stderr
+    port = free_port()
+    r = ditto('measure', '--port', port, '-f', 'length-prefixed', '-n', 400, '--',
+              tmp_path / 'nocpu' / 'clone', '--port', port)
+    ipr = float(dict(ln.split() for ln in r.stdout.splitlines())['insts_per_request'])
+    assert 10000 <= ipr <= 10000 + 6000, ipr
 
 
 def test_python_synth_and_build(tmp_path):
