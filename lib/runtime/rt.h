@@ -13,6 +13,15 @@
  * or N requests, then closes its sockets, joins its threads, waits for its
  * processes, removes its scratch file and exits 0 (3: port taken, 2: bad
  * option, 1: other failure, with a message on stderr).
+ *
+ * Connections are capped below the descriptor limit (each pre-forked
+ * process has its own): the clone raises its soft RLIMIT_NOFILE to the
+ * hard limit and keeps room for its other descriptors. At the cap a new
+ * client is accepted and the least recently active idle connection (no
+ * request in progress), whichever thread serves it, is closed for it;
+ * with none idle the new client is closed at once. The first time, one
+ * line on stderr says so. Out of descriptors all the same, a waiting
+ * client is accepted and closed, never left in the backlog.
  */
 #ifndef DITTO_RT_H
 #define DITTO_RT_H

@@ -23,12 +23,14 @@ struct rt_conn *rt_conn_new(int fd)
 		return NULL;
 	c->fd = fd;
 	c->want = RT_WANT_READ;
+	atomic_init(&c->idle_since, 0);
+	rt_conn_cap_add(c);
 	return c;
 }
 
 void rt_conn_free(struct rt_conn *c)
 {
-	close(c->fd);
+	rt_conn_cap_close(c);
 	rt_buf_free(&c->in);
 	rt_buf_free(&c->out);
 	free(c);
@@ -37,6 +39,13 @@ void rt_conn_free(struct rt_conn *c)
 static size_t pending(const struct rt_conn *c)
 {
 	return c->out.len - c->out_off;
+}
+
+/* Tells the cap whether c could be shut down for room: it waits for a
+ * new request with nothing half read or unsent. */
+static void note(struct rt_conn *c)
+{
+	rt_conn_cap_mark(c, c->want == RT_WANT_READ && !c->in.len && !pending(c) && !c->held);
 }
 
 static void trim(struct rt_buf *b)
@@ -157,7 +166,9 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 		want = RT_WANT_WRITE;
 	if (want == RT_WANT_READ && c->closing)
 		want = RT_WANT_CLOSE;
-	return c->want = want;
+	c->want = want;
+	note(c);
+	return want;
 }
 
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
@@ -172,6 +183,7 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
 		return c->want = RT_WANT_CLOSE;
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? c->want : (c->want = RT_WANT_CLOSE);
+	rt_conn_cap_mark(c, false);	/* a request in progress */
 	c->in.len += (size_t)n;
 	return serve(c, t);
 }
@@ -214,6 +226,7 @@ void rt_conn_hold_flush(struct rt_thread *t, void (*changed)(struct rt_conn *c, 
 		r = pending(c) ? send_response(c, c->out_off) : 1;
 		c->want = r < 0 ? RT_WANT_CLOSE : r == 0 ? RT_WANT_WRITE :
 			  c->closing ? RT_WANT_CLOSE : RT_WANT_READ;
+		note(c);
 		if (c->want != RT_WANT_READ)
 			changed(c, arg);
 	}

@@ -167,6 +167,12 @@ struct rt_conn {
 	bool closing;		/* close once out is sent */
 	bool held;		/* on its thread's held list */
 	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary */
+	/* rt_conn_cap.c: when it last became idle (0: a request in
+	 * progress), set by its thread; its registry slot and whether it
+	 * was shut down for room, under the cap's lock */
+	_Atomic uint64_t idle_since;
+	size_t cap_slot;
+	bool cap_shut;
 };
 struct rt_conn *rt_conn_new(int fd);
 void rt_conn_free(struct rt_conn *c);	/* closes the fd */
@@ -180,6 +186,19 @@ void rt_conn_hold_flush(struct rt_thread *t, void (*changed)(struct rt_conn *c, 
 			void *arg);
 /* Forget c if it is held (it is being dropped). */
 void rt_conn_hold_forget(struct rt_thread *t, struct rt_conn *c);
+
+/* ---- rt_conn_cap.c: connections capped below the descriptor limit ---- */
+void rt_conn_cap_init(void);	/* raises the soft limit, derives the cap */
+void rt_conn_cap_fini(void);
+/* accept4() under the cap: the socket, or -1 with errno ECONNABORTED (one
+ * was taken and refused), EMFILE, ENFILE, ENOBUFS, ENOMEM (after a pause:
+ * try again at once) or accept4's other errors. */
+int rt_conn_cap_accept(int lfd, int flags);
+bool rt_conn_cap_goes_on(int err);	/* an accept error an acceptor waits out */
+void rt_conn_cap_close_fd(int fd);	/* an accepted socket that is no rt_conn */
+void rt_conn_cap_add(struct rt_conn *c);	/* by rt_conn_new */
+void rt_conn_cap_close(struct rt_conn *c);	/* by rt_conn_free: forgets c, closes its socket */
+void rt_conn_cap_mark(struct rt_conn *c, bool idle);	/* by c's thread */
 
 /* ---- rt_worker.c: a serving thread's connections ---- */
 struct rt_worker {

@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 struct session {
@@ -42,7 +41,7 @@ static void *session_main(void *arg)
 	if (c)
 		rt_conn_free(c);
 	else
-		close(s->fd);
+		rt_conn_cap_close_fd(s->fd);
 	s->fd = -1;
 	pthread_mutex_unlock(&lock);
 	rt_thread_fini(&t);
@@ -74,7 +73,7 @@ static void start_session(int fd, uint64_t stream)
 	int rc;
 
 	if (!s) {
-		close(fd);
+		rt_conn_cap_close_fd(fd);
 		return;
 	}
 	s->fd = fd;
@@ -88,7 +87,7 @@ static void start_session(int fd, uint64_t stream)
 	pthread_mutex_unlock(&lock);
 	if (rc) {
 		rt_err(rc, "cannot start a connection thread");
-		close(fd);
+		rt_conn_cap_close_fd(fd);
 		free(s);
 	}
 }
@@ -102,18 +101,15 @@ struct blocking_acceptor {
 static void *acceptor_main(void *arg)
 {
 	struct blocking_acceptor *a = arg;
-	const struct timespec pause = { 0, 10 * 1000 * 1000 };
 	uint64_t seq = 0;
 
 	while (!rt_stopping()) {
-		int fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
 
 		if (fd >= 0) {
 			reap();
 			start_session(fd, (uint64_t)a->proc << 32 | (1u << 31) | seq++);
-		} else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-			nanosleep(&pause, NULL);
-		} else if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN && errno != EPROTO) {
+		} else if (!rt_conn_cap_goes_on(errno)) {
 			rt_err(errno, "accept");
 			rt_fail();
 		}

@@ -15,7 +15,6 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 bool rt_net_dispatch_waits(void)
@@ -75,7 +74,6 @@ static int listener_epoll(int lfd)
 void *rt_net_dispatch_acceptor(void *arg)
 {
 	struct rt_acceptor *a = arg;
-	const struct timespec pause = { 0, 10 * 1000 * 1000 };
 	int epfd = listener_epoll(a->lfd);
 	unsigned next = 0;
 
@@ -85,15 +83,13 @@ void *rt_net_dispatch_acceptor(void *arg)
 		wait_listener(a->lfd, epfd);
 		if (rt_stopping())
 			break;
-		fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = rt_conn_cap_accept(a->lfd, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
 			rt_worker_push(&a->w[next++ % a->nw], fd);
 			continue;
 		}
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-			nanosleep(&pause, NULL);	/* out of descriptors: wait for closes */
-		else if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN && errno != EPROTO) {
+		if (!rt_conn_cap_goes_on(errno)) {
 			rt_err(errno, "accept");
 			rt_fail();
 		}

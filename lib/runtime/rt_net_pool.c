@@ -67,7 +67,7 @@ static void worker_fini(struct rt_worker *w)
 	while (w->nconns)
 		rt_worker_drop(w, w->conns[w->nconns - 1]);
 	while (rt_worker_take(w, &fd, 1))
-		close(fd);
+		rt_conn_cap_close_fd(fd);
 	free(w->conns);
 	free(w->q);
 	if (w->notify_fd >= 0)

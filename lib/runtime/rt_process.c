@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One clone process from its listen sockets to its exit: stop handling,
- * scratch file, body regions, background threads, then the skeleton of
- * rt_config.io; afterwards everything is undone in reverse.
+ * scratch file, body regions, background threads, the connection cap
+ * (rt_conn_cap.c), then the skeleton of rt_config.io; afterwards
+ * everything is undone in reverse.
  */
 #include "rt_int.h"
 
@@ -33,6 +34,8 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 
 	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start())
 		goto out;
+	/* after the descriptors above: the cap counts them */
+	rt_conn_cap_init();
 	if (rt_config.io == RT_IO_BLOCKING)
 		rc = rt_net_blocking_run(lfd[0], proc);
 	else
@@ -42,6 +45,7 @@ out:
 	rt_background_stop();
 	rt_regions_unmap();
 	rt_scratch_remove();
+	rt_conn_cap_fini();
 	for (unsigned i = 0; i < nlfd; i++)
 		close(lfd[i]);
 	return rc || rt_failed() ? -1 : 0;

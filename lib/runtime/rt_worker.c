@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A serving thread's connections, whatever loop drives them: accepting or
- * adopting a socket, serving it when ready, closing it, and the queue an
- * acceptor thread hands sockets over with (an eventfd says when).
+ * A serving thread's connections, whatever loop drives them: accepting
+ * (under the process's connection cap, rt_conn_cap.c) or adopting a
+ * socket, serving it when ready, closing it, and the queue an acceptor
+ * thread hands sockets over with (an eventfd says when).
  */
 #include "rt_int.h"
 
@@ -18,7 +19,7 @@ struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
 
 	/* select() cannot watch descriptors at or above FD_SETSIZE */
 	if (fd >= w->fd_limit) {
-		close(fd);
+		rt_conn_cap_close_fd(fd);
 		return NULL;
 	}
 	if (w->nconns == w->conncap) {
@@ -26,7 +27,7 @@ struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
 		struct rt_conn **p = realloc(w->conns, cap * sizeof(*p));
 
 		if (!p) {
-			close(fd);
+			rt_conn_cap_close_fd(fd);
 			return NULL;
 		}
 		w->conns = p;
@@ -34,7 +35,7 @@ struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
 	}
 	c = rt_conn_new(fd);
 	if (!c) {
-		close(fd);
+		rt_conn_cap_close_fd(fd);
 		return NULL;
 	}
 	rt_sock_setup(fd);
@@ -65,15 +66,16 @@ struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again)
 	int fd;
 
 	if (!w->shared) {
-		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = rt_conn_cap_accept(lfd, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	} else {
 		pthread_mutex_lock(&order);
-		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = rt_conn_cap_accept(lfd, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd >= 0)
 			to = &w->pool[turn++ % w->npool];
 		pthread_mutex_unlock(&order);
 	}
-	*again = fd >= 0;
+	/* a refused connection (at the cap, none idle) leaves others queued */
+	*again = fd >= 0 || errno == ECONNABORTED;
 	if (fd < 0)
 		return NULL;
 	if (to != w) {
@@ -120,7 +122,7 @@ void rt_worker_push(struct rt_worker *w, int fd)
 
 		if (!q) {
 			pthread_mutex_unlock(&w->qlock);
-			close(fd);
+			rt_conn_cap_close_fd(fd);
 			return;
 		}
 		w->q = q;
