@@ -10,7 +10,8 @@ under strace instead.
 SCENARIO: resp, mctext, mcbin, http, lp, raw, replay, order, order-held
 (the reads and writes of one wake-up, under strace), paced (background
 wake-ups under valgrind, by served requests), turns (THREADS threads on a
-shared socket take one connection each, under strace); http-spread also
+shared socket take one connection each, under strace), fdcap (far more
+idle connections than the fd limit allows); http-spread also
 checks that every thread but the main one served. THREADS: the number of
 threads the clone's process should run; CHILDREN: processes it forks."""
 
@@ -643,6 +644,173 @@ def scenario_turns(exe, threads):
         os.unlink(out)
 
 
+# ---- connections capped below the descriptor limit ----
+
+# The clone starts with soft limit FDCAP_SOFT and raises it to the hard one.
+FDCAP_SOFT, FDCAP_HARD = 48, 128
+FDCAP_IDLE = 400    # idle connections opened (at least), well above the limit
+FDCAP_SLACK = 4     # a connection its thread has not taken up yet is passed over
+
+
+def clone_pids(clone):
+    """The clone's process and the processes it forked."""
+    pid = clone.proc.pid
+    with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
+        return [pid] + [int(p) for p in f.read().split()]
+
+
+def cpu_ticks(pids):
+    total = 0
+    for pid in pids:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def socket_owners(pids, port):
+    """{client port: pid} of the connections to port the processes hold."""
+    inodes = {}
+    for pid in pids:
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            try:
+                link = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+            except OSError:
+                continue
+            if link.startswith('socket:['):
+                inodes[link[8:-1]] = pid
+    owners = {}
+    with open('/proc/net/tcp') as f:
+        next(f)
+        for line in f:
+            x = line.split()
+            if int(x[1].split(':')[1], 16) == port and x[9] in inodes:
+                owners[int(x[2].split(':')[1], 16)] = inodes[x[9]]
+    return owners
+
+
+def open_idle(clone, pids, n, most, batch=20):
+    """At least n idle connections, in batches, and the process that
+    accepted each (seen before it can have been closed for room); more, up
+    to most, until every serving process has closed some (processes
+    sharing a listen socket need not get even shares)."""
+    serving = pids[1:] or pids
+    socks, owner = [], []
+    while len(socks) < n or (len(socks) < most and not all(
+            any(o == pid and peer_closed(s) for s, o in zip(socks, owner)) for pid in serving)):
+        new = [clone.connect() for _ in range(batch)]
+        ports = [s.getsockname()[1] for s in new]
+        deadline = time.time() + 5
+        seen = socket_owners(pids, clone.port)
+        while not all(p in seen for p in ports):
+            if time.time() > deadline:
+                raise RuntimeError('%d connections not accepted within 5 s' %
+                                   sum(p not in seen for p in ports))
+            time.sleep(0.01)
+            seen = socket_owners(pids, clone.port)
+        socks += new
+        owner += [seen[p] for p in ports]
+    return socks, owner
+
+
+def peer_closed(s):
+    """Has the clone closed this idle connection (nothing was sent on it)?"""
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b''
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+    finally:
+        s.settimeout(10)
+
+
+def check_oldest_closed(socks, owner, eof):
+    """Per process: the connections closed for room are its oldest ones."""
+    for pid in sorted(set(owner)):
+        mine = [eof[i] for i in range(len(socks)) if owner[i] == pid]
+        k = mine.count(True)
+        kept = len(mine) - k
+        print('  process %d: %d idle connections, the oldest %d closed, %d kept' %
+              (pid, len(mine), k, kept))
+        if not k:
+            fail('fdcap: process %d closed none of its %d idle connections' % (pid, len(mine)))
+        if any(mine[k + FDCAP_SLACK:]) or not all(mine[:max(0, k - FDCAP_SLACK)]):
+            fail('fdcap: process %d closed idle connections out of age order: %s' %
+                 (pid, ''.join('x' if c else '.' for c in mine)))
+        if kept <= FDCAP_SOFT:
+            fail('fdcap: process %d kept %d connections: its soft limit %d was not raised' %
+                 (pid, kept, FDCAP_SOFT))
+
+
+def check_new_clients(clone, n):
+    """New clients get their response promptly (an idle one makes room)."""
+    fresh = []
+    for i in range(n):
+        start = time.time()
+        s = clone.connect()
+        s.settimeout(3)
+        lp_request(s, b'new client %d' % i)
+        took = time.time() - start
+        if took > 1:
+            fail('fdcap: new client %d answered after %.2f s' % (i, took))
+        fresh.append(s)
+    return fresh
+
+
+def check_refused(clone, busy):
+    """With every connection busy (a request half sent), a new client is
+    closed at once, not left waiting."""
+    for s in busy:
+        s.sendall(b'\x00')
+    time.sleep(0.3)
+    start = time.time()
+    s = clone.connect()
+    s.sendall(struct.pack('>I', 3) + b'new')
+    if not closed(s) or time.time() - start > 2:
+        fail('fdcap: with no idle connection a new client was not closed at once (%.2f s)' %
+             (time.time() - start))
+    s.close()
+
+
+def scenario_fdcap(exe):
+    """FDCAP_IDLE idle connections to a clone whose fd limit is far lower:
+    it does not spin, keeps answering new clients by closing its oldest
+    idle connections, refuses clients when none is idle, and stops cleanly."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    clone = Clone(exe, [], ['prlimit', '--nofile=%d:%d' % (FDCAP_SOFT, FDCAP_HARD)])
+    socks, fresh = [], []
+    try:
+        pids = clone_pids(clone)
+        socks, owner = open_idle(clone, pids, FDCAP_IDLE, 3 * FDCAP_IDLE)
+        time.sleep(0.5)
+        before = cpu_ticks(pids)
+        time.sleep(1)
+        cpu = (cpu_ticks(pids) - before) / os.sysconf('SC_CLK_TCK')
+        print('  %d idle connections held: %.0f%% of a CPU' % (len(socks), 100 * cpu))
+        if cpu > 0.2:
+            fail('fdcap: %.0f%% of a CPU with idle connections held' % (100 * cpu))
+        fresh = check_new_clients(clone, 5)
+        eof = [peer_closed(s) for s in socks]
+        check_oldest_closed(socks, owner, eof)
+        check_refused(clone, [s for s, e in zip(socks, eof) if not e] + fresh)
+        told = clone.stderr().count('the cap below the fd limit')
+        if told != len(set(owner)):
+            fail('fdcap: the cap was told %d times by %d processes: %s' %
+                 (told, len(set(owner)), clone.stderr()))
+    except Exception as e:
+        fail('fdcap: %r; clone stderr: %s' % (e, clone.stderr()))
+    # room for the stop's own two clients
+    for s in fresh:
+        s.close()
+    clone.stop()
+    for s in socks:
+        s.close()
+
+
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http}
 
@@ -677,6 +845,8 @@ def main():
         scenario_paced(exe)
     elif scenario == 'turns':
         scenario_turns(exe, want_threads)
+    elif scenario == 'fdcap':
+        scenario_fdcap(exe)
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:
