@@ -42,8 +42,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Descriptors an OPEN replay call may leave open per thread (rt_replay.c's ring). */
-#define REPLAY_RING 64
 /* Room for connections shut down for room until their threads close them
  * (an epoll wake-up accepts up to 32) and for the odd passing descriptor. */
 #define MARGIN 32
@@ -119,7 +117,7 @@ static size_t replay_fds(void)
 		opens |= k == RT_REPLAY_OPEN;
 		n += k == RT_REPLAY_FILE_READ || k == RT_REPLAY_FILE_WRITE;
 	}
-	return n + (opens ? REPLAY_RING : 0);
+	return n + (opens ? RT_REPLAY_RING : 0);
 }
 
 /* Descriptor numbers the process can use. */

@@ -83,6 +83,7 @@ int rt_scratch_create(void);
 void rt_scratch_remove(void);
 
 /* ---- rt_replay.c: the per-request system calls ---- */
+#define RT_REPLAY_RING 64	/* descriptors OPEN may leave open per thread */
 struct rt_replayer;
 struct rt_replayer *rt_replay_new(void);	/* NULL after a message */
 void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng);

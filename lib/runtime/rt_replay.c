@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RING 64			/* descriptors OPEN may leave open per thread */
 #define IOV_CAP 64		/* iovecs of one vectored call */
 #define DATA_MAX (16u << 20)	/* bytes of one file call */
 #define SLEEP_MAX_NS 250000000ull	/* keeps a stop prompt (synth.h's caps) */
@@ -60,7 +59,7 @@ struct entry {
 
 struct rt_replayer {
 	struct entry *e;
-	int ring[RING];
+	int ring[RT_REPLAY_RING];
 	unsigned head, count;
 	char *data;
 	size_t cap;
@@ -125,7 +124,7 @@ static void close_oldest(struct rt_replayer *r)
 	if (!r->count)
 		return;
 	close(r->ring[r->head]);
-	r->head = (r->head + 1) % RING;
+	r->head = (r->head + 1) % RT_REPLAY_RING;
 	r->count--;
 }
 
@@ -211,7 +210,7 @@ static void do_open(struct rt_replayer *r, const struct rt_call *c)
 {
 	long fd;
 
-	if (r->count == RING)
+	if (r->count == RT_REPLAY_RING)
 		close_oldest(r);
 	if (c->nr == SYS_open)
 		fd = syscall(SYS_open, rt_scratch_path, O_RDONLY | O_CLOEXEC);
@@ -219,7 +218,7 @@ static void do_open(struct rt_replayer *r, const struct rt_call *c)
 		fd = syscall(SYS_openat, AT_FDCWD, rt_scratch_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	r->ring[(r->head + r->count) % RING] = (int)fd;
+	r->ring[(r->head + r->count) % RT_REPLAY_RING] = (int)fd;
 	r->count++;
 }
 

@@ -15,6 +15,7 @@
 #include <ditto/synth.h>
 
 #define BODY_NAME "ditto_body"
+#define TREE_FILES_MAX 64	/* the runtime's files and four generated ones */
 
 /* One object per source, so that make -j (as ditto_synth_build() runs it)
  * compiles them side by side; the link order is the sources' order, as
@@ -51,7 +52,10 @@ static int readme(struct dbuf *b, struct ditto_service *s, uint64_t seed, unsign
 		    "    make            # builds ./clone with cc (CC=... to choose another)\n"
 		    "    ./clone [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]\n\n"
 		    "It listens on 127.0.0.1:%u unless --port says otherwise, prints `ready` once it\n"
-		    "listens, and stops on SIGTERM/SIGINT. Files: clone_config.c (the model's\n"
+		    "listens, and stops within a second of SIGTERM/SIGINT or --max-seconds. It\n"
+		    "keeps its connections below its file descriptor limit: at the cap it closes\n"
+		    "the least recently active idle one for a new client, or refuses the client.\n"
+		    "Files: clone_config.c (the model's\n"
 		    "statistics as tables), body.S (the request body), rt*.c/rt*.h (the runtime).\n",
 		    port);
 	return 0;
@@ -147,7 +151,7 @@ DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
 	struct ditto_synth_opts o;
 	struct ditto_service *s;
 	struct dbuf cfg, asm_, doc;
-	struct tree_entry files[64];
+	struct tree_entry files[TREE_FILES_MAX];
 	size_t n = 0;
 	int err;
 
@@ -170,7 +174,12 @@ DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
 	files[n++] = (struct tree_entry){ "README.md", doc.data, doc.len, false };
 	files[n++] = (struct tree_entry){ "clone_config.c", cfg.data, cfg.len, false };
 	files[n++] = (struct tree_entry){ "body.S", asm_.data, asm_.len, false };
-	for (size_t i = 0; i < synth_runtime_file_count && n < 64; i++)
+	if (synth_runtime_file_count + n > TREE_FILES_MAX) {
+		err = ditto_err(-DITTO_ELIMIT, "synth: %zu runtime files, room for %d",
+				synth_runtime_file_count, TREE_FILES_MAX - (int)n);
+		goto out;
+	}
+	for (size_t i = 0; i < synth_runtime_file_count; i++)
 		files[n++] = (struct tree_entry){ synth_runtime_files[i].name, synth_runtime_files[i].data,
 						  synth_runtime_files[i].len, false };
 	err = tree_write(dir, files, n, o.force);
