@@ -471,6 +471,23 @@ def test_python_binding_returns_the_result_dict(redis):
     assert e.value.code == -errno.ECONNREFUSED
 
 
+def test_python_binding_raises_load_error_with_the_result_and_counts_kinds(misbehaving):
+    srv = misbehaving(never_answers)
+    with pytest.raises(ditto.LoadError) as e:
+        ditto.load(srv.port, framing='resp', connections=2, duration=0.5)
+    assert e.value.code == -errno.EIO and 'timeout 2' in e.value.message, e.value
+    assert e.value.result['completed'] == 0, e.value.result
+    assert e.value.result['errors_by_kind'] == dict(NO_ERRORS, timeout=2), e.value.result
+    with pytest.raises(ditto.LoadError) as e:
+        ditto.load(srv.port, framing='resp', connections=2, requests=50, deadline=0.5)
+    assert e.value.code == -errno.ETIMEDOUT and 'deadline of 0.5 s' in str(e.value), e.value
+    # some answered: a result, its failures by kind
+    mixed = misbehaving(Mixed())
+    res = ditto.load(mixed.port, framing='resp', requests=100, connections=4, write_share=0)
+    assert res['completed'] == 60, res
+    assert res['errors_by_kind'] == dict(NO_ERRORS, closed=20, error_reply=20), res
+
+
 def test_options_a_newer_caller_set_are_refused_and_bad_values_named():
     class Newer(ctypes.Structure):
         _fields_ = [('base', _lib.LoadgenOpts), ('extra', ctypes.c_uint64)]
