@@ -277,9 +277,10 @@ struct ditto_measure_opts {
  * error a new object is freed and *out left NULL; a caller's object keeps
  * the metrics of the backends that finished. Errors: -ENOENT argv[0] or
  * valgrind missing; -EADDRINUSE something already accepts on the port;
- * -ETIMEDOUT the service never accepted, or ignored SIGTERM; -ECHILD it
- * died before the load ended (its exit status and last output lines in
- * ditto_last_error()); -EIO no request was answered; -ECANCELED *stop
+ * -ETIMEDOUT the service never accepted, ignored SIGTERM, or the load's
+ * deadline passed; -ECHILD it died before the load ended (its exit status
+ * and last output lines in ditto_last_error()); -EIO no request was
+ * answered (the kinds of the failures in the message); -ECANCELED *stop
  * was set; the profiler's errors; -EINVAL, -DITTO_EOPTS.
  */
 DITTO_API int ditto_measure(const struct ditto_measure_opts *opts, struct ditto_metrics **out);
