@@ -70,6 +70,12 @@ int measure_load(const struct mctx *c, uint64_t *answered)
 	if (r)
 		lg_result_kinds(r, kinds, sizeof(kinds));
 	ditto_load_result_free(r);
+	/* The load's stop is the load thread's, set also when a backend is
+	 * done with the service: only the caller's stop is -ECANCELED (the
+	 * tuner keeps its best clone on that), so this stays "no answer". */
+	if (err == -ECANCELED && !measure_stopped(c))
+		return ditto_err(-EIO, "measure: no request to %s:%u was answered before the "
+				 "load was stopped", c->host, c->load.port);
 	if (err) {
 		ditto_err_prefix("measure: load on %s:%u", c->host, c->load.port);
 		return err;
