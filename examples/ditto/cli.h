@@ -22,6 +22,9 @@ enum cli_exit {
 	/* ditto tune: the loop ran as asked and the clone is out of bounds
 	 * (apart from 1, so a script tells a bad clone from a failure). */
 	CLI_NOT_CONVERGED = 3,
+	/* ditto load: the service failed the run (no connection, no request
+	 * answered, or the deadline passed): apart from a bad command line. */
+	CLI_LOAD_FAILED = 4,
 };
 
 /* A command or subcommand; run() gets argv[0] = its own name. */

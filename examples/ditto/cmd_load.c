@@ -3,6 +3,7 @@
  * ditto load --port P ...: drive a service (an original or a clone) with
  * requests in its wire framing and print throughput and latency.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@
 #define CMD "load"
 
 enum { O_HOST = 256, O_FRAMING, O_MODEL, O_SERVICE, O_MODE, O_QPS, O_WARMUP, O_VALUE, O_SHARE,
-       O_SEED, O_TIMEOUT, O_JSON, O_PORT };
+       O_SEED, O_TIMEOUT, O_DEADLINE, O_JSON, O_PORT };
 
 struct load_args {
 	struct ditto_loadgen_opts *o;
@@ -48,14 +49,27 @@ static void usage(FILE *f)
 	      "      --qps Q             open-loop target rate over all connections\n"
 	      "  -c, --connections N     connections, opened before the clock starts (8)\n"
 	      "  -d, --duration S        seconds to record (default 5 unless -n)\n"
-	      "  -n, --requests N        stop after N answered requests\n"
+	      "  -n, --requests N        stop after N requests answered or failed\n"
 	      "      --warmup S          seconds of load before recording\n"
 	      "      --value-bytes B     value size of writes (default: model's, else 32)\n"
 	      "      --write-share X     share of requests that write, 0..1 (default 0.5)\n"
 	      "      --seed N            seed of arrivals and keys (default 1)\n"
-	      "      --timeout S         an answer later than this is an error (default 5)\n"
+	      "      --timeout S         an answer later than this is a timeout error\n"
+	      "                          (default 5, or the whole run if shorter)\n"
+	      "      --deadline S        end with an error if the run is not done S seconds\n"
+	      "                          after it started (default with -n and no -d: 60\n"
+	      "                          plus 0.01 per request; else none)\n"
 	      "      --json              print the result as JSON\n"
-	      "  -h, --help              this help\n",
+	      "  -h, --help              this help\n"
+	      "\n"
+	      "Failed requests are counted by kind: refused (a reconnect), reset, closed\n"
+	      "(by the service, a request outstanding), timeout, unparseable, error_reply\n"
+	      "(the protocol's error answer) and other.\n"
+	      "\n"
+	      "Exit status: 0 requests were answered (failures, if any, printed by kind);\n"
+	      "1 a bad model file or option value; 2 a usage error; 4 the load failed: no\n"
+	      "connection could be made, no request was answered (each one failed or none\n"
+	      "came back), or the deadline passed first. The result is printed then too.\n",
 	      f);
 }
 
@@ -132,6 +146,10 @@ static int option(int c, const char *arg, struct load_args *a)
 		return 0;
 	case O_SEED: return integer("--seed", arg, &o->seed);
 	case O_TIMEOUT: return number("--timeout", arg, &o->timeout_s);
+	case O_DEADLINE:
+		if ((rc = number("--deadline", arg, &o->deadline_s)) || o->deadline_s == 0)
+			return rc ? rc : cli_usage_error(CMD, "--deadline: '%s' is not > 0", arg);
+		return 0;
 	case O_JSON: a->json = true; return 0;
 	default: return -1;
 	}
@@ -148,9 +166,26 @@ static double json_num(const char *json, const char *key)
 	return p ? strtod(p + strlen(pat), NULL) : 0;
 }
 
+/* " (timeout 8, reset 2)": every kind with errors. */
+static void print_kinds(const struct ditto_load_result *r)
+{
+	const char *name;
+	int n = 0;
+
+	for (int k = 1; (name = ditto_load_error_name((enum ditto_load_error)k)); k++) {
+		uint64_t e = ditto_load_result_errors_by(r, (enum ditto_load_error)k);
+
+		if (e)
+			printf("%s%s %llu", n++ ? ", " : " (", name, (unsigned long long)e);
+	}
+	if (n)
+		putchar(')');
+}
+
 /* Printed from the JSON so that both outputs show the same numbers (its
  * max is exact, the histogram's top bucket is not). */
-static void print_human(const struct ditto_loadgen_opts *o, const char *json)
+static void print_human(const struct ditto_loadgen_opts *o, const char *json,
+			const struct ditto_load_result *r)
 {
 	static const char *const q[] = { "p50", "p90", "p99", "p99.9", "max" };
 	const char *lat = strstr(json, "\"latency_ns\"");
@@ -163,8 +198,12 @@ static void print_human(const struct ditto_loadgen_opts *o, const char *json)
 	       json_num(json, "elapsed_s"), json_num(json, "achieved_qps"));
 	if (json_num(json, "offered_qps") > 0)
 		printf(" (offered %.0f)", json_num(json, "offered_qps"));
-	printf(", errors %.0f\n  latency us", json_num(json, "errors"));
-	for (size_t i = 0; lat && i < 5; i++)
+	printf(", errors %.0f", json_num(json, "errors"));
+	print_kinds(r);
+	printf("\n  latency us");
+	if (!ditto_load_result_completed(r))
+		fputs("  (no answers)", stdout);
+	for (size_t i = 0; lat && ditto_load_result_completed(r) && i < 5; i++)
 		printf("  %s %.1f", q[i], json_num(lat, q[i]) / 1e3);
 	putchar('\n');
 }
@@ -178,13 +217,40 @@ static void say_shortfall(const struct ditto_load_result *r, FILE *f)
 		fprintf(f, "could not reach %.0f qps: achieved %.0f\n", offered, got);
 }
 
+/* A failed run is the service's doing (4) unless the library refused
+ * what it was given (1). */
+static int load_failed(int err)
+{
+	cli_fail(CMD, err);
+	if (err == -EINVAL || err == -ENOMEM || err == -DITTO_EOPTS || err == -DITTO_ENOTFOUND)
+		return CLI_EINPUT;
+	return CLI_LOAD_FAILED;
+}
+
+/* The result, as JSON or for people; 0 or the error of making the JSON. */
+static int print_result(const struct load_args *a, const struct ditto_load_result *r)
+{
+	char *json = NULL;
+	int err = ditto_load_result_to_json(r, &json);
+
+	if (err)
+		return err;
+	if (a->json)
+		puts(json);
+	else
+		print_human(a->o, json, r);
+	say_shortfall(r, a->json ? stderr : stdout);
+	ditto_free(json);
+	fflush(stdout);	/* before the error, when there is one */
+	return 0;
+}
+
 static int run(struct load_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	struct ditto_load_result *r = NULL;
 	struct ditto_model *m = NULL;
-	char *json = NULL;
-	int err, rc;
+	int err, perr, rc;
 
 	if (a->model && (rc = cli_load(a->model, false, &m)))
 		return rc;
@@ -194,20 +260,13 @@ static int run(struct load_args *a)
 	err = ditto_load_run(a->o, &r);
 	sigaction(SIGINT, &old, NULL);
 	ditto_model_free(m);
-	if (err)
-		return cli_fail(CMD, err);
-	if ((err = ditto_load_result_to_json(r, &json))) {
-		ditto_load_result_free(r);
-		return cli_fail(CMD, err);
-	}
-	if (a->json)
-		puts(json);
-	else
-		print_human(a->o, json);
-	say_shortfall(r, a->json ? stderr : stdout);
-	ditto_free(json);
+	/* a failed run still has a result: its counts by kind go out too
+	 * (printing leaves the run's message unless it fails itself) */
+	perr = r ? print_result(a, r) : 0;
 	ditto_load_result_free(r);
-	return CLI_OK;
+	if (perr)
+		return cli_fail(CMD, perr);
+	return err ? load_failed(err) : CLI_OK;
 }
 
 int cmd_load(int argc, char **argv)
@@ -228,6 +287,7 @@ int cmd_load(int argc, char **argv)
 		{ "write-share", required_argument, NULL, O_SHARE },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "deadline", required_argument, NULL, O_DEADLINE },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

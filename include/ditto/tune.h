@@ -96,11 +96,41 @@ struct ditto_loadgen_opts {
 	const char *service;
 	/* Seed of arrivals, keys and sizes (0: 1). */
 	uint64_t seed;
-	/* An answer later than this is a timeout error (0: 5 s). */
+	/* An answer later than this is a timeout error (0: 5 s, or the
+	 * whole run if that is shorter: the run's length, warmup included,
+	 * up to the deadline; so a service that never answers has its first
+	 * requests counted as timeouts, not left outstanding at the end). */
 	double timeout_s;
 	/* Set *stop non-zero from any thread or signal handler to end early. */
 	const volatile int *stop;
+	/* Since 0.5. The longest a run may take from the start of its clock
+	 * (warmup included) before it ends with -ETIMEDOUT, short of its
+	 * requests or its duration (0: for a run with a request count and no
+	 * duration, 60 s plus 10 ms per request; otherwise no deadline). */
+	double deadline_s;
 	size_t :0;
+};
+
+/* Why a request failed (since 0.5). Kinds are numbered from 1 up to the
+ * first that ditto_load_error_name() does not know. */
+enum ditto_load_error {
+	/* A reconnect refused (ECONNREFUSED). */
+	DITTO_LOAD_ERR_REFUSED = 1,
+	/* The connection was reset (ECONNRESET, EPIPE). */
+	DITTO_LOAD_ERR_RESET = 2,
+	/* The service closed the connection with the request outstanding. */
+	DITTO_LOAD_ERR_CLOSED = 3,
+	/* No whole answer within timeout_s, or by the deadline. */
+	DITTO_LOAD_ERR_TIMEOUT = 4,
+	/* Bytes the framing cannot parse: malformed, two answers to one
+	 * request, or an answer larger than 64 MiB. */
+	DITTO_LOAD_ERR_UNPARSEABLE = 5,
+	/* An error reply of the protocol: RESP errors, memcached ERROR,
+	 * CLIENT_ERROR or SERVER_ERROR, a binary status other than "not
+	 * found", HTTP 5xx. */
+	DITTO_LOAD_ERR_REPLY = 6,
+	/* Any other error of connect, send or receive. */
+	DITTO_LOAD_ERR_OTHER = 7,
 };
 
 struct ditto_load_result;
@@ -112,21 +142,40 @@ struct ditto_hist;
  * and read every answer in full (a request's latency runs from its send
  * time; in open loop from its intended send time, so a stalled service
  * is not under-reported: coordinated omission is corrected). Runs in the
- * calling thread with one event loop. Errors: -ECONNREFUSED (or another
- * -errno of connect) when no connection could be made, -ETIMEDOUT,
- * -ECONNRESET or -EPROTO when a key could not be set before the run (a
- * model's load), -DITTO_EOPTS.
- * Errors after the start (a connection closed, a malformed answer, a
- * timeout) are counted in the result, not returned.
+ * calling thread with one event loop.
+ *
+ * Errors before the run (*out NULL): -ECONNREFUSED (or another -errno of
+ * connect) when no connection could be made, -ETIMEDOUT, -ECONNRESET or
+ * -EPROTO when a key could not be set before the run (a model's load),
+ * -EINVAL, -DITTO_EOPTS, -ENOMEM.
+ * Errors of requests during the run (a connection closed or reset, a
+ * malformed answer, a timeout) are counted in the result by kind. The run
+ * itself fails, with *out still set to its result (the caller frees it)
+ * and the kinds seen and their counts in ditto_last_error(), when:
+ *   -EIO        no request was answered: every one failed, or none was
+ *               answered by the end ("load: no request to 127.0.0.1:6379
+ *               was answered (16 failed: timeout 16)");
+ *   -ETIMEDOUT  the deadline passed first ("load: deadline of 2 s passed
+ *               with 40 of 100 requests answered (8 failed: timeout 8)");
+ *               requests outstanding then count as timeouts;
+ *   -ECANCELED  *stop was set before any request was answered or failed.
+ * A run with some answers and some errors succeeds (0): read the errors
+ * from the result. So free *out whenever it is not NULL.
  */
 DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto_load_result **out);
 DITTO_API void ditto_load_result_free(struct ditto_load_result *r);
 /* Requests answered in the recorded period, and requests that failed in
- * it: timeouts, closed connections, malformed answers, error replies
- * (RESP errors, memcached ERROR or a binary status other than "not
- * found", HTTP 5xx) and failed reconnects. */
+ * it, of every kind of enum ditto_load_error (failed reconnects
+ * included). */
 DITTO_API uint64_t ditto_load_result_completed(const struct ditto_load_result *r);
 DITTO_API uint64_t ditto_load_result_errors(const struct ditto_load_result *r);
+/* Since 0.5. The errors of one kind (0 for a kind it does not know); over
+ * every kind they sum to ditto_load_result_errors(). */
+DITTO_API uint64_t ditto_load_result_errors_by(const struct ditto_load_result *r,
+					       enum ditto_load_error kind);
+/* Since 0.5. "refused", "reset", "closed", "timeout", "unparseable",
+ * "error_reply", "other"; NULL for a value that is no kind. Static. */
+DITTO_API const char *ditto_load_error_name(enum ditto_load_error kind);
 /* Target rate (0 in closed loop), the rate achieved, and the seconds recorded. */
 DITTO_API double ditto_load_result_offered_qps(const struct ditto_load_result *r);
 DITTO_API double ditto_load_result_achieved_qps(const struct ditto_load_result *r);
@@ -136,9 +185,11 @@ DITTO_API uint64_t ditto_load_result_bytes_sent(const struct ditto_load_result *
 DITTO_API uint64_t ditto_load_result_bytes_received(const struct ditto_load_result *r);
 /* Latency in nanoseconds, a DITTO_HIST_LOGLIN histogram owned by r. */
 DITTO_API const struct ditto_hist *ditto_load_result_latency(const struct ditto_load_result *r);
-/* {"offered_qps", "achieved_qps", "completed", "errors", "elapsed_s",
- *  "bytes_sent", "bytes_received", "latency_ns": {"p50", "p90", "p99",
- *  "p99.9", "max", "mean"}} (release with ditto_free()). */
+/* {"offered_qps", "achieved_qps", "completed", "errors", "errors_by_kind":
+ *  {"refused", "reset", "closed", "timeout", "unparseable", "error_reply",
+ *  "other"}, "elapsed_s", "bytes_sent", "bytes_received", "latency_ns":
+ *  {"p50", "p90", "p99", "p99.9", "max", "mean"}} (release with
+ *  ditto_free()). */
 DITTO_API int ditto_load_result_to_json(const struct ditto_load_result *r, char **out);
 
 /* ------------------------------------------------------------------ */
@@ -204,7 +255,10 @@ struct ditto_measure_opts {
 	char *const *argv;
 	/* The load: closed loop by default; duration and requests apply to
 	 * each backend run. warmup_s is ignored: metrics are per answered
-	 * request over the whole run. stop, when set here, is used if the
+	 * request over the whole run. A load with a request count and
+	 * neither a duration nor a deadline gets ten times the default
+	 * deadline (600 s plus 0.1 s a request): under valgrind a service
+	 * runs tens of times slower. stop, when set here, is used if the
 	 * field below is not. */
 	const struct ditto_loadgen_opts *load;
 	/* Seconds to wait for the service to accept connections (0: 30). */
@@ -223,9 +277,10 @@ struct ditto_measure_opts {
  * error a new object is freed and *out left NULL; a caller's object keeps
  * the metrics of the backends that finished. Errors: -ENOENT argv[0] or
  * valgrind missing; -EADDRINUSE something already accepts on the port;
- * -ETIMEDOUT the service never accepted, or ignored SIGTERM; -ECHILD it
- * died before the load ended (its exit status and last output lines in
- * ditto_last_error()); -EIO no request was answered; -ECANCELED *stop
+ * -ETIMEDOUT the service never accepted, ignored SIGTERM, or the load's
+ * deadline passed; -ECHILD it died before the load ended (its exit status
+ * and last output lines in ditto_last_error()); -EIO no request was
+ * answered (the kinds of the failures in the message); -ECANCELED *stop
  * was set; the profiler's errors; -EINVAL, -DITTO_EOPTS.
  */
 DITTO_API int ditto_measure(const struct ditto_measure_opts *opts, struct ditto_metrics **out);

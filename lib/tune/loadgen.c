@@ -36,7 +36,7 @@ struct cfg {
 	const char *host;
 	unsigned port, framing, conns;
 	enum ditto_load_mode mode;
-	double qps, duration_s, warmup_s, write_share, timeout_s;
+	double qps, duration_s, warmup_s, write_share, timeout_s, deadline_s;
 	uint64_t requests, value_bytes, seed;
 	uint64_t keys;		/* key space; LG_MODEL_KEYS ones are set first */
 	bool preset;
@@ -64,6 +64,8 @@ struct run {
 	struct ditto_rng rng;
 	struct ditto_load_result *res;
 	uint64_t t0, rec_start, end, timeout_ns, next_scan;
+	bool end_is_deadline;	/* the deadline comes before the duration's end */
+	bool deadline_hit;	/* and ended the run */
 	double next_at;		/* open loop: next arrival, ns after t0 */
 	uint64_t inflight, recorded;
 	bool no_pwait2;
@@ -311,7 +313,8 @@ static int check_numbers(const struct cfg *c)
 		return ditto_err(-EINVAL, "load: open loop needs a target rate (qps > 0)");
 	if (c->conns > MAX_CONNS)
 		return ditto_err(-EINVAL, "load: %u connections is more than %u", c->conns, MAX_CONNS);
-	if (bad_seconds(c->duration_s) || bad_seconds(c->warmup_s) || bad_seconds(c->timeout_s))
+	if (bad_seconds(c->duration_s) || bad_seconds(c->warmup_s) || bad_seconds(c->timeout_s) ||
+	    bad_seconds(c->deadline_s))
 		return ditto_err(-EINVAL, "load: durations must be finite seconds >= 0");
 	if (c->value_bytes > LG_FRAME_MAX / 2)
 		return ditto_err(-EINVAL, "load: value of %llu bytes is too large",
@@ -319,6 +322,30 @@ static int check_numbers(const struct cfg *c)
 	if (isnan(c->write_share) || c->write_share > 1)
 		return ditto_err(-EINVAL, "load: write share must be at most 1");
 	return 0;
+}
+
+/* A run with only a request count still ends: 60 s for connecting
+ * trouble and a slow start, plus 10 ms a request (a service slower than
+ * 100 per second on average is not worth waiting for without asking). */
+static double default_deadline(uint64_t requests)
+{
+	double s = 60 + 0.01 * (double)requests;
+
+	return s < 1e6 ? s : 1e6;
+}
+
+/* 5 s, or the whole run if shorter: a request sent as the clock starts
+ * and unanswered at the end then counts as a timeout, so that a service
+ * that never answers is not a run of no errors. */
+static double default_timeout(const struct cfg *c)
+{
+	double t = 5;
+
+	if (c->duration_s > 0 && c->warmup_s + c->duration_s < t)
+		t = c->warmup_s + c->duration_s;
+	if (c->deadline_s > 0 && c->deadline_s < t)
+		t = c->deadline_s;
+	return t;
 }
 
 static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
@@ -342,12 +369,15 @@ static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 	c->seed = OPTS_GET(o, seed, (uint64_t)0) ? o->seed : 1;
 	c->timeout_s = OPTS_GET(o, timeout_s, 0.0);
 	c->stop = OPTS_GET(o, stop, NULL);
+	c->deadline_s = OPTS_GET(o, deadline_s, 0.0);
 	if ((err = check_numbers(c)))
 		return err;
 	if (c->duration_s == 0 && !c->requests)
 		c->duration_s = 5;
+	if (c->deadline_s == 0 && c->duration_s == 0)
+		c->deadline_s = default_deadline(c->requests);
 	if (c->timeout_s == 0)
-		c->timeout_s = 5;
+		c->timeout_s = default_timeout(c);
 	c->keys = LG_KEYS;
 	if (inet_pton(AF_INET, c->host, &r->addr.sin_addr) != 1)
 		return ditto_err(-EINVAL, "load: host '%s' is not an IPv4 address", c->host);
@@ -375,7 +405,8 @@ static int wait_fd(const struct run *r, int fd, short events)
 	struct pollfd pfd = { .fd = fd, .events = events };
 	int n;
 
-	while ((n = poll(&pfd, 1, (int)(r->cfg.timeout_s * 1000))) < 0 && errno == EINTR &&
+	/* rounded up: a timeout under 1 ms must still wait */
+	while ((n = poll(&pfd, 1, (int)ceil(r->cfg.timeout_s * 1000))) < 0 && errno == EINTR &&
 	       !stopped(r))
 		;
 	if (n < 0)
@@ -444,17 +475,30 @@ static bool recording(const struct run *r, uint64_t now)
 	return now >= r->rec_start;
 }
 
-/* A request failed or the connection broke: count it, connect again or
- * drop the connection. */
-static void conn_fail(struct run *r, struct conn *c, uint64_t now)
+/* The kind of error an errno of connect, send or recv is. */
+static int errno_kind(int e)
+{
+	switch (e) {
+	case ECONNREFUSED: return DITTO_LOAD_ERR_REFUSED;
+	case ECONNRESET: case EPIPE: return DITTO_LOAD_ERR_RESET;
+	case ETIMEDOUT: return DITTO_LOAD_ERR_TIMEOUT;
+	default: return DITTO_LOAD_ERR_OTHER;
+	}
+}
+
+/* A request failed (an enum ditto_load_error kind) or an idle connection
+ * broke: count the request, connect again or drop the connection (a
+ * failed reconnect counts as an error of its own kind). */
+static void conn_fail(struct run *r, struct conn *c, uint64_t now, int kind)
 {
 	unsigned i = (unsigned)(c - r->c);
+	int err;
 
 	if (c->busy) {
 		c->busy = false;
 		r->inflight--;
 		if (recording(r, now)) {
-			r->res->errors++;
+			lg_result_error(r->res, kind);
 			r->recorded++;
 		}
 	}
@@ -462,12 +506,13 @@ static void conn_fail(struct run *r, struct conn *c, uint64_t now)
 	c->fd = -1;
 	c->in_len = 0;
 	c->out.len = c->out_off = 0;
-	if (connect_one(r, i) == 0) {
+	if ((err = connect_one(r, i)) == 0) {
 		push_free(r, i);
 		return;
 	}
 	ditto_debug("%s", ditto_last_error());
-	r->res->errors += recording(r, now);
+	if (recording(r, now))
+		lg_result_error(r->res, errno_kind(-err));
 	r->alive--;
 }
 
@@ -516,7 +561,7 @@ static void flush(struct run *r, struct conn *c, uint64_t now)
 			return;
 		}
 		if (k < 0) {
-			conn_fail(r, c, now);
+			conn_fail(r, c, now, errno_kind(errno));
 			return;
 		}
 		c->out_off += (size_t)k;
@@ -556,7 +601,7 @@ static void complete(struct run *r, struct conn *c, uint64_t now, bool failed)
 		return;
 	r->recorded++;
 	if (failed)
-		r->res->errors++;
+		lg_result_error(r->res, DITTO_LOAD_ERR_REPLY);
 	else if (lg_result_add(r->res, now - c->intended))
 		r->fatal = ditto_err(-ENOMEM, "load: out of memory");
 }
@@ -584,14 +629,15 @@ static void on_readable(struct run *r, struct conn *c, uint64_t now)
 	long e;
 
 	if (c->in_len == c->in_cap && !grow_in(c)) {
-		conn_fail(r, c, now);	/* an answer larger than we take */
+		/* an answer larger than we take (or no memory for it) */
+		conn_fail(r, c, now, DITTO_LOAD_ERR_UNPARSEABLE);
 		return;
 	}
 	k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (k <= 0) {
-		conn_fail(r, c, now);
+		conn_fail(r, c, now, k == 0 ? DITTO_LOAD_ERR_CLOSED : errno_kind(errno));
 		return;
 	}
 	if (recording(r, now))
@@ -603,12 +649,12 @@ static void on_readable(struct run *r, struct conn *c, uint64_t now)
 		if (r->cfg.framing == DITTO_FRAMING_RAW)
 			c->in_len = 0;
 		else
-			conn_fail(r, c, now);
+			conn_fail(r, c, now, DITTO_LOAD_ERR_UNPARSEABLE);	/* idle: not counted */
 		return;
 	}
 	e = lg_parse(r->cfg.framing, c->in, c->in_len, &failed);
 	if (e < 0 || (e > 0 && (size_t)e != c->in_len))	/* malformed, or two answers */
-		conn_fail(r, c, now);
+		conn_fail(r, c, now, DITTO_LOAD_ERR_UNPARSEABLE);
 	else if (e > 0)
 		complete(r, c, now, failed);
 }
@@ -753,15 +799,42 @@ static void scan_timeouts(struct run *r, uint64_t now)
 		struct conn *c = &r->c[i];
 
 		if (c->fd >= 0 && c->busy && now - c->sent > r->timeout_ns)
-			conn_fail(r, c, now);
+			conn_fail(r, c, now, DITTO_LOAD_ERR_TIMEOUT);
 	}
 	r->next_scan = now + SCAN_NS;
 }
 
+static bool requests_done(const struct run *r)
+{
+	return r->cfg.requests && r->recorded >= r->cfg.requests;
+}
+
 static bool done(const struct run *r, uint64_t now)
 {
-	return r->fatal || stopped(r) || now >= r->end || !r->alive ||
-	       (r->cfg.requests && r->recorded >= r->cfg.requests);
+	return r->fatal || stopped(r) || now >= r->end || !r->alive || requests_done(r);
+}
+
+/*
+ * Requests still outstanding when the loop ends: those that waited the
+ * answer timeout (the last scan may not have seen them), or all of them
+ * when the deadline ended the run, are timeouts; the others were merely
+ * cut off by the end and are not counted.
+ */
+static void count_unanswered(struct run *r, uint64_t now)
+{
+	r->deadline_hit = r->end_is_deadline && now >= r->end && !stopped(r) && !requests_done(r);
+	for (unsigned i = 0; i < r->nconn; i++) {
+		struct conn *c = &r->c[i];
+
+		if (c->fd < 0 || !c->busy || (!r->deadline_hit && now - c->sent < r->timeout_ns))
+			continue;
+		c->busy = false;
+		r->inflight--;
+		if (recording(r, now)) {
+			lg_result_error(r->res, DITTO_LOAD_ERR_TIMEOUT);
+			r->recorded++;
+		}
+	}
 }
 
 /* How long to sleep: until the next arrival (if a connection could take
@@ -793,7 +866,9 @@ static int wait_events(struct run *r, struct epoll_event *evs, int max, uint64_t
 static int loop(struct run *r)
 {
 	struct epoll_event evs[256];
-	uint64_t now = now_ns();
+	/* the first requests go out as the clock starts: one unanswered for
+	 * the whole run has then waited exactly that long (default_timeout) */
+	uint64_t now = r->t0;
 
 	while (!done(r, now)) {
 		int n;
@@ -808,9 +883,58 @@ static int loop(struct run *r)
 		if (now >= r->next_scan)
 			scan_timeouts(r, now);
 	}
+	if (!r->fatal)
+		count_unanswered(r, now);
 	now = now < r->end ? now : r->end;
 	r->res->elapsed_s = now > r->rec_start ? (double)(now - r->rec_start) / 1e9 : 0;
 	return r->fatal;
+}
+
+/* "16 failed: timeout 16", or "none failed". */
+static void failures(const struct ditto_load_result *res, char *buf, size_t len)
+{
+	char kinds[256];
+
+	if (!res->errors) {
+		snprintf(buf, len, "none failed");
+		return;
+	}
+	lg_result_kinds(res, kinds, sizeof(kinds));
+	snprintf(buf, len, "%llu failed: %s", (unsigned long long)res->errors, kinds);
+}
+
+/*
+ * A run that the deadline cut short, or that answered no request (every
+ * one failed, or none came back), failed: never a result of zeros that
+ * reads as a quiet success. The message names the kinds of the errors.
+ */
+static int verdict(const struct run *r)
+{
+	const struct ditto_load_result *res = r->res;
+	char why[320];
+
+	failures(res, why, sizeof(why));
+	if (r->deadline_hit && r->cfg.requests)
+		return ditto_err(-ETIMEDOUT, "load: deadline of %g s passed with %llu of %llu "
+				 "requests to %s answered (%s)", r->cfg.deadline_s,
+				 (unsigned long long)res->completed,
+				 (unsigned long long)r->cfg.requests, r->where, why);
+	if (r->deadline_hit)
+		return ditto_err(-ETIMEDOUT, "load: deadline of %g s passed with %llu requests to "
+				 "%s answered (%s)", r->cfg.deadline_s,
+				 (unsigned long long)res->completed, r->where, why);
+	if (res->completed)
+		return 0;
+	if (stopped(r) && !res->errors)
+		return ditto_err(-ECANCELED, "load: stopped before any request to %s was answered",
+				 r->where);
+	if (r->inflight)
+		return ditto_err(-EIO, "load: no request to %s was answered in %.3g s (%s; %llu "
+				 "unanswered at the end, answer timeout %g s)", r->where,
+				 res->elapsed_s, why, (unsigned long long)r->inflight,
+				 r->cfg.timeout_s);
+	return ditto_err(-EIO, "load: no request to %s was answered in %.3g s (%s)", r->where,
+			 res->elapsed_s, why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -863,9 +987,15 @@ DITTO_API int ditto_load_run(const struct ditto_loadgen_opts *opts, struct ditto
 	r.t0 = now_ns();
 	r.rec_start = r.t0 + (uint64_t)(r.cfg.warmup_s * 1e9);
 	r.end = r.cfg.duration_s > 0 ? r.rec_start + (uint64_t)(r.cfg.duration_s * 1e9) : UINT64_MAX;
+	if (r.cfg.deadline_s > 0 && r.t0 + (uint64_t)(r.cfg.deadline_s * 1e9) < r.end) {
+		r.end = r.t0 + (uint64_t)(r.cfg.deadline_s * 1e9);
+		r.end_is_deadline = true;
+	}
 	r.next_scan = r.t0 + SCAN_NS;
 	if ((err = loop(&r)))
 		goto out;
+	/* a failed run still hands out its result: the counts say why */
+	err = verdict(&r);
 	*out = r.res;
 	r.res = NULL;
 out:

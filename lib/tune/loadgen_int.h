@@ -60,8 +60,12 @@ bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
 long lg_parse(unsigned framing, const char *p, size_t n, bool *failed);
 
 /* --- the result (load_result.c) --- */
+/* Kinds of enum ditto_load_error are 1..LG_ERR_KINDS. */
+#define LG_ERR_KINDS 7
+
 struct ditto_load_result {
 	uint64_t completed, errors;
+	uint64_t errors_by[LG_ERR_KINDS + 1];	/* by enum ditto_load_error; [0] unused */
 	uint64_t bytes_sent, bytes_received;
 	double offered_qps, elapsed_s;
 	uint64_t max_ns;
@@ -73,5 +77,10 @@ struct ditto_load_result {
 struct ditto_load_result *lg_result_new(double offered_qps);
 /* Record one answered request; -ENOMEM/-EOVERFLOW from the histogram. */
 int lg_result_add(struct ditto_load_result *r, uint64_t latency_ns);
+/* Record one failed request of an enum ditto_load_error kind. */
+void lg_result_error(struct ditto_load_result *r, int kind);
+/* "timeout 8, reset 2": each kind with errors, in enum order ("none"
+ * without errors). */
+void lg_result_kinds(const struct ditto_load_result *r, char *buf, size_t len);
 
 #endif /* DITTO_LOADGEN_INT_H */

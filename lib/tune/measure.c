@@ -94,6 +94,10 @@ static int ctx_init(const struct ditto_measure_opts *o, struct mctx *c)
 	/* Backends divide whole-run totals by the requests answered: requests
 	 * of a warmup would be served but not counted. */
 	c->load.warmup_s = 0;
+	/* Under valgrind a service runs tens of times slower than the load's
+	 * default deadline assumes: ten times that. */
+	if (c->load.duration_s == 0 && c->load.deadline_s == 0)
+		c->load.deadline_s = fmin(600 + 0.1 * (double)c->load.requests, 1e6);
 	c->stop = o->stop ? o->stop : c->load.stop;
 	c->load.stop = c->stop;
 	c->argv = o->argv;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "core_int.h"
+#include "loadgen_int.h"
 #include "measure_int.h"
 
 void measure_nap_ms(unsigned ms)
@@ -59,22 +60,30 @@ int measure_load(const struct mctx *c, uint64_t *answered)
 {
 	struct ditto_load_result *r = NULL;
 	uint64_t failed;
+	char kinds[256];
 	int err = ditto_load_run(&c->load, &r);
 
-	*answered = 0;
+	/* a failed run (nothing answered: -EIO; its deadline: -ETIMEDOUT)
+	 * still has a result; its message names the kinds of the errors */
+	*answered = err ? 0 : ditto_load_result_completed(r);
+	failed = ditto_load_result_errors(r);
+	if (r)
+		lg_result_kinds(r, kinds, sizeof(kinds));
+	ditto_load_result_free(r);
+	/* The load's stop is the load thread's, set also when a backend is
+	 * done with the service: only the caller's stop is -ECANCELED (the
+	 * tuner keeps its best clone on that), so this stays "no answer". */
+	if (err == -ECANCELED && !measure_stopped(c))
+		return ditto_err(-EIO, "measure: no request to %s:%u was answered before the "
+				 "load was stopped", c->host, c->load.port);
 	if (err) {
 		ditto_err_prefix("measure: load on %s:%u", c->host, c->load.port);
 		return err;
 	}
-	*answered = ditto_load_result_completed(r);
-	failed = ditto_load_result_errors(r);
-	ditto_load_result_free(r);
-	if (!*answered)
-		return ditto_err(-EIO, "measure: no request to %s:%u was answered (%llu failed)",
-				 c->host, c->load.port, (unsigned long long)failed);
 	if (failed)
-		ditto_warn("measure: %llu of %llu requests failed; rates are per answered request",
-			   (unsigned long long)failed, (unsigned long long)(failed + *answered));
+		ditto_warn("measure: %llu of %llu requests failed (%s); rates are per answered "
+			   "request", (unsigned long long)failed,
+			   (unsigned long long)(failed + *answered), kinds);
 	return 0;
 }
 

@@ -80,11 +80,13 @@ static void live_stop(struct live *l)
 /* One run of l's load, its latency pooled. */
 static int live_run(struct live *l)
 {
-	struct ditto_load_result *res;
+	struct ditto_load_result *res = NULL;
 	int err = ditto_load_run(&l->c.load, &res);
 
-	if (err)
+	if (err) {	/* nothing answered, say: a failed run's result is ours too */
+		ditto_load_result_free(res);
 		return err;
+	}
 	l->achieved += ditto_load_result_achieved_qps(res);
 	err = ditto_hist_merge(l->pool, ditto_load_result_latency(res));
 	ditto_load_result_free(res);

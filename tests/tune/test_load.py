@@ -6,7 +6,10 @@ below capacity and, above it, reports the queueing a closed loop hides
 (coordinated omission); timeouts, refusals and Ctrl-C end cleanly; a
 model's load gives real redis and memcached the profiled bytes per
 request, its reads hitting; and clones built by `ditto synth` answer every
-framing without errors."""
+framing without errors. Servers that misbehave on purpose (never answer,
+reset, close, send garbage, a mix) never make a run a quiet success: each
+failure is counted by kind, and a run that answers nothing or passes its
+deadline exits 4 (issue 17)."""
 
 import ctypes
 import errno
@@ -14,8 +17,10 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -236,20 +241,202 @@ def test_open_loop_above_capacity_counts_queueing_closed_loop_hides(started):
     assert 'could not reach 2000 qps' in err
 
 
+LOAD_FAILED = 4		# `ditto load`: the service failed the run
+NO_ERRORS = dict.fromkeys(['refused', 'reset', 'closed', 'timeout', 'unparseable', 'error_reply',
+                           'other'], 0)
+
+
+class Misbehaving:
+    """A server on 127.0.0.1 at a free port, in threads of this process:
+    serve(conn, n) runs for the n-th accepted connection. close() stops
+    accepting and closes every connection."""
+
+    def __init__(self, serve):
+        self.serve, self.conns, self.done = serve, [], threading.Event()
+        self.sock = socket.create_server(('127.0.0.1', 0), backlog=128)
+        self.sock.settimeout(0.05)	# so that the accept loop sees done
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        n = 0
+        while not self.done.is_set():
+            try:
+                c, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:		# stop_listening()
+                return
+            c.settimeout(None)
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c, n), daemon=True).start()
+            n += 1
+
+    def _serve(self, c, n):
+        try:
+            self.serve(c, n)
+        except OSError:
+            pass
+
+    def stop_listening(self):
+        # at once: a close would wait for the accept thread's poll, and
+        # connections made meanwhile would be reset, not refused
+        self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+
+    def close(self):
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+        for c in self.conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            c.close()
+
+
+def never_answers(c, n):
+    while c.recv(65536):
+        pass
+
+
+def resets(c, n):
+    c.recv(65536)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+    c.close()
+
+
+def closes(c, n):
+    c.recv(65536)	# read, so that the close is a FIN and not a reset
+    c.close()
+
+
+def talks_garbage(c, n):
+    while c.recv(65536):
+        c.sendall(b'garbage\r\n')
+
+
+class Mixed:
+    """RESP: of every 5 requests one closes its connection, one gets an
+    error reply and three get +OK. One request per recv: the load has one
+    outstanding per connection, and a GET is 30 bytes."""
+
+    def __init__(self):
+        self.lock, self.i = threading.Lock(), 0
+
+    def __call__(self, c, n):
+        while c.recv(65536):
+            with self.lock:
+                i, self.i = self.i, self.i + 1
+            if i % 5 == 0:
+                c.close()
+                return
+            c.sendall(b'-ERR no\r\n' if i % 5 == 1 else b'+OK\r\n')
+
+
+@pytest.fixture
+def misbehaving():
+    servers = []
+
+    def start(serve):
+        servers.append(Misbehaving(serve))
+        return servers[-1]
+    yield start
+    for s in servers:
+        s.close()
+
+
+def load_fails(*args, within):
+    """`ditto load --json ARGS` that must exit 4 within `within` seconds:
+    its result (printed all the same) and its error message."""
+    t0 = time.monotonic()
+    r = cli('load', '--json', *args, check=False, timeout=within + 30)
+    took = time.monotonic() - t0
+    assert r.returncode == LOAD_FAILED, (r.returncode, r.stdout, r.stderr)
+    assert took < within, took
+    return json.loads(r.stdout), r.stderr
+
+
 def test_unanswered_requests_time_out_as_errors():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         s.listen(64)	# never accepted: connects succeed, nothing answers
-        res, _ = load_json('--port', s.getsockname()[1], '--framing', 'resp', '-c', 2, '-d', 1,
-                           '--timeout', 0.2)
+        res, err = load_fails('--port', s.getsockname()[1], '--framing', 'resp', '-c', 2, '-d', 1,
+                              '--timeout', 0.2, within=5)
     assert res['completed'] == 0 and res['errors'] >= 4
+    assert res['errors_by_kind']['timeout'] == res['errors'], res
+    assert 'timeout %d' % res['errors'] in err, err
+
+
+def test_a_server_that_never_answers_fails_naming_timeouts(misbehaving):
+    srv = misbehaving(never_answers)
+    t0 = time.monotonic()
+    r = cli('load', '--port', srv.port, '--framing', 'resp', '-d', 1, check=False, timeout=30)
+    # the default answer timeout shrinks to the run: the first requests
+    # waited all of it, and are timeouts, not quietly outstanding
+    assert r.returncode == LOAD_FAILED and time.monotonic() - t0 < 5, r
+    assert 'completed  0' in r.stdout and 'errors 8 (timeout 8)' in r.stdout, r.stdout
+    assert 'no request to 127.0.0.1:%d was answered' % srv.port in r.stderr, r.stderr
+    assert 'timeout 8' in r.stderr, r.stderr
+
+
+def test_requests_against_a_server_that_never_answers_end_at_the_deadline(misbehaving):
+    srv = misbehaving(never_answers)
+    res, err = load_fails('--port', srv.port, '--framing', 'resp', '-n', 1000, '--deadline', 1.5,
+                          within=5)
+    assert 'deadline of 1.5 s passed with 0 of 1000 requests' in err, err
+    # the requests outstanding at the deadline are its timeouts
+    assert res['errors_by_kind']['timeout'] == res['errors'] == 8, res
+    assert 'timeout 8' in err and res['elapsed_s'] <= 1.6, (res, err)
+
+
+@pytest.mark.parametrize('serve,kind', [(resets, 'reset'), (closes, 'closed'),
+                                        (talks_garbage, 'unparseable')])
+def test_each_failure_is_counted_by_its_kind(misbehaving, serve, kind):
+    srv = misbehaving(serve)
+    res, err = load_fails('--port', srv.port, '--framing', 'resp', '-n', 20, '-c', 4, within=10)
+    assert res['completed'] == 0 and res['errors'] == 20, res
+    assert res['errors_by_kind'][kind] == 20, res
+    assert '(20 failed: %s 20)' % kind in err, err
 
 
 def test_refused_connection_is_a_clear_error():
     port = free_port()
     r = cli('load', '--port', port, '--framing', 'resp', check=False)
-    assert r.returncode != 0
+    assert r.returncode == LOAD_FAILED and not r.stdout
     assert '127.0.0.1:%d' % port in r.stderr and 'refused' in r.stderr, r.stderr
+
+
+def test_refused_reconnects_are_counted_as_refused(misbehaving):
+    """Both connections get their first request read, then the listener
+    goes and they are closed: each reconnect is refused."""
+    both = threading.Barrier(2, timeout=10)
+
+    def serve(c, n):
+        c.recv(65536)
+        if both.wait() == 0:
+            srv.stop_listening()
+        both.wait()
+        c.close()
+    srv = misbehaving(serve)
+    res, err = load_fails('--port', srv.port, '--framing', 'resp', '-c', 2, '-n', 10, within=10)
+    assert res['errors_by_kind'] == dict(NO_ERRORS, closed=2, refused=2), res
+    assert '(4 failed: refused 2, closed 2)' in err, err
+
+
+def test_some_answers_and_some_errors_succeed_and_print_the_kinds(misbehaving):
+    srv = misbehaving(Mixed())
+    # every request reaches the server, so each run takes whole rounds of 5
+    res, _ = load_json('--port', srv.port, '--framing', 'resp', '--write-share', 0, '-n', 200,
+                       '-c', 4)
+    assert res['completed'] == 120 and res['errors'] == 80, res
+    assert res['errors_by_kind'] == dict(NO_ERRORS, closed=40, error_reply=40), res
+    r = cli('load', '--port', srv.port, '--framing', 'resp', '--write-share', 0, '-n', 100,
+            '-c', 4)
+    assert 'completed  60' in r.stdout, r.stdout
+    assert 'errors 40 (closed 20, error_reply 20)' in r.stdout, r.stdout
 
 
 def test_bad_command_lines_are_usage_errors():
@@ -282,6 +469,23 @@ def test_python_binding_returns_the_result_dict(redis):
     with pytest.raises(ditto.DittoError) as e:
         ditto.load(free_port(), framing='resp')
     assert e.value.code == -errno.ECONNREFUSED
+
+
+def test_python_binding_raises_load_error_with_the_result_and_counts_kinds(misbehaving):
+    srv = misbehaving(never_answers)
+    with pytest.raises(ditto.LoadError) as e:
+        ditto.load(srv.port, framing='resp', connections=2, duration=0.5)
+    assert e.value.code == -errno.EIO and 'timeout 2' in e.value.message, e.value
+    assert e.value.result['completed'] == 0, e.value.result
+    assert e.value.result['errors_by_kind'] == dict(NO_ERRORS, timeout=2), e.value.result
+    with pytest.raises(ditto.LoadError) as e:
+        ditto.load(srv.port, framing='resp', connections=2, requests=50, deadline=0.5)
+    assert e.value.code == -errno.ETIMEDOUT and 'deadline of 0.5 s' in str(e.value), e.value
+    # some answered: a result, its failures by kind
+    mixed = misbehaving(Mixed())
+    res = ditto.load(mixed.port, framing='resp', requests=100, connections=4, write_share=0)
+    assert res['completed'] == 60, res
+    assert res['errors_by_kind'] == dict(NO_ERRORS, closed=20, error_reply=20), res
 
 
 def test_options_a_newer_caller_set_are_refused_and_bad_values_named():

@@ -12,7 +12,7 @@ installed it with this package, else as libditto.so.0 (see _lib.py).
 from . import _lib
 from ._version import __version__
 from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, InvalidError,
-                     LimitError,
+                     LimitError, LoadError,
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
@@ -30,7 +30,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'profile_cpu', 'step_mode_detect', 'breakpoints_work',
-           'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load',
+           'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load', 'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.

@@ -113,7 +113,7 @@ class LoadgenOpts(Structure):
                 ('duration_s', c_double), ('requests', c_uint64), ('warmup_s', c_double),
                 ('value_bytes', c_uint64), ('write_share', c_double), ('model', c_void_p),
                 ('service', c_char_p), ('seed', c_uint64), ('timeout_s', c_double),
-                ('stop', POINTER(c_int))]
+                ('stop', POINTER(c_int)), ('deadline_s', c_double)]
 
 
 # tune: measurement
@@ -181,6 +181,8 @@ _SIGS = {
     'ditto_load_result_free': (None, [_P]),
     'ditto_load_result_completed': (c_uint64, [_P]),
     'ditto_load_result_errors': (c_uint64, [_P]),
+    'ditto_load_result_errors_by': (c_uint64, [_P, c_int]),
+    'ditto_load_error_name': (_S, [c_int]),
     'ditto_load_result_offered_qps': (c_double, [_P]),
     'ditto_load_result_achieved_qps': (c_double, [_P]),
     'ditto_load_result_elapsed_s': (c_double, [_P]),

@@ -8,7 +8,7 @@ from ._lib import lib
 
 __all__ = ['DittoError', 'CorruptError', 'SchemaError', 'InvalidError', 'LimitError',
            'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError', 'BuildError',
-           'strerror', 'last_error']
+           'LoadError', 'strerror', 'last_error']
 
 
 def strerror(code):
@@ -79,6 +79,17 @@ class OptionsError(DittoError):
 class BuildError(DittoError):
     """-DITTO_EBUILD: a generated clone failed to build (the message ends
     with the build log's last lines)."""
+
+
+class LoadError(DittoError):
+    """ditto.load(): the run itself failed: -EIO no request was answered
+    (each one failed, or none came back), -ETIMEDOUT the deadline passed
+    first, -ECANCELED stopped before any answer. result is the run's dict
+    all the same; its errors_by_kind says why, and so does the message."""
+
+    def __init__(self, code, message='', name=None, result=None):
+        super().__init__(code, message, name)
+        self.result = result
 
 
 _CLASSES = {
