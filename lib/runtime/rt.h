@@ -85,6 +85,11 @@ struct rt_call {
 	double sequential;	/* share of calls at the previous call's end */
 	unsigned iovcnt;	/* > 0: the vectored form with this many iovecs */
 	bool positional;	/* the p-form (offset argument) */
+	/* Share of the calls that fail, as the original's did: an open or
+	 * stat of a path that does not exist (ENOENT), any other file call
+	 * on no descriptor (EBADF); sleeps, yields, futex wakes and mmaps
+	 * do not fail. */
+	double fail_share;
 };
 
 /* How the request-serving threads use their sockets. */
@@ -101,6 +106,10 @@ struct rt_net {
 	 * while the thread still serves, so fewer requests wait at its next
 	 * epoll_wait. */
 	double hold_share;
+	/* Reads per request that find nothing (EAGAIN) besides the one that
+	 * reads the request: a non-blocking skeleton reads once more at this
+	 * rate, as servers that read until EAGAIN do. */
+	double again_per_request;
 };
 
 /* A background thread class: `threads` threads that each wake every

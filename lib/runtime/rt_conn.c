@@ -144,8 +144,10 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 			want = RT_WANT_CLOSE;
 			break;
 		}
-		if (req.serve)
+		if (req.serve) {
 			rt_request_work(t);
+			t->again_acc += rt_config.net.again_per_request;
+		}
 		if (rt_frame_respond(c, &req, &t->rng, &c->out)) {
 			want = RT_WANT_CLOSE;
 			break;
@@ -171,21 +173,50 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 	return want;
 }
 
-enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
+/* One read and the requests it completes; *empty: it found nothing. */
+static enum rt_want read_and_serve(struct rt_conn *c, struct rt_thread *t, bool *empty)
 {
 	size_t rs = rt_sock_read_size();
 	ssize_t n;
 
+	*empty = false;
 	if (rt_buf_reserve(&c->in, rs))
 		return c->want = RT_WANT_CLOSE;
 	n = rt_sock_read(c->fd, c->in.data + c->in.len, rs);
 	if (n == 0)
 		return c->want = RT_WANT_CLOSE;
+	*empty = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? c->want : (c->want = RT_WANT_CLOSE);
 	rt_conn_cap_mark(c, false);	/* a request in progress */
 	c->in.len += (size_t)n;
 	return serve(c, t);
+}
+
+/* Reads after the first of one wake-up at most: one client that keeps
+ * sending does not keep the thread from the others. */
+#define AGAIN_READS_MAX 16
+
+/*
+ * A read, then more while the model's EAGAIN rate owes empty reads
+ * (non-blocking sockets only: a blocking one would wait for the next
+ * request), as servers that read until EAGAIN do. A read that finds the
+ * next request serves it and owes nothing: empty reads pay, the first
+ * read's too (a wake-up whose data an earlier read took), so that they
+ * come at the model's rate.
+ */
+enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
+{
+	bool empty;
+	enum rt_want want = read_and_serve(c, t, &empty);
+
+	t->again_acc -= empty ? 1.0 : 0;
+	for (unsigned k = 0; k < AGAIN_READS_MAX && want == RT_WANT_READ && t->again_acc >= 1.0 &&
+			     rt_config.io != RT_IO_BLOCKING && !rt_stopping(); k++) {
+		want = read_and_serve(c, t, &empty);
+		t->again_acc -= empty ? 1.0 : 0;
+	}
+	return want;
 }
 
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t)

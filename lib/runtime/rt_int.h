@@ -99,6 +99,7 @@ struct rt_thread {
 	struct rt_rng rng;
 	uint64_t body_state[2];
 	struct rt_replayer *replay;
+	double again_acc;	/* reads owed at rt_net.again_per_request */
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -50,6 +51,7 @@ static const struct shape shapes[] = {
 
 struct entry {
 	double acc;		/* calls owed, fraction kept */
+	double fail_acc;	/* failures owed, fraction kept */
 	uint64_t next;		/* where the previous call ended */
 	uint64_t pos;		/* position of fd */
 	int fd;			/* own descriptor of a plain-form call, else -1 */
@@ -272,11 +274,67 @@ static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
 		munmap(p, size);
 }
 
+/* A path next to the scratch file that never exists. */
+static const char *absent_path(void)
+{
+	static char path[sizeof(rt_scratch_path) + 8];
+
+	if (!path[0])
+		snprintf(path, sizeof(path), "%s.absent", rt_scratch_path);
+	return path;
+}
+
+/*
+ * The call as it failed in the original: on a path that does not exist
+ * (ENOENT) or on no descriptor (EBADF). false: the kind does not fail.
+ */
+static bool issue_failing(const struct rt_call *c)
+{
+	union {
+		struct stat st;
+		struct statx stx;
+	} u;
+
+	switch (c->kind) {
+	case RT_REPLAY_OPEN:
+		if (c->nr == SYS_open)
+			syscall(SYS_open, absent_path(), O_RDONLY | O_CLOEXEC);
+		else
+			syscall(SYS_openat, AT_FDCWD, absent_path(), O_RDONLY | O_CLOEXEC);
+		return true;
+	case RT_REPLAY_STAT:
+		if (c->nr == SYS_stat || c->nr == SYS_lstat)
+			syscall(c->nr, absent_path(), &u.st);
+		else if (c->nr == SYS_newfstatat)
+			syscall(c->nr, AT_FDCWD, absent_path(), &u.st, 0);
+		else if (c->nr == SYS_statx)
+			syscall(c->nr, AT_FDCWD, absent_path(), 0, STATX_BASIC_STATS, &u.stx);
+		else
+			syscall(SYS_fstat, -1, &u.st);
+		return true;
+	case RT_REPLAY_FILE_READ:
+	case RT_REPLAY_FILE_WRITE:
+	case RT_REPLAY_FSYNC:
+	case RT_REPLAY_CLOSE:
+	case RT_REPLAY_LSEEK:
+		syscall(c->nr, -1, NULL, 0, 0);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 {
 	const struct rt_call *c = &rt_config.calls[i];
 	uint64_t fsize = rt_scratch_size;
 
+	r->e[i].fail_acc += c->fail_share;
+	if (r->e[i].fail_acc >= 1.0) {
+		r->e[i].fail_acc -= 1.0;
+		if (issue_failing(c))
+			return;
+	}
 	switch (c->kind) {
 	case RT_REPLAY_FILE_READ:
 	case RT_REPLAY_FILE_WRITE:

@@ -61,6 +61,7 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	rt_rng_seed(&t->rng, rt_config.seed, stream);
 	rt_rng_seed(&t->hold_rng, rt_config.seed, HOLD_STREAMS | stream);
 	t->hold = false;
+	t->again_acc = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
 	t->body_state[0] = 0;

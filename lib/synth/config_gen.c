@@ -252,14 +252,18 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
-		    "\t\t.hold_share = %.4f,\n\t},\n",
+		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
 		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u,
 		    num(g, "writes per request", wpr, 1e9),
 		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u,
-		    num(g, "the knob synth.hold_share", g->k.hold_share, 1));
+		    num(g, "the knob synth.hold_share", g->k.hold_share, 1),
+		    num(g, "failed socket reads per request",
+			rd && g->requests > 0 ? synth_limit(g->lim, SYNTH_LIMIT_CALLS,
+							    ditto_syscall_errors(rd) / g->requests) : 0,
+			1e12));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -277,6 +281,23 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct dit
 		synth_limit(g->lim, SYNTH_LIMIT_SLEEP, top);
 	else if (!strcmp(e->kind, "RT_REPLAY_MMAP"))
 		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
+}
+
+/* The share of c's calls that failed, for the kinds the runtime can fail
+ * (rt_call.fail_share); the others' failures are named. */
+static double fail_share(struct cfg *g, struct ditto_syscall *c, const struct replay_entry *e)
+{
+	uint64_t calls = ditto_syscall_calls(c), errors = ditto_syscall_errors(c);
+
+	if (!calls || !errors)
+		return 0;
+	if (!strcmp(e->kind, "RT_REPLAY_SLEEP") || !strcmp(e->kind, "RT_REPLAY_YIELD") ||
+	    !strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE") || !strcmp(e->kind, "RT_REPLAY_MMAP")) {
+		ditto_warn("synth: %s: %llu failed calls of %s are replayed as successes",
+			   ditto_service_name(g->s), (unsigned long long)errors, ditto_syscall_name(c));
+		return 0;
+	}
+	return num(g, "the failed share of a call", fmin((double)errors / (double)calls, 1), 1);
 }
 
 /* One replay entry per modelled call the skeleton does not make itself. */
@@ -304,10 +325,11 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");
 		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
-		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s },\n",
+		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s,"
+			    " .fail_share = %.6f },\n",
 			    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
 				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
-			    e.iovcnt, e.positional ? "true" : "false");
+			    e.iovcnt, e.positional ? "true" : "false", fail_share(g, c, &e));
 		if (e.file) {
 			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
 				       ditto_hist_quantile(ditto_syscall_size(c), 1.0);
