@@ -66,6 +66,7 @@ struct rt_replayer {
 	char *data;
 	size_t cap;
 	struct iovec iov[IOV_CAP];
+	char absent[sizeof(rt_scratch_path) + 8];	/* a path that never exists */
 	uint32_t futex_word;
 };
 
@@ -111,6 +112,7 @@ struct rt_replayer *rt_replay_new(void)
 		rt_err(ENOMEM, "replay state");
 		return NULL;
 	}
+	snprintf(r->absent, sizeof(r->absent), "%s.absent", rt_scratch_path);
 	for (unsigned i = 0; i < rt_config.ncalls; i++)
 		r->e[i].fd = -1;
 	for (unsigned i = 0; i < rt_config.ncalls; i++)
@@ -208,23 +210,29 @@ static void file_data(struct rt_replayer *r, struct entry *e, const struct rt_ca
 		e->pos += (uint64_t)ret;
 }
 
+/* The call's open form on path. */
+static long open_path(const struct rt_call *c, const char *path)
+{
+	if (c->nr == SYS_open)
+		return syscall(SYS_open, path, O_RDONLY | O_CLOEXEC);
+	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+}
+
 static void do_open(struct rt_replayer *r, const struct rt_call *c)
 {
 	long fd;
 
 	if (r->count == RT_REPLAY_RING)
 		close_oldest(r);
-	if (c->nr == SYS_open)
-		fd = syscall(SYS_open, rt_scratch_path, O_RDONLY | O_CLOEXEC);
-	else
-		fd = syscall(SYS_openat, AT_FDCWD, rt_scratch_path, O_RDONLY | O_CLOEXEC);
+	fd = open_path(c, rt_scratch_path);
 	if (fd < 0)
 		return;
 	r->ring[(r->head + r->count) % RT_REPLAY_RING] = (int)fd;
 	r->count++;
 }
 
-static void do_stat(const struct rt_call *c)
+/* The call's stat form on path (fd for the fstat forms). */
+static void do_stat(const struct rt_call *c, const char *path, int fd)
 {
 	union {
 		struct stat st;
@@ -234,16 +242,16 @@ static void do_stat(const struct rt_call *c)
 	switch (c->nr) {
 	case SYS_stat:
 	case SYS_lstat:
-		syscall(c->nr, rt_scratch_path, &u.st);
+		syscall(c->nr, path, &u.st);
 		break;
 	case SYS_newfstatat:
-		syscall(c->nr, AT_FDCWD, rt_scratch_path, &u.st, 0);
+		syscall(c->nr, AT_FDCWD, path, &u.st, 0);
 		break;
 	case SYS_statx:
-		syscall(c->nr, AT_FDCWD, rt_scratch_path, 0, STATX_BASIC_STATS, &u.stx);
+		syscall(c->nr, AT_FDCWD, path, 0, STATX_BASIC_STATS, &u.stx);
 		break;
 	default:
-		syscall(SYS_fstat, rt_scratch_fd, &u.st);
+		syscall(SYS_fstat, fd, &u.st);
 		break;
 	}
 }
@@ -274,43 +282,18 @@ static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
 		munmap(p, size);
 }
 
-/* A path next to the scratch file that never exists. */
-static const char *absent_path(void)
-{
-	static char path[sizeof(rt_scratch_path) + 8];
-
-	if (!path[0])
-		snprintf(path, sizeof(path), "%s.absent", rt_scratch_path);
-	return path;
-}
-
 /*
  * The call as it failed in the original: on a path that does not exist
  * (ENOENT) or on no descriptor (EBADF). false: the kind does not fail.
  */
-static bool issue_failing(const struct rt_call *c)
+static bool issue_failing(struct rt_replayer *r, const struct rt_call *c)
 {
-	union {
-		struct stat st;
-		struct statx stx;
-	} u;
-
 	switch (c->kind) {
 	case RT_REPLAY_OPEN:
-		if (c->nr == SYS_open)
-			syscall(SYS_open, absent_path(), O_RDONLY | O_CLOEXEC);
-		else
-			syscall(SYS_openat, AT_FDCWD, absent_path(), O_RDONLY | O_CLOEXEC);
+		open_path(c, r->absent);
 		return true;
 	case RT_REPLAY_STAT:
-		if (c->nr == SYS_stat || c->nr == SYS_lstat)
-			syscall(c->nr, absent_path(), &u.st);
-		else if (c->nr == SYS_newfstatat)
-			syscall(c->nr, AT_FDCWD, absent_path(), &u.st, 0);
-		else if (c->nr == SYS_statx)
-			syscall(c->nr, AT_FDCWD, absent_path(), 0, STATX_BASIC_STATS, &u.stx);
-		else
-			syscall(SYS_fstat, -1, &u.st);
+		do_stat(c, r->absent, -1);
 		return true;
 	case RT_REPLAY_FILE_READ:
 	case RT_REPLAY_FILE_WRITE:
@@ -332,7 +315,7 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 	r->e[i].fail_acc += c->fail_share;
 	if (r->e[i].fail_acc >= 1.0) {
 		r->e[i].fail_acc -= 1.0;
-		if (issue_failing(c))
+		if (issue_failing(r, c))
 			return;
 	}
 	switch (c->kind) {
@@ -350,7 +333,7 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 		close_oldest(r);
 		break;
 	case RT_REPLAY_STAT:
-		do_stat(c);
+		do_stat(c, rt_scratch_path, rt_scratch_fd);
 		break;
 	case RT_REPLAY_LSEEK:
 		lseek(rt_scratch_fd, fsize ? (off_t)(rt_hist_draw(&c->offset, rng) % fsize) : 0, SEEK_SET);
