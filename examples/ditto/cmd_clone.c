@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	      "service while it is profiled: the model is what the load made it do.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -p, --pid PID         the service's process\n"
+	      "  -p, --pid PID         the service's process (one --pid)\n"
 	      "  -d, --duration S      profile window in seconds (default 5)\n"
 	      "  -o, --output DIR      clone tree to create (required)\n"
 	      "  -m, --model FILE      where to keep the model (default DIR.msgpack)\n"
@@ -70,7 +70,11 @@ static int parse(int argc, char **argv, struct clone_args *a)
 	cli_getopt_start();
 	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:M:e:P:fnqh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': a->pid = optarg; continue;
+		case 'p':
+			if (a->pid)
+				return cli_usage_error(CMD, ONE_PID);
+			a->pid = optarg;
+			continue;
 		case 'd': a->duration = optarg; continue;
 		case 'm': a->model = optarg; continue;
 		case 'W': a->windows = optarg; continue;

@@ -48,6 +48,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  -p, --pid PID         profile this running process and its descendants\n"
+	      "                        (one --pid: several processes at once are not\n"
+	      "                        profiled yet)\n"
 	      "  -d, --duration S      window length in seconds (default: until Ctrl-C)\n"
 	      "  -o, --output FILE     model file to write (required)\n"
 	      "  -n, --name NAME       service name in the model (default: process name)\n"
@@ -127,6 +129,9 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
 				return cli_usage_error(CMD, "--pid: '%s' is not a process id", optarg);
+			/* A second --pid used to replace the first silently. */
+			if (a->pid)
+				return cli_usage_error(CMD, ONE_PID);
 			a->pid = (long)u;
 			break;
 		case 'd':
