@@ -22,6 +22,10 @@ enum cli_exit {
 	/* ditto tune: the loop ran as asked and the clone is out of bounds
 	 * (apart from 1, so a script tells a bad clone from a failure). */
 	CLI_NOT_CONVERGED = 3,
+	/* ditto profile, ditto clone: the window saw no traffic (or could not
+	 * infer the network model); the model is written all the same, but it
+	 * is not the service's (ditto_profile_gaps()). --allow-idle: 0. */
+	CLI_IDLE = 4,
 };
 
 /* A command or subcommand; run() gets argv[0] = its own name. */

@@ -208,6 +208,27 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 	return 0;
 }
 
+/*
+ * What the window could not learn for want of traffic. Without a request
+ * the network model and the framing stay unknown and a clone of the model
+ * answers every read as a raw request: a plausible model of nothing, the
+ * silent wrong answer issue 18 is about. Requests are the ones counted on
+ * sockets; a caller's requests override does not make traffic seen.
+ */
+unsigned model_gaps(const struct snapshot *s, struct ditto_model *m)
+{
+	struct ditto_service *svc = ditto_model_service(m, 0);
+	unsigned gaps = 0;
+
+	if (!s->reqs.requests)
+		gaps |= DITTO_GAP_NO_REQUESTS;
+	if (!svc || ditto_network_io_model(ditto_service_network(svc)) == DITTO_IO_UNKNOWN)
+		gaps |= DITTO_GAP_IO_MODEL;
+	if (!svc || ditto_service_framing(svc) == DITTO_FRAMING_UNKNOWN)
+		gaps |= DITTO_GAP_FRAMING;
+	return gaps;
+}
+
 int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,
 		struct ditto_model **out)
 {

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+import ditto
 from conftest import free_port
 
 CLI = os.environ.get('DITTO_CLI')
@@ -28,3 +29,125 @@ def test_several_pids_are_a_usage_error_not_the_last_one(tmp_path, cmd):
     assert r.returncode == 2, r.stderr
     assert b'one --pid per profile' in r.stderr and b'not implemented yet' in r.stderr, r.stderr
     assert not (tmp_path / 'out').exists()
+
+
+class EpollServer:
+    """srv_epoll on 127.0.0.1, stopped by PID at the end."""
+
+    def __init__(self, max_seconds=60):
+        self.port = free_port()
+        self.proc = subprocess.Popen([os.path.join(SERVERS, 'srv_epoll'), '--port',
+                                      str(self.port), '--max-seconds', str(max_seconds)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert self.proc.stdout.readline().strip() == b'ready'
+
+    def load(self, seconds):
+        """srv_client, the ground-truth load of the profile tests, for seconds."""
+        return subprocess.Popen([os.path.join(SERVERS, 'srv_client'), '--port', str(self.port),
+                                 '--connections', '2', '--requests', str(10 ** 7),
+                                 '--request-bytes', '100', '--max-seconds', str(seconds)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+
+@pytest.fixture
+def srv():
+    s = EpollServer()
+    yield s
+    s.stop()
+
+
+IDLE_WARNING = b'no request was counted in the'
+
+
+def test_an_idle_window_is_exit_4_with_a_warning_and_the_model_is_written(tmp_path, srv):
+    out = tmp_path / 'idle.msgpack'
+    r = run(['profile', '--pid', srv.proc.pid, '-d', '1', '-W', '0', '-q', '-o', out])
+    assert r.returncode == 4, r.stderr
+    assert IDLE_WARNING in r.stderr, r.stderr
+    assert b'network.io_model and framing could not be inferred' in r.stderr, r.stderr
+    assert b'load the service while it is profiled' in r.stderr, r.stderr
+    assert b'exit status 4' in r.stderr and b'--allow-idle' in r.stderr, r.stderr
+    m = ditto.Model.load(str(out))
+    assert m.get('services[0].network.io_model') == 'unknown'
+    assert m.get('services[0].requests.count') == 0
+
+
+def test_allow_idle_makes_an_idle_window_exit_0_still_with_its_warning(tmp_path, srv):
+    out = tmp_path / 'idle.msgpack'
+    r = run(['profile', '--pid', srv.proc.pid, '-d', '1', '-W', '0', '-q', '--allow-idle',
+             '-o', out])
+    assert r.returncode == 0, r.stderr
+    assert IDLE_WARNING in r.stderr, r.stderr
+    assert out.exists()
+
+
+def test_a_loaded_window_exits_0_without_the_idle_warning(tmp_path, srv):
+    load = srv.load(6)
+    try:
+        r = run(['profile', '--pid', srv.proc.pid, '-d', '1', '-W', '0', '-q', '-o',
+                 tmp_path / 'm'])
+    finally:
+        load.kill()
+        load.wait(10)
+    assert r.returncode == 0, r.stderr
+    assert IDLE_WARNING not in r.stderr and b'could not be inferred' not in r.stderr, r.stderr
+    assert ditto.Model.load(str(tmp_path / 'm')).get('services[0].network.io_model') == 'epoll'
+
+
+def test_clone_of_an_idle_service_is_exit_4_keeps_the_model_and_builds_nothing(tmp_path, srv):
+    r = run(['clone', '--pid', srv.proc.pid, '-d', '1', '-W', '0', '-q', '-o',
+             tmp_path / 'clone'])
+    assert r.returncode == 4, r.stderr
+    assert IDLE_WARNING in r.stderr and b'no clone made' in r.stderr, r.stderr
+    assert (tmp_path / 'clone.msgpack').exists()
+    assert not (tmp_path / 'clone').exists()
+    assert b'--allow-idle' in run(['clone', '--help']).stdout
+
+
+def test_python_profile_names_the_gaps_and_raises_only_when_asked(srv):
+    for allow in (True, False):
+        with ditto.Profile(duration=1, cpu_windows=-1, allow_idle=allow) as p:
+            p.attach(srv.proc.pid)
+            p.run()
+            if allow:
+                m = p.finish()
+            else:
+                with pytest.raises(ditto.IdleProfileError) as e:
+                    p.finish()
+                m = e.value.model
+                assert e.value.gaps == p.gaps
+            assert p.idle and p.gaps == ('no_requests', 'io_model', 'framing')
+            assert m.get('services[0].framing') == 'unknown'
+    load = srv.load(6)
+    try:
+        with ditto.Profile(duration=1, cpu_windows=-1, allow_idle=False) as p:
+            p.attach(srv.proc.pid)
+            p.run()
+            p.finish()
+            assert not p.idle and p.gaps == ()
+    finally:
+        load.kill()
+        load.wait(10)
+
+
+def test_the_idle_class_warning_of_cpu_windows_names_the_class(tmp_path):
+    # A sleeping process: its one thread class stays blocked in every
+    # window; the warning once said "thread class 0".
+    proc = subprocess.Popen(['sleep', '60'])
+    try:
+        r = run(['profile', '--pid', proc.pid, '-d', '1', '-W', '3', '-q', '--allow-idle',
+                 '-n', 'sleeper', '-o', tmp_path / 'm'])
+    finally:
+        proc.kill()
+        proc.wait(10)
+    assert r.returncode == 0, r.stderr
+    names = [t['name'] for t in ditto.Model.load(str(tmp_path / 'm')).get('services[0].threads')]
+    line = [l for l in r.stderr.decode().splitlines() if 'stayed blocked' in l]
+    assert line, r.stderr
+    assert any("thread class '%s'" % n in line[0] for n in names), line
+    assert 'thread class 0' not in line[0]

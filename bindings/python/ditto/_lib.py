@@ -168,6 +168,7 @@ _SIGS = {
     'ditto_profile_run': (c_int, [_P]),
     'ditto_profile_cancel': (None, [_P]),
     'ditto_profile_finish': (c_int, [_P, _PP]),
+    'ditto_profile_gaps': (c_uint, [_P]),
     'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
     'ditto_step_mode_name': (_S, [c_int]),
     'ditto_step_mode_parse': (c_int, [_S, POINTER(c_int)]),
