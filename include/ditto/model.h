@@ -328,7 +328,11 @@ struct ditto_comparison;
  * rates are named <count>_per_request or <count>_per_<denominator>.
  * Enumerations and booleans are categorical: error 0 when equal, else 1.
  * Histograms also give <path>.mean (sizes, distances) or <path>.p50 and
- * <path>.p99 (latencies) as scalars.
+ * <path>.p99 (latencies) as scalars. Elements are paired by their key
+ * (see ditto_model_merge), except that when each model holds exactly one
+ * service the two are paired whatever their names (since 0.5: a clone's
+ * service is usually named apart from its original's); paths then carry
+ * a's name.
  */
 DITTO_API int ditto_model_compare(const struct ditto_model *a, const struct ditto_model *b,
 				  const struct ditto_compare_opts *opts,

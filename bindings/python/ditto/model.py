@@ -28,9 +28,12 @@ METRIC_KINDS = {
 
 
 class Comparison(list):
-    """The Metric list of Model.compare(), with max_error from the library."""
+    """The Metric list of Model.compare(), with max_error from the library.
+    paired is (name in a, name in b) when each model holds one service and
+    their names differ: they were compared with each other all the same."""
 
     max_error = 0.0
+    paired = None
 
 
 # --- enums stored as names ---------------------------------------------
@@ -615,7 +618,9 @@ class Model:
     def compare(self, other, min_error=0.0):
         """Feature-by-feature distance from self (the original) to other
         (the clone): a Comparison (list) of Metric(path, kind, a, b, error),
-        kind one of 'scalar', 'distribution', 'only_a', 'only_b'."""
+        kind one of 'scalar', 'distribution', 'only_a', 'only_b'. Two models
+        of one service each are compared whatever the services are named
+        (Comparison.paired then names both)."""
         out = c_void_p()
         o = _lib.make_opts(_lib.CompareOpts, min_error=float(min_error))
         check(lib.ditto_model_compare(self._p, other._p, byref(o), byref(out)))
@@ -631,6 +636,9 @@ class Model:
                                   METRIC_KINDS.get(kind.value, kind.value),
                                   a.value, b.value, err.value))
             res.max_error = lib.ditto_comparison_max_error(c)
+            names = (self.services, other.services)
+            if len(names[0]) == 1 and len(names[1]) == 1 and names[0] != names[1]:
+                res.paired = (names[0][0], names[1][0])
             return res
         finally:
             lib.ditto_comparison_free(c)
