@@ -50,6 +50,27 @@ static int add_lat(struct ditto_hist *h, const unsigned long long *b, size_t n)
 	return err;
 }
 
+static bool any(const unsigned long long *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (b[k])
+			return true;
+	return false;
+}
+
+/* The exact sums beside the log2 buckets, where the buckets have samples:
+ * a mean from bucket midpoints reads a 4096-byte call as 6 KiB. */
+static int add_totals(struct ditto_syscall *sc, const struct dt_stat_val *v)
+{
+	int err = 0;
+
+	if (any(v->size, LOG2_BUCKETS))
+		err = ditto_syscall_set_size_total(sc, ditto_syscall_size_total(sc) + v->size_sum);
+	if (!err && any(v->ret, LOG2_BUCKETS))
+		err = ditto_syscall_set_ret_total(sc, ditto_syscall_ret_total(sc) + v->ret_sum);
+	return err;
+}
+
 static const char *syscall_name(unsigned nr, char *buf, size_t len)
 {
 	const char *name = syscall_name_of(nr);
@@ -79,6 +100,7 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	ditto_syscall_set_sequential(sc, ditto_syscall_sequential(sc) + v->sequential);
 	if ((err = add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
 	    (err = add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
+	    (err = add_totals(sc, v)) ||
 	    (err = add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
 		return err;
 	if (v->offsets && (err = add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))

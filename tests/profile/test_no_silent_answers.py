@@ -34,10 +34,12 @@ def test_several_pids_are_a_usage_error_not_the_last_one(tmp_path, cmd):
 class EpollServer:
     """srv_epoll on 127.0.0.1, stopped by PID at the end."""
 
-    def __init__(self, max_seconds=60):
+    def __init__(self, max_seconds=60, response_bytes=None):
         self.port = free_port()
+        self.response_bytes = response_bytes
+        extra = ['--response-bytes', str(response_bytes)] if response_bytes else []
         self.proc = subprocess.Popen([os.path.join(SERVERS, 'srv_epoll'), '--port',
-                                      str(self.port), '--max-seconds', str(max_seconds)],
+                                      str(self.port), '--max-seconds', str(max_seconds)] + extra,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdout.readline().strip() == b'ready'
 
@@ -45,7 +47,9 @@ class EpollServer:
         """srv_client, the ground-truth load of the profile tests, for seconds."""
         return subprocess.Popen([os.path.join(SERVERS, 'srv_client'), '--port', str(self.port),
                                  '--connections', '2', '--requests', str(10 ** 7),
-                                 '--request-bytes', '100', '--max-seconds', str(seconds)],
+                                 '--request-bytes', '100', '--max-seconds', str(seconds)] +
+                                (['--response-bytes', str(self.response_bytes)]
+                                 if self.response_bytes else []),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self):
@@ -86,7 +90,8 @@ def test_allow_idle_makes_an_idle_window_exit_0_still_with_its_warning(tmp_path,
     assert out.exists()
 
 
-def test_a_loaded_window_exits_0_without_the_idle_warning(tmp_path, srv):
+def test_a_loaded_window_exits_0_without_the_idle_warning(tmp_path):
+    srv = EpollServer(response_bytes=4096)
     load = srv.load(6)
     try:
         r = run(['profile', '--pid', srv.proc.pid, '-d', '1', '-W', '0', '-q', '-o',
@@ -94,9 +99,25 @@ def test_a_loaded_window_exits_0_without_the_idle_warning(tmp_path, srv):
     finally:
         load.kill()
         load.wait(10)
+        srv.stop()
     assert r.returncode == 0, r.stderr
     assert IDLE_WARNING not in r.stderr and b'could not be inferred' not in r.stderr, r.stderr
-    assert ditto.Model.load(str(tmp_path / 'm')).get('services[0].network.io_model') == 'epoll'
+    m = ditto.Model.load(str(tmp_path / 'm'))
+    assert m.get('services[0].network.io_model') == 'epoll'
+    # Every response is one write of 4100 bytes (a 4-byte length, then
+    # 4096): the exact totals the profiler now keeps give 4100 B a call,
+    # where the log2 bucket's midpoint said 6 KiB; `ditto model show`
+    # prints the exact mean.
+    writes = [c for c in m.service(0).syscalls
+              if c.fd_kind == 'tcp' and c.name in ('write', 'sendto', 'send', 'writev')]
+    assert writes, m.service(0).syscalls
+    w = max(writes, key=lambda c: c.calls)
+    assert w.ret_total == 4100 * w.ret.total, (w.ret_total, w.ret.total)
+    assert w.size_total == 4100 * w.size.total
+    out = run(['model', 'show', tmp_path / 'm']).stdout.decode()
+    row = next(l for l in out.splitlines()
+               if ' %s ' % w.name in l and ' tcp ' in l and l.split()[0] == w.thread_class)
+    assert row.count(' 4.0 KiB') == 2, row
 
 
 def test_clone_of_an_idle_service_is_exit_4_keeps_the_model_and_builds_nothing(tmp_path, srv):

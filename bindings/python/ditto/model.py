@@ -193,6 +193,8 @@ class Syscall(_Element):
     calls = _u64_prop('syscall', 'calls')
     errors = _u64_prop('syscall', 'errors')
     sequential = _u64_prop('syscall', 'sequential')
+    size_total = _u64_prop('syscall', 'size_total', 'exact sum of size (since 0.5)')
+    ret_total = _u64_prop('syscall', 'ret_total', 'exact sum of ret (since 0.5)')
     size = _hist_prop('syscall', 'size')
     ret = _hist_prop('syscall', 'ret')
     flags = _hist_prop('syscall', 'flags')
