@@ -145,7 +145,9 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
 /*
  * Detach everything and build the model of what was collected (also after
  * the target exited mid-window: partial results are kept, and
- * ditto_last_error() says so). The model is the caller's.
+ * ditto_last_error() says so). The model is the caller's. A window that
+ * saw no traffic still gives its model, with a warning: ditto_profile_gaps()
+ * tells the caller.
  */
 DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out);
 
