@@ -23,8 +23,13 @@ enum cli_exit {
 	 * (apart from 1, so a script tells a bad clone from a failure). */
 	CLI_NOT_CONVERGED = 3,
 	/* ditto load: the service failed the run (no connection, no request
-	 * answered, or the deadline passed): apart from a bad command line. */
+	 * answered, or the deadline passed): apart from a bad command line.
+	 * ditto profile, ditto clone: the window saw no traffic (or could not
+	 * infer the network model); the model is written all the same, but it
+	 * is not the service's (ditto_profile_gaps()). --allow-idle: 0. One
+	 * code: each command has only one of the two. */
 	CLI_LOAD_FAILED = 4,
+	CLI_IDLE = 4,
 };
 
 /* A command or subcommand; run() gets argv[0] = its own name. */

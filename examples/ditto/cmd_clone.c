@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	      "service while it is profiled: the model is what the load made it do.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -p, --pid PID         the service's process\n"
+	      "  -p, --pid PID         the service's process (one --pid)\n"
 	      "  -d, --duration S      profile window in seconds (default 5)\n"
 	      "  -o, --output DIR      clone tree to create (required)\n"
 	      "  -m, --model FILE      where to keep the model (default DIR.msgpack)\n"
@@ -37,13 +37,22 @@ static void usage(FILE *f)
 	      "  -P, --port P          the clone's default port (default: the service's)\n"
 	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
 	      "  -n, --no-build        write the tree only\n"
+	      "  -a, --allow-idle      clone a service that saw no traffic in the window\n"
+	      "                        (exit 0, still with the profile's warning)\n"
 	      "  -q, --quiet           print only errors and where the clone is\n"
-	      "  -h, --help            this help\n",
+	      "  -h, --help            this help\n"
+	      "\n"
+	      "Exit status: 0 the clone is built; 1 failure; 2 usage error; 4 the window\n"
+	      "counted no request or could not infer the network model (io_model,\n"
+	      "framing): the model is written and a warning says what is missing, but no\n"
+	      "clone is made of it (load the service while it is profiled, or give\n"
+	      "--allow-idle to clone it all the same).\n",
 	      f);
 }
 
 struct clone_args {
 	const char *pid, *duration, *model, *windows, *insts, *step_mode;
+	bool allow_idle;
 	struct synth_args s;
 };
 
@@ -61,6 +70,7 @@ static int parse(int argc, char **argv, struct clone_args *a)
 		{ "port", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-build", no_argument, NULL, 'n' },
+		{ "allow-idle", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -68,14 +78,19 @@ static int parse(int argc, char **argv, struct clone_args *a)
 	int c, r;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:M:e:P:fnqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:M:e:P:fnaqh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': a->pid = optarg; continue;
+		case 'p':
+			if (a->pid)
+				return cli_usage_error(CMD, ONE_PID);
+			a->pid = optarg;
+			continue;
 		case 'd': a->duration = optarg; continue;
 		case 'm': a->model = optarg; continue;
 		case 'W': a->windows = optarg; continue;
 		case 'I': a->insts = optarg; continue;
 		case 'M': a->step_mode = optarg; continue;
+		case 'a': a->allow_idle = true; continue;
 		case 'h': usage(stdout); return -1;
 		}
 		if ((r = synth_option(CMD, c, optarg, &a->s)) < 0)
@@ -121,10 +136,15 @@ int cmd_clone(int argc, char **argv)
 		pv[n++] = "--cpu-insts", pv[n++] = (char *)a.insts;
 	if (a.step_mode)
 		pv[n++] = "--step-mode", pv[n++] = (char *)a.step_mode;
+	if (a.allow_idle)
+		pv[n++] = "--allow-idle";
 	if (a.s.quiet)
 		pv[n++] = "--quiet";
 	pv[n] = NULL;
 	rc = cmd_profile(n, pv);
+	if (rc == CLI_IDLE)
+		fprintf(stderr, "ditto: clone: no clone made of a model of an idle service (kept in "
+			"%s)\n", a.model);
 	a.s.model = a.model;
 	if (!rc)
 		rc = synth_run(&a.s);

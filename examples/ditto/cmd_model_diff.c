@@ -18,6 +18,8 @@ static void usage(FILE *f)
 	      "loads per instruction, ...) with their relative error, distributions by\n"
 	      "the total-variation distance of their histograms (a and b are then\n"
 	      "sample totals), elements present on one side only with error 1.\n"
+	      "Elements are paired by name, but two models of one service each are\n"
+	      "compared whatever their services are named (a line says so).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -j, --json          print the metrics as a JSON array\n"
@@ -137,6 +139,41 @@ static int max_error(const struct ditto_model *a, const struct ditto_model *b, d
 	return err;
 }
 
+/* A name on one line: tab and newline (the only control characters a
+ * valid name holds) as \xNN, as the library's messages show them. */
+static void print_name(FILE *f, const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+}
+
+/*
+ * Two models of one service each are compared whatever the services are
+ * named (ditto_model_compare()); differing names are said, so that nobody
+ * wonders whether 'redis-server' was compared with 'clone'. In JSON mode
+ * the line goes to stderr, stdout holding the JSON alone.
+ */
+static void say_pairing(struct ditto_model *a, struct ditto_model *b, bool json)
+{
+	const char *na, *nb;
+	FILE *f = json ? stderr : stdout;
+
+	if (ditto_model_service_count(a) != 1 || ditto_model_service_count(b) != 1)
+		return;
+	na = ditto_service_name(ditto_model_service(a, 0));
+	nb = ditto_service_name(ditto_model_service(b, 0));
+	if (!na || !nb || !strcmp(na, nb))
+		return;
+	fputs("pairing service '", f);
+	print_name(f, na);
+	fputs("' with '", f);
+	print_name(f, nb);
+	fputs("' (one service each)\n", f);
+}
+
 static int diff_files(const char *fa, const char *fb, double min_error, double bound, bool json)
 {
 	DITTO_OPTS(ditto_compare_opts, co, .min_error = min_error);
@@ -151,8 +188,10 @@ static int diff_files(const char *fa, const char *fb, double min_error, double b
 	if (rc == CLI_OK && ((rc = ditto_model_compare(a, b, &co, &cmp)) < 0 ||
 			     (rc = max_error(a, b, &worst, where, sizeof(where))) < 0))
 		rc = cli_failf("comparing %s with %s: %s", fa, fb, cli_message("", rc));
-	if (rc == CLI_OK)
+	if (rc == CLI_OK) {
+		say_pairing(a, b, json);
 		rc = json ? print_json(cmp) : print_table(cmp);
+	}
 	if (rc == CLI_OK && !json)
 		printf(worst > bound ? "models differ beyond the bound %g: max error %.4f at %s\n" :
 		       "models within the bound %g: max error %.4f at %s\n", bound, worst, where);

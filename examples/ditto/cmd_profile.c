@@ -48,6 +48,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  -p, --pid PID         profile this running process and its descendants\n"
+	      "                        (one --pid: several processes at once are not\n"
+	      "                        profiled yet)\n"
 	      "  -d, --duration S      window length in seconds (default: until Ctrl-C)\n"
 	      "  -o, --output FILE     model file to write (required)\n"
 	      "  -n, --name NAME       service name in the model (default: process name)\n"
@@ -70,8 +72,17 @@ static void usage(FILE *f)
 	      "  -t, --tid TID         a thread to step with --cpu-only (repeatable)\n"
 	      "  -k, --keep-running    leave the launched COMMAND running after the profile\n"
 	      "                        (default: SIGTERM, SIGKILL if it still runs 5 s later)\n"
+	      "  -a, --allow-idle      a window without traffic is not a failure (exit 0,\n"
+	      "                        still with its warning)\n"
 	      "  -q, --quiet           no progress line\n"
-	      "  -h, --help            this help\n",
+	      "  -h, --help            this help\n"
+	      "\n"
+	      "Exit status: 0 the model is written; 1 failure (no model, or an incomplete\n"
+	      "one if the window was cut short by an error); 2 usage error; 4 the window\n"
+	      "counted no request, or the network model (io_model, framing) could not be\n"
+	      "inferred: the model is written, but it is a model of an idle service and a\n"
+	      "warning says what is missing (load the service while it is profiled, or\n"
+	      "give --allow-idle when idle is what you meant).\n",
 	      f);
 }
 
@@ -93,7 +104,7 @@ struct args {
 	const char *output, *name;
 	uint64_t requests;
 	int sample_hz;
-	bool quiet, keep_running;
+	bool quiet, keep_running, allow_idle;
 	char **command;
 	struct cpu_args cpu;
 };
@@ -114,6 +125,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "cpu-only", no_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "keep-running", no_argument, NULL, 'k' },
+		{ "allow-idle", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -122,11 +134,14 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kaqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
 				return cli_usage_error(CMD, "--pid: '%s' is not a process id", optarg);
+			/* A second --pid used to replace the first silently. */
+			if (a->pid)
+				return cli_usage_error(CMD, ONE_PID);
 			a->pid = (long)u;
 			break;
 		case 'd':
@@ -150,6 +165,7 @@ static int parse(int argc, char **argv, struct args *a)
 				return CLI_EUSAGE;
 			break;
 		case 'k': a->keep_running = true; break;
+		case 'a': a->allow_idle = true; break;
 		case 'q': a->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option(CMD, c, argv);
@@ -163,6 +179,8 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error(CMD, "--cpu-only needs --pid PID");
 	if (a->keep_running && !a->command)
 		return cli_usage_error(CMD, "--keep-running goes with -- COMMAND");
+	if (a->allow_idle && a->cpu.only)
+		return cli_usage_error(CMD, "--allow-idle goes with a system window, not --cpu-only");
 	if (a->cpu.ntids && !a->cpu.only)
 		return cli_usage_error(CMD, "--tid goes with --cpu-only");
 	if (!a->output)
@@ -188,6 +206,17 @@ static int check_output(const char *path)
 	return cli_failf("%s: cannot write the model there: %s", path, strerror(errno));
 }
 
+/* The library's warning said what is missing and why; this says what the
+ * status means, so that a script's log explains its failure. */
+static int idle_status(unsigned gaps, bool allow_idle)
+{
+	if (!gaps || allow_idle)
+		return CLI_OK;
+	fprintf(stderr, "ditto: profile: the model is of an idle service (see the warning); "
+		"exit status %d (--allow-idle: 0)\n", CLI_IDLE);
+	return CLI_IDLE;
+}
+
 static int profile(const struct args *a)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
@@ -197,6 +226,7 @@ static int profile(const struct args *a)
 		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing,
 		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running);
 	struct ditto_model *m = NULL;
+	unsigned gaps = 0;
 	int err;
 
 	if ((err = check_output(a->output)))
@@ -214,6 +244,8 @@ static int profile(const struct args *a)
 		fputc('\n', stderr);
 	if (err >= 0)
 		err = ditto_profile_finish(active, &m);
+	if (err >= 0)
+		gaps = ditto_profile_gaps(active);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -229,7 +261,7 @@ static int profile(const struct args *a)
 		return cli_fail(a->output, err);
 	if (!a->quiet)
 		fprintf(stderr, "ditto: model written to %s\n", a->output);
-	return CLI_OK;
+	return idle_status(gaps, a->allow_idle);
 }
 
 

@@ -5,4 +5,9 @@
 
 int cmd_profile(int argc, char **argv);
 
+/* The usage error of a second --pid (profile and clone): a later --pid
+ * used to replace the earlier one without a word. */
+#define ONE_PID \
+	"one --pid per profile: profiling several processes at once is not implemented yet"
+
 #endif

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	      f);
 	cli_list(f, commands, COMMAND_COUNT);
 	fputs("\nRun 'ditto COMMAND --help' for the subcommands of a command.\n"
-	      "Exit status: 0 success, 1 bad input, 2 usage error.\n",
+	      "Exit status: 0 success, 1 bad input, 2 usage error; 3 'tune' did not\n"
+	      "converge; 4 'profile' or 'clone' saw no traffic (see their --help).\n",
 	      f);
 }
 

@@ -5,11 +5,60 @@
  * reproduces them, rather than as raw counts of one profiling run.
  */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "show.h"
 
 #define TOP_MIX 3
+
+/* A table printed a mean estimated from histogram buckets ("~"): its
+ * legend says so once, under the table. */
+static bool estimated;
+
+/* "~" before a value estimated from buckets. */
+static struct fmt estimate(struct fmt v)
+{
+	struct fmt f = { "~" };
+
+	/* fmt_bytes() text is short: "~" and all fit in f.s. */
+	memcpy(f.s + 1, v.s, sizeof(f.s) - 2);
+	f.s[sizeof(f.s) - 1] = '\0';
+	return f;
+}
+
+/*
+ * Mean of a histogram's values: exact from the total at path (printf-style)
+ * when the model holds one, else from the buckets' midpoints, marked "~"
+ * (a log2 bucket spans a factor of two: 4096-byte calls read as 6.0 KiB).
+ */
+__attribute__((format(printf, 3, 4)))
+static struct fmt mean_bytes(const struct ditto_model *m, struct ditto_hist *h,
+			     const char *total_fmt, ...)
+{
+	double n = (double)ditto_hist_total(h), total;
+	char path[256];
+	va_list ap;
+
+	if (n == 0)
+		return (struct fmt){ "-" };
+	va_start(ap, total_fmt);
+	vsnprintf(path, sizeof(path), total_fmt, ap);
+	va_end(ap);
+	if (ditto_model_get_f64(m, path, &total) == 0)
+		return fmt_bytes(total / n);
+	estimated = true;
+	return estimate(fmt_bytes(ditto_hist_mean(h)));
+}
+
+static void legend(void)
+{
+	if (estimated)
+		printf("    ~ estimated from histogram buckets (the model holds no exact total)\n");
+	estimated = false;
+}
 
 static void show_header(struct ditto_service *s)
 {
@@ -70,8 +119,10 @@ static void show_network(struct ditto_model *m, size_t si)
 	       ditto_call_mode_name(ditto_network_client_mode(n)));
 }
 
-static void show_syscall(struct ditto_service *s, struct ditto_syscall *c)
+static void show_syscall(struct ditto_model *m, size_t si, size_t i)
 {
+	struct ditto_service *s = ditto_model_service(m, si);
+	struct ditto_syscall *c = ditto_service_syscall(s, i);
 	struct ditto_hist *lat = ditto_syscall_latency(c);
 	double calls = (double)ditto_syscall_calls(c);
 
@@ -82,20 +133,25 @@ static void show_syscall(struct ditto_service *s, struct ditto_syscall *c)
 	       ditto_syscall_name(c), ditto_fd_kind_name(ditto_syscall_fd_kind(c)),
 	       ditto_service_per_request(s, calls),
 	       fmt_pct((double)ditto_syscall_errors(c), calls).s,
-	       fmt_bytes(ditto_hist_mean(ditto_syscall_size(c))).s,
-	       fmt_bytes(ditto_hist_mean(ditto_syscall_ret(c))).s,
+	       mean_bytes(m, ditto_syscall_size(c), "services[%zu].syscalls[%zu].size_total", si,
+			  i).s,
+	       mean_bytes(m, ditto_syscall_ret(c), "services[%zu].syscalls[%zu].ret_total", si,
+			  i).s,
 	       fmt_ns(ditto_hist_quantile(lat, 0.5)).s, fmt_ns(ditto_hist_quantile(lat, 0.99)).s,
 	       file ? fmt_pct((double)ditto_syscall_sequential(c),
 			      (double)ditto_hist_total(ditto_syscall_offset(c))).s
 		    : "-");
 }
 
-static void show_syscalls(struct ditto_service *s)
+static void show_syscalls(struct ditto_model *m, size_t si)
 {
+	struct ditto_service *s = ditto_model_service(m, si);
+
 	printf("  syscalls:\n    %-10s %-14s %-8s %9s %7s %10s %10s %9s %9s %6s\n", "class", "call",
 	       "fd", "calls/req", "errors", "mean size", "mean ret", "p50 lat", "p99 lat", "seq");
 	for (size_t i = 0; i < ditto_service_syscall_count(s); i++)
-		show_syscall(s, ditto_service_syscall(s, i));
+		show_syscall(m, si, i);
+	legend();
 }
 
 static void show_requests(struct ditto_model *m, size_t si)
@@ -110,16 +166,13 @@ static void show_requests(struct ditto_model *m, size_t si)
 	       ditto_requests_count(r), opt_count(m, "services[%zu].requests.connections", si).s,
 	       fmt_ratio(count, conns).s, fmt_pct((double)ditto_requests_pipelined(r), count).s);
 	/* The exact totals when the profiler recorded them, else bucket means. */
-	double req = ditto_requests_request_bytes_total(r) ?
-		     ditto_requests_request_bytes_total(r) / (count ? count : 1) :
-		     ditto_hist_mean(ditto_requests_request_bytes(r));
-	double resp = ditto_requests_response_bytes_total(r) ?
-		      ditto_requests_response_bytes_total(r) / (count ? count : 1) :
-		      ditto_hist_mean(ditto_requests_response_bytes(r));
-
 	printf("    mean request %s, mean response %s, service time p50 %s, p99 %s\n",
-	       fmt_bytes(req).s, fmt_bytes(resp).s,
+	       mean_bytes(m, ditto_requests_request_bytes(r),
+			  "services[%zu].requests.request_bytes_total", si).s,
+	       mean_bytes(m, ditto_requests_response_bytes(r),
+			  "services[%zu].requests.response_bytes_total", si).s,
 	       fmt_ns(ditto_hist_quantile(svc, 0.5)).s, fmt_ns(ditto_hist_quantile(svc, 0.99)).s);
+	legend();
 }
 
 /* The TOP_MIX largest classes of the mix, largest first, without sorting
@@ -167,9 +220,17 @@ static void show_cpu_class(struct ditto_cpu *c)
 	double insts = (double)ditto_cpu_instructions(c);
 	double loads = (double)ditto_cpu_loads(c);
 
-	printf("    %-12s %8" PRIu64 " %13" PRIu64 " %10.0f %11s %11s %8s %10s\n",
+	struct ditto_hist *ipr = ditto_cpu_insts_per_request(c);
+	struct fmt per_req = { "-" };
+
+	/* No total exists for it: log2 buckets, an estimate. */
+	if (ditto_hist_total(ipr)) {
+		snprintf(per_req.s, sizeof(per_req.s), "~%.0f", ditto_hist_mean(ipr));
+		estimated = true;
+	}
+	printf("    %-12s %8" PRIu64 " %13" PRIu64 " %10s %11s %11s %8s %10s\n",
 	       ditto_cpu_thread_class(c), ditto_cpu_windows(c), ditto_cpu_instructions(c),
-	       ditto_hist_mean(ditto_cpu_insts_per_request(c)), fmt_ratio(loads, insts).s,
+	       per_req.s, fmt_ratio(loads, insts).s,
 	       fmt_ratio((double)ditto_cpu_stores(c), insts).s,
 	       fmt_pct((double)ditto_cpu_chased_loads(c), loads).s,
 	       fmt_pct((double)ditto_cpu_undecoded(c), insts).s);
@@ -182,6 +243,7 @@ static void show_cpu(struct ditto_service *s)
 	       "instructions", "insts/req", "loads/inst", "stores/inst", "chased", "undecoded");
 	for (size_t i = 0; i < ditto_service_cpu_count(s); i++)
 		show_cpu_class(ditto_service_cpu(s, i));
+	legend();
 }
 
 static void show_counters(const struct ditto_observed *o)
@@ -232,7 +294,7 @@ void show_service(struct ditto_model *m, size_t i)
 	show_header(s);
 	show_threads(s);
 	show_network(m, i);
-	show_syscalls(s);
+	show_syscalls(m, i);
 	show_requests(m, i);
 	show_cpu(s);
 	show_observed(m, i);

@@ -22,8 +22,9 @@
  *                               network_threads, processes,
  *                               client_connections, client_mode
  *     syscalls[]                thread_class, name, fd_kind (identity), nr,
- *                               calls, errors, size, ret, flags, offset,
- *                               sequential, latency_ns
+ *                               calls, errors, size, ret, size_total,
+ *                               ret_total, flags, offset, sequential,
+ *                               latency_ns
  *     requests                  count, connections, pipelined,
  *                               request_bytes_total, response_bytes_total,
  *                               request_bytes, response_bytes,
@@ -328,7 +329,11 @@ struct ditto_comparison;
  * rates are named <count>_per_request or <count>_per_<denominator>.
  * Enumerations and booleans are categorical: error 0 when equal, else 1.
  * Histograms also give <path>.mean (sizes, distances) or <path>.p50 and
- * <path>.p99 (latencies) as scalars.
+ * <path>.p99 (latencies) as scalars. Elements are paired by their key
+ * (see ditto_model_merge), except that when each model holds exactly one
+ * service the two are paired whatever their names (since 0.5: a clone's
+ * service is usually named apart from its original's); paths then carry
+ * a's name.
  */
 DITTO_API int ditto_model_compare(const struct ditto_model *a, const struct ditto_model *b,
 				  const struct ditto_compare_opts *opts,
@@ -543,6 +548,14 @@ DITTO_API int ditto_syscall_set_errors(struct ditto_syscall *c, uint64_t n);
 /* Accesses whose offset continued the previous one (of offset's total). */
 DITTO_API uint64_t ditto_syscall_sequential(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_sequential(struct ditto_syscall *c, uint64_t n);
+/* Since 0.5. Exact sums of the values in size and in ret (the histograms
+ * keep log2 buckets, whose midpoints make a 4096-byte call read as 6 KiB):
+ * the mean size is size_total / ditto_hist_total(size). Absent (0) in
+ * models of earlier profilers; ditto_model_get_type() on the path tells. */
+DITTO_API uint64_t ditto_syscall_size_total(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_size_total(struct ditto_syscall *c, uint64_t n);
+DITTO_API uint64_t ditto_syscall_ret_total(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_ret_total(struct ditto_syscall *c, uint64_t n);
 /* Histograms, created empty on first use (never NULL for a valid handle):
  * size argument (log2), returned bytes (log2), flags (exact), file offsets
  * (log2), latency in ns (loglin). */

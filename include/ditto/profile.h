@@ -145,9 +145,35 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p);
 /*
  * Detach everything and build the model of what was collected (also after
  * the target exited mid-window: partial results are kept, and
- * ditto_last_error() says so). The model is the caller's.
+ * ditto_last_error() says so). The model is the caller's. A window that
+ * saw no traffic still gives its model, with a warning: ditto_profile_gaps()
+ * tells the caller.
  */
 DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out);
+
+/*
+ * Since 0.5. What a profile could not learn for want of traffic, as bits
+ * of enum ditto_profile_gap: 0 once ditto_profile_finish() built a model
+ * from a window that saw requests and inferred the network model. A
+ * window with no request counted on the service's sockets (an idle
+ * service: nobody loaded it while it was profiled) leaves
+ * services[0].network.io_model and services[0].framing unknown, and a
+ * clone of that model answers every read as a raw request. The model is
+ * still returned (nothing is lost), ditto_profile_finish() still returns
+ * 0, and the log callback gets one warning naming what is missing and
+ * why; a caller that must not take such a model for the service's checks
+ * this (`ditto profile` and `ditto clone` exit with status 4 unless
+ * --allow-idle). opts.requests does not count as traffic seen.
+ */
+enum ditto_profile_gap {
+	DITTO_GAP_NO_REQUESTS = 1u << 0,	/* no request counted in the window */
+	DITTO_GAP_IO_MODEL = 1u << 1,		/* network.io_model stays unknown */
+	DITTO_GAP_FRAMING = 1u << 2,		/* framing stays unknown */
+};
+
+/* The gaps of the model the last ditto_profile_finish() returned (0
+ * before it, and for a NULL session). */
+DITTO_API unsigned ditto_profile_gaps(const struct ditto_profile *p);
 
 /*
  * How a CPU window gets past a system call or a rep-prefixed string

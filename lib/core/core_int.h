@@ -95,5 +95,8 @@ static inline bool add_overflows(uint64_t a, uint64_t b, uint64_t *out)
 const char *name_problem(const char *s, size_t len);
 /* The same rule without the length limits: any other string of a model. */
 const char *text_problem(const char *s, size_t len);
+/* msg with control bytes (C0, DEL, C1) shown as \xNN, in place: every
+ * message that quotes a name from a model or a target goes through it. */
+void text_show_safely(char *msg, size_t size);
 
 #endif /* DITTO_CORE_INT_H */

@@ -5,7 +5,9 @@
  * load and the synthesizer checks it again before a name reaches a
  * generated file, so the two can never disagree.
  */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core_int.h"
@@ -64,4 +66,33 @@ const char *name_problem(const char *s, size_t len)
 	if (len > DITTO_NAME_MAX)
 		return "is longer than 255 bytes";
 	return text_problem(s, len);
+}
+
+/*
+ * Messages quote model strings (an unknown enum value, a repeated name, a
+ * dangling reference, a thread class) that may break the name rule:
+ * control bytes (C0, DEL, C1) are shown as \xNN so that a message is one
+ * line and a terminal never acts on what a model holds. Only the message
+ * changes.
+ */
+void text_show_safely(char *msg, size_t size)
+{
+	char out[512];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)msg; *p && o + 9 < sizeof(out); p++) {
+		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		if (c1) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x\\x%02x", p[0],
+					      p[1]);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", p[0]);
+		} else {
+			out[o++] = (char)*p;
+		}
+	}
+	out[o] = '\0';
+	snprintf(msg, size, "%s", out);
 }

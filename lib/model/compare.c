@@ -176,11 +176,25 @@ static void only(struct cctx *c, const struct section *s, const struct dnode *e,
 	path_pop(&c->path, mark);
 }
 
+/*
+ * Two models of one service each are two sides of one comparison whatever
+ * the services are named: a clone's service is named apart from its
+ * original's, and matching by name compared nothing (only_a, only_b).
+ */
+static bool one_service_each(const struct section *s, const struct dnode *a,
+			     const struct dnode *b)
+{
+	return s == &schema_service && a && b && a->a.n == 1 && b->a.n == 1;
+}
+
 static void compare_elements(struct cctx *c, const struct section *s, const struct dnode *a,
 			     const struct dnode *b)
 {
+	bool paired = one_service_each(s, a, b);
+
 	for (size_t i = 0; a && i < a->a.n; i++) {
-		const struct dnode *e = a->a.items[i], *m = element_match(s, b, e);
+		const struct dnode *e = a->a.items[i];
+		const struct dnode *m = paired ? b->a.items[0] : element_match(s, b, e);
 		double ra = c->req_a, rb = c->req_b;
 		size_t mark;
 
@@ -198,7 +212,7 @@ static void compare_elements(struct cctx *c, const struct section *s, const stru
 		c->req_a = ra;
 		c->req_b = rb;
 	}
-	for (size_t i = 0; b && i < b->a.n; i++)
+	for (size_t i = 0; b && !paired && i < b->a.n; i++)
 		if (!element_match(s, a, b->a.items[i]))
 			only(c, s, b->a.items[i], false);
 }

@@ -252,6 +252,11 @@ static const struct field syscall_fields[] = {
 	COUNT("errors", CP_PER_FIELD, .per = "calls"),
 	HIST("size", DITTO_HIST_LOG2, CP_DIST),
 	HIST("ret", DITTO_HIST_LOG2, CP_DIST),
+	/* Exact sums of size and ret (their histograms keep log2 buckets
+	 * only): the means `ditto model show` prints. The histograms are
+	 * what compare and synth use, so these are not compared. */
+	COUNT("size_total", CP_NONE),
+	COUNT("ret_total", CP_NONE),
 	HIST("flags", DITTO_HIST_EXACT, CP_DIST),
 	HIST("offset", DITTO_HIST_LOG2, CP_DIST),
 	COUNT("sequential", CP_PER_FIELD, .per = "offset"),

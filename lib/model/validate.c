@@ -12,34 +12,6 @@
 
 #include "model_int.h"
 
-/*
- * Messages quote model strings (an unknown enum value, a repeated name, a
- * dangling reference) that may break the name rule: control bytes (C0,
- * DEL, C1) are shown as \xNN so that a message is one line and a
- * terminal never acts on what a model holds. Only the message changes.
- */
-static void show_safely(char *msg, size_t size)
-{
-	char out[512];
-	size_t o = 0;
-
-	for (const unsigned char *p = (const unsigned char *)msg; *p && o + 9 < sizeof(out); p++) {
-		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
-
-		if (c1) {
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x\\x%02x", p[0],
-					      p[1]);
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", p[0]);
-		} else {
-			out[o++] = (char)*p;
-		}
-	}
-	out[o] = '\0';
-	snprintf(msg, size, "%s", out);
-}
-
 void vproblem(struct vctx *v, const char *field, const char *fmt, ...)
 {
 	char msg[512];
@@ -49,7 +21,7 @@ void vproblem(struct vctx *v, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	show_safely(msg, sizeof(msg));
+	text_show_safely(msg, sizeof(msg));
 	if (v->problems++ == 0)
 		snprintf(v->first, sizeof(v->first), "%s: %s", path_str(&v->path), msg);
 	if (v->problem)
@@ -69,7 +41,7 @@ void vwarning(struct vctx *v, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	show_safely(msg, sizeof(msg));
+	text_show_safely(msg, sizeof(msg));
 	v->warning(path_str(&v->path), msg, v->user);
 	path_pop(&v->path, mark);
 }

@@ -50,6 +50,27 @@ static int add_lat(struct ditto_hist *h, const unsigned long long *b, size_t n)
 	return err;
 }
 
+static bool any(const unsigned long long *b, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (b[k])
+			return true;
+	return false;
+}
+
+/* The exact sums beside the log2 buckets, where the buckets have samples:
+ * a mean from bucket midpoints reads a 4096-byte call as 6 KiB. */
+static int add_totals(struct ditto_syscall *sc, const struct dt_stat_val *v)
+{
+	int err = 0;
+
+	if (any(v->size, LOG2_BUCKETS))
+		err = ditto_syscall_set_size_total(sc, ditto_syscall_size_total(sc) + v->size_sum);
+	if (!err && any(v->ret, LOG2_BUCKETS))
+		err = ditto_syscall_set_ret_total(sc, ditto_syscall_ret_total(sc) + v->ret_sum);
+	return err;
+}
+
 static const char *syscall_name(unsigned nr, char *buf, size_t len)
 {
 	const char *name = syscall_name_of(nr);
@@ -79,6 +100,7 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	ditto_syscall_set_sequential(sc, ditto_syscall_sequential(sc) + v->sequential);
 	if ((err = add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
 	    (err = add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
+	    (err = add_totals(sc, v)) ||
 	    (err = add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
 		return err;
 	if (v->offsets && (err = add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
@@ -206,6 +228,27 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 		return err;
 	ditto_observed_set_counters_available(ditto_service_observed(svc), false);
 	return 0;
+}
+
+/*
+ * What the window could not learn for want of traffic. Without a request
+ * the network model and the framing stay unknown and a clone of the model
+ * answers every read as a raw request: a plausible model of nothing, the
+ * silent wrong answer issue 18 is about. Requests are the ones counted on
+ * sockets; a caller's requests override does not make traffic seen.
+ */
+unsigned model_gaps(const struct snapshot *s, struct ditto_model *m)
+{
+	struct ditto_service *svc = ditto_model_service(m, 0);
+	unsigned gaps = 0;
+
+	if (!s->reqs.requests)
+		gaps |= DITTO_GAP_NO_REQUESTS;
+	if (!svc || ditto_network_io_model(ditto_service_network(svc)) == DITTO_IO_UNKNOWN)
+		gaps |= DITTO_GAP_IO_MODEL;
+	if (!svc || ditto_service_framing(svc) == DITTO_FRAMING_UNKNOWN)
+		gaps |= DITTO_GAP_FRAMING;
+	return gaps;
 }
 
 int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,

@@ -156,6 +156,8 @@ struct build_args {
 };
 int build_model(const struct snapshot *s, const struct classes *c, const struct build_args *a,
 		struct ditto_model **out);
+/* enum ditto_profile_gap bits of a model built from s. */
+unsigned model_gaps(const struct snapshot *s, struct ditto_model *m);
 
 /* ---- host_info.c ---- */
 /* CPU model, kernel, cores and cache sizes into meta.host; what cannot be

@@ -56,6 +56,7 @@ struct ditto_profile {
 	char hwc_why[256];
 	bool keep_launched;
 	double launch_grace_s;
+	unsigned gaps;		/* enum ditto_profile_gap, set by finish */
 };
 
 static double now_s(void)
@@ -560,6 +561,37 @@ static int collect(struct ditto_profile *p, struct ditto_model **out)
 	return err;
 }
 
+/* "network.io_model and framing": the model fields gaps left unknown. */
+static void unknown_fields(unsigned gaps, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", gaps & DITTO_GAP_IO_MODEL ? "network.io_model" : "",
+		 (gaps & DITTO_GAP_IO_MODEL) && (gaps & DITTO_GAP_FRAMING) ? " and " : "",
+		 gaps & DITTO_GAP_FRAMING ? "framing" : "");
+}
+
+/* A model of an idle window is kept (nothing is lost) but never passed
+ * off as a model of the service: what is missing and why, said once. */
+static void warn_gaps(const struct ditto_profile *p)
+{
+	char name[300], fields[64];
+
+	if (!p->gaps)
+		return;
+	snprintf(name, sizeof(name), "%s", p->service_name ? p->service_name : "service");
+	text_show_safely(name, sizeof(name));
+	unknown_fields(p->gaps, fields, sizeof(fields));
+	if (p->gaps & DITTO_GAP_NO_REQUESTS)
+		ditto_warn("profile of '%s' (pid %d): no request was counted in the %.1f s window "
+			   "(no traffic)%s%s%s: load the service while it is profiled", name,
+			   (int)p->target, p->elapsed_s, *fields ? ", so " : "", fields,
+			   *fields ? " could not be inferred and stay unknown" : "");
+	else
+		ditto_warn("profile of '%s' (pid %d): %s could not be inferred and stay%s unknown: "
+			   "no thread was seen serving the requests counted; a longer window under "
+			   "load may see them", name, (int)p->target, fields,
+			   strchr(fields, ' ') ? "" : "s");
+}
+
 DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model **out)
 {
 	int err;
@@ -578,7 +610,14 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
 	if (p->target_exited)
 		ditto_warn("process %d exited after %.1f s: the model holds what was collected "
 			   "until then", (int)p->target, p->elapsed_s);
+	p->gaps = model_gaps(&p->snap, *out);
+	warn_gaps(p);
 	return 0;
+}
+
+DITTO_API unsigned ditto_profile_gaps(const struct ditto_profile *p)
+{
+	return p ? p->gaps : 0;
 }
 
 DITTO_API void ditto_profile_free(struct ditto_profile *p)

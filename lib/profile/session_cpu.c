@@ -71,6 +71,25 @@ static size_t members(const struct snapshot *s, const int *cls, unsigned ncls,
 	return n;
 }
 
+/* The tracer child names the classes in its warnings. */
+static int start_child(struct session_cpu *sc, const struct classes *c,
+		       const struct cpu_target *t, size_t nt, const struct cpu_run_opts *o)
+{
+	struct cpu_run_opts named = *o;
+	const char **names = calloc(sc->n + 1, sizeof(*names));
+	int err;
+
+	if (!names)
+		return ditto_err(-ENOMEM, "out of memory");
+	for (unsigned k = 0; k < sc->n; k++)
+		names[k] = c->cls[sc->cls[k]].name;
+	named.class_names = names;
+	/* The child has its copy once started: the array may go. */
+	err = cpu_child_start(t, nt, sc->n, &named, &sc->child);
+	free(names);
+	return err;
+}
+
 int session_cpu_start(const struct snapshot *s, const struct classes *c,
 		      const struct cpu_run_opts *o, struct session_cpu **out)
 {
@@ -91,7 +110,7 @@ int session_cpu_start(const struct snapshot *s, const struct classes *c,
 			   "step; the model has no cpu section");
 		goto out;
 	}
-	if ((err = cpu_child_start(t, nt, sc->n, o, &sc->child)))
+	if ((err = start_child(sc, c, t, nt, o)))
 		goto out;
 	*out = sc;
 	sc = NULL;

@@ -116,8 +116,9 @@ def test_sigint_writes_the_model_and_leaves_the_target_running(tmp_path):
     proc = sleeper(60)
     out = tmp_path / 'model.msgpack'
     try:
-        cli = subprocess.Popen([CLI, 'profile', '--pid', str(proc.pid), '-q', '-o', str(out)],
-                               stderr=subprocess.PIPE)
+        # A sleeper serves nothing: --allow-idle (test_no_silent_answers.py).
+        cli = subprocess.Popen([CLI, 'profile', '--pid', str(proc.pid), '-q', '--allow-idle',
+                                '-o', str(out)], stderr=subprocess.PIPE)
         time.sleep(1.5)
         assert our_bpf_programs() == before + len(OUR_PROGRAMS)
         cli.send_signal(signal.SIGINT)
@@ -255,7 +256,8 @@ def test_launch_with_keep_running_leaves_the_command_running(tmp_path):
     # Its output is not the pipes of the CLI: the command outlives the CLI.
     port = free_port()
     log = open(tmp_path / 'cli.log', 'w+b')
-    cli = subprocess.Popen([CLI, 'profile', '-d', '2', '-q', '-W', '0', '-o',
+    # Nobody loads it: --allow-idle (test_no_silent_answers.py).
+    cli = subprocess.Popen([CLI, 'profile', '-d', '2', '-q', '-W', '0', '--allow-idle', '-o',
                             str(tmp_path / 'm'), '--keep-running', '--', need('redis-server'),
                             '--port', str(port), '--bind', '127.0.0.1', '--save', '',
                             '--appendonly', 'no'], stdout=log, stderr=log)

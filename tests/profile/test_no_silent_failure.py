@@ -74,8 +74,9 @@ def test_a_signal_in_the_system_window_ends_the_profile_promptly(tmp_path, sig):
     try:
         time.sleep(0.5)
         out = tmp_path / 'm'
-        cli = subprocess.Popen([CLI, 'profile', '--pid', str(srv.pid), '-d', '60', '-q', '-o',
-                                str(out)], stderr=subprocess.PIPE)
+        # Nobody loads it: --allow-idle, the idle window is not under test.
+        cli = subprocess.Popen([CLI, 'profile', '--pid', str(srv.pid), '-d', '60', '-q',
+                                '--allow-idle', '-o', str(out)], stderr=subprocess.PIPE)
         time.sleep(2)
         t0 = time.monotonic()
         cli.send_signal(sig)

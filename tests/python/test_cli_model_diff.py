@@ -37,3 +37,50 @@ def test_model_diff_trouble_is_not_a_difference(sample_path, tmp_path):
     assert diff(sample_path, tmp_path / 'missing.model').returncode == 2
     assert diff(sample_path).returncode == 2
     assert diff('--bound', 'x', sample_path, sample_path).returncode == 2
+
+
+def one_service_model(path, name, calls):
+    """A model of one service named name, with one syscall and requests."""
+    import ditto
+    m = ditto.Model()
+    svc = m.add_service(name)
+    svc.add_thread('main', count=1, role='main', io_model='epoll')
+    svc.add_syscall('main', 'read', 'tcp', calls=calls)
+    svc.requests.count = 1000
+    m.save(str(path))
+    return m
+
+
+def test_two_single_service_models_pair_whatever_their_names(tmp_path):
+    # A clone's service is named apart from its original's: matching by
+    # name compared nothing (only_a and only_b lines, nothing else).
+    a = one_service_model(tmp_path / 'a.model', 'redis-server', 2000)
+    b = one_service_model(tmp_path / 'b.model', 'clone', 3000)
+    r = diff(tmp_path / 'a.model', tmp_path / 'b.model')
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "pairing service 'redis-server' with 'clone' (one service each)" in r.stdout
+    assert 'only_a' not in r.stdout and 'only_b' not in r.stdout, r.stdout
+    assert 'services[redis-server].syscalls[main:read:tcp].calls_per_request' in r.stdout
+    j = diff('--json', tmp_path / 'a.model', tmp_path / 'b.model')
+    assert j.returncode == 1 and 'pairing service' in j.stderr
+    import json
+    rows = {m['path']: m for m in json.loads(j.stdout)}
+    row = rows['services[redis-server].syscalls[main:read:tcp].calls_per_request']
+    assert (row['a'], row['b']) == (2.0, 3.0)
+    # The binding pairs the same way and says so.
+    cmp = a.compare(b)
+    assert cmp.paired == ('redis-server', 'clone')
+    assert not [m for m in cmp if m.kind in ('only_a', 'only_b')]
+    assert {m.path for m in cmp} == set(rows)
+    # Same names: no pairing line; several services: by name, as before.
+    same = diff(tmp_path / 'a.model', tmp_path / 'a.model')
+    assert same.returncode == 0 and 'pairing' not in same.stdout
+    assert a.compare(a).paired is None
+
+
+def test_models_of_several_services_still_pair_by_name(sample_path, tmp_path):
+    one_service_model(tmp_path / 'b.model', 'clone', 3000)
+    r = diff(sample_path, tmp_path / 'b.model')
+    assert r.returncode == 1
+    assert 'pairing' not in r.stdout
+    assert 'only_a' in r.stdout and 'only_b' in r.stdout

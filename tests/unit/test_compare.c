@@ -340,6 +340,44 @@ START_TEST(test_compare_only_in_one_side)
 }
 END_TEST
 
+/* One service each: paired whatever their names (a clone's service is
+ * named apart), and compared as if they had the same name. */
+START_TEST(test_compare_one_service_each_pairs_whatever_the_names)
+{
+	struct ditto_model *a = ditto_model_new(), *b = ditto_model_new();
+	struct ditto_service *sa = ditto_model_add_service(a, "redis-server");
+	struct ditto_service *sb = ditto_model_add_service(b, "clone");
+	double va, vb, e;
+
+	ditto_syscall_set_calls(ditto_service_add_syscall(sa, "main", "read", DITTO_FD_TCP), 200);
+	ditto_syscall_set_calls(ditto_service_add_syscall(sb, "main", "read", DITTO_FD_TCP), 300);
+	ditto_requests_set_count(ditto_service_requests(sa), 100);
+	ditto_requests_set_count(ditto_service_requests(sb), 100);
+
+	struct ditto_comparison *c = compare(a, b, 0);
+	for (size_t i = 0; i < ditto_comparison_count(c); i++) {
+		enum ditto_metric_kind k;
+
+		ditto_comparison_metric(c, i, NULL, &k, NULL, NULL, NULL);
+		ck_assert(k != DITTO_METRIC_ONLY_A && k != DITTO_METRIC_ONLY_B);
+	}
+	metric(c, "services[redis-server].syscalls[main:read:tcp]" CALLS_METRIC, NULL, &va, &vb,
+	       &e);
+	ck_assert_double_eq(va, 2.0);
+	ck_assert_double_eq(vb, 3.0);
+	ditto_comparison_free(c);
+
+	/* A second service in b: back to names, nothing in common. */
+	ditto_model_add_service(b, "other");
+	c = compare(a, b, 0);
+	ck_assert_int_ge(find_metric(c, "services[redis-server]"), 0);
+	ck_assert_int_ge(find_metric(c, "services[clone]"), 0);
+	ditto_comparison_free(c);
+	ditto_model_free(a);
+	ditto_model_free(b);
+}
+END_TEST
+
 START_TEST(test_compare_min_error_filters)
 {
 	struct ditto_model *a = tu_sample(6), *b = tu_sample(7);
@@ -450,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_compare_distribution_disjoint_is_one);
 	tcase_add_test(tc, test_compare_mix_distribution);
 	tcase_add_test(tc, test_compare_only_in_one_side);
+	tcase_add_test(tc, test_compare_one_service_each_pairs_whatever_the_names);
 	tcase_add_test(tc, test_compare_min_error_filters);
 	tcase_add_test(tc, test_compare_metric_out_of_range);
 	tcase_add_test(tc, test_compare_to_json);

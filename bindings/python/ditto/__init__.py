@@ -16,8 +16,8 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
-from .profile import (Profile, breakpoints_work, profile, profile_cpu, step_mode_detect,
-                      STEP_MODES)
+from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, profile, profile_cpu,
+                      step_mode_detect, STEP_MODES)
 from .synth import build, synth
 from .load import load
 from .measure import counters_available, measure
@@ -29,7 +29,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'Requests', 'Network', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
-           'Profile', 'profile', 'profile_cpu', 'step_mode_detect', 'breakpoints_work',
+           'Profile', 'profile', 'profile_cpu', 'IdleProfileError', 'GAPS',
+           'step_mode_detect', 'breakpoints_work',
            'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load', 'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport']
 

@@ -28,9 +28,12 @@ METRIC_KINDS = {
 
 
 class Comparison(list):
-    """The Metric list of Model.compare(), with max_error from the library."""
+    """The Metric list of Model.compare(), with max_error from the library.
+    paired is (name in a, name in b) when each model holds one service and
+    their names differ: they were compared with each other all the same."""
 
     max_error = 0.0
+    paired = None
 
 
 # --- enums stored as names ---------------------------------------------
@@ -190,6 +193,8 @@ class Syscall(_Element):
     calls = _u64_prop('syscall', 'calls')
     errors = _u64_prop('syscall', 'errors')
     sequential = _u64_prop('syscall', 'sequential')
+    size_total = _u64_prop('syscall', 'size_total', 'exact sum of size (since 0.5)')
+    ret_total = _u64_prop('syscall', 'ret_total', 'exact sum of ret (since 0.5)')
     size = _hist_prop('syscall', 'size')
     ret = _hist_prop('syscall', 'ret')
     flags = _hist_prop('syscall', 'flags')
@@ -615,7 +620,9 @@ class Model:
     def compare(self, other, min_error=0.0):
         """Feature-by-feature distance from self (the original) to other
         (the clone): a Comparison (list) of Metric(path, kind, a, b, error),
-        kind one of 'scalar', 'distribution', 'only_a', 'only_b'."""
+        kind one of 'scalar', 'distribution', 'only_a', 'only_b'. Two models
+        of one service each are compared whatever the services are named
+        (Comparison.paired then names both)."""
         out = c_void_p()
         o = _lib.make_opts(_lib.CompareOpts, min_error=float(min_error))
         check(lib.ditto_model_compare(self._p, other._p, byref(o), byref(out)))
@@ -631,6 +638,9 @@ class Model:
                                   METRIC_KINDS.get(kind.value, kind.value),
                                   a.value, b.value, err.value))
             res.max_error = lib.ditto_comparison_max_error(c)
+            names = (self.services, other.services)
+            if len(names[0]) == 1 and len(names[1]) == 1 and names[0] != names[1]:
+                res.paired = (names[0][0], names[1][0])
             return res
         finally:
             lib.ditto_comparison_free(c)

@@ -19,14 +19,44 @@ from .errors import check
 from .model import Model
 
 
+# enum ditto_profile_gap (profile.h): what a window without traffic left unknown.
+GAPS = (('no_requests', 1), ('io_model', 2), ('framing', 4))
+
+
+def gap_names(bits):
+    """The names of the enum ditto_profile_gap bits set in bits, in GAPS order."""
+    return tuple(name for name, bit in GAPS if bits & bit)
+
+
+class IdleProfileError(Exception):
+    """Profile.finish() with allow_idle=False on a window that counted no
+    request or could not infer the network model. Nothing is lost: .model
+    is the Model all the same, .gaps names what is missing (see GAPS)."""
+
+    def __init__(self, model, gaps):
+        self.model = model
+        self.gaps = gaps
+        super().__init__('the profile window saw no traffic to learn from (%s unknown): load '
+                         'the service while it is profiled, or pass allow_idle=True'
+                         % ', '.join(gaps))
+
+
 class Profile:
     """A profile session (ditto_profile_*). The target keeps running; every
-    probe is detached when the session finishes or is closed."""
+    probe is detached when the session finishes or is closed.
+
+    A window without traffic gives a model of an idle service (network
+    io_model and framing unknown): finish() returns it and sets .gaps (and
+    the library logs a warning), or raises IdleProfileError when
+    allow_idle is False. The default True keeps what earlier versions did."""
 
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
                  progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0,
-                 cpu_step_mode='auto', keep_launched=False, launch_grace=0.0):
+                 cpu_step_mode='auto', keep_launched=False, launch_grace=0.0,
+                 allow_idle=True):
         self._progress = None
+        self._allow_idle = bool(allow_idle)
+        self.gaps = ()
         if progress is not None:
             # Keep the ctypes callback alive as long as the session.
             self._progress = _lib.PROGRESS_FN(
@@ -75,10 +105,22 @@ class Profile:
         lib.ditto_profile_cancel(self._ptr)
 
     def finish(self):
-        """Detach and return the Model of what was collected."""
+        """Detach and return the Model of what was collected. .gaps then
+        names what the window could not learn for want of traffic
+        (ditto_profile_gaps(); empty when it saw requests)."""
         out = c_void_p()
         check(lib.ditto_profile_finish(self._ptr, ctypes.byref(out)))
-        return Model._wrap(out.value)
+        model = Model._wrap(out.value)
+        self.gaps = gap_names(lib.ditto_profile_gaps(self._ptr))
+        if self.gaps and not self._allow_idle:
+            raise IdleProfileError(model, self.gaps)
+        return model
+
+    @property
+    def idle(self):
+        """The finished window counted no request or left the network model
+        unknown (.gaps is not empty)."""
+        return bool(self.gaps)
 
     def close(self):
         if getattr(self, '_ptr', None):
@@ -96,7 +138,8 @@ class Profile:
 
 
 def profile(pid, duration, **kw):
-    """Profile process pid for duration seconds and return its Model."""
+    """Profile process pid for duration seconds and return its Model
+    (allow_idle=False: IdleProfileError for a window without traffic)."""
     with Profile(duration=duration, **kw) as p:
         p.attach(pid)
         p.run()

@@ -673,12 +673,16 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	HIST_ADD(v->lat, lat_bucket(now - s->ts), 1);
 	if (!d)
 		return 0;
-	if (s->has_size)
+	if (s->has_size) {
 		HIST_ADD(v->size, log2_bucket(s->size), 1);
+		v->size_sum += s->size;
+	}
 	if ((d->bits & SD_MMSG) && ret > 0)
 		count = mmsg_bytes(s->arg_ptr, ret);
-	if ((d->bits & SD_RET_COUNT) && ret >= 0)
+	if ((d->bits & SD_RET_COUNT) && ret >= 0) {
 		HIST_ADD(v->ret, log2_bucket(count), 1);
+		v->ret_sum += count;
+	}
 	if (s->has_flags)
 		add_flags(v, s->flags);
 	if (s->has_offset)

@@ -162,6 +162,24 @@ static bool pick_possible(const struct cpu_run *r)
 	return false;
 }
 
+/* A class is named in messages, never numbered: an index means nothing
+ * to whoever reads the warning (issue 18). */
+static void warn_idle(const struct cpu_run *r, unsigned c)
+{
+	const char *name = r->o.class_names ? r->o.class_names[c] : NULL;
+	char who[300];
+
+	if (name) {
+		snprintf(who, sizeof(who), "thread class '%s'", name);
+		text_show_safely(who, sizeof(who));
+	} else {
+		snprintf(who, sizeof(who), "the stepped threads");
+	}
+	ditto_warn("cpu windows: %s stayed blocked in a system call for %d windows: no load? "
+		   "the remaining windows of %s are skipped", who, IDLE_WINDOWS,
+		   name ? "the class" : "them");
+}
+
 int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 {
 	struct step_opts so = { r->o.window_insts, r->o.window_timeout_s, stop, r->o.step_mode };
@@ -186,9 +204,7 @@ int cpu_run_step(struct cpu_run *r, const volatile int *stop)
 	}
 	k->idle = res.insts == 0 && res.timed_out ? k->idle + 1 : 0;
 	if (k->idle == IDLE_WINDOWS)
-		ditto_warn("cpu windows: thread class %d stayed blocked in a system call for %d "
-			   "windows: no load? its remaining windows are skipped", r->t[i].cls,
-			   IDLE_WINDOWS);
+		warn_idle(r, (unsigned)r->t[i].cls);
 	if (res.thread_exited)
 		r->dead[i] = true;
 	if (err)

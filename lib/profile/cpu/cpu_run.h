@@ -21,6 +21,10 @@ struct cpu_run_opts {
 	double spacing_s;
 	double window_timeout_s;
 	int step_mode;		/* enum ditto_step_mode; AUTO is resolved at start */
+	/* Names of the ncls classes, for messages (NULL: the classes have
+	 * none, as in ditto_profile_cpu()); read in the tracer child, which
+	 * gets its own copy at the fork. */
+	const char *const *class_names;
 };
 
 /* Public options with their defaults filled in and the stepping mode
