@@ -193,29 +193,17 @@ static enum rt_want read_and_serve(struct rt_conn *c, struct rt_thread *t, bool 
 	return serve(c, t);
 }
 
-/* Reads after the first of one wake-up at most: one client that keeps
- * sending does not keep the thread from the others. */
-#define AGAIN_READS_MAX 16
-
-/*
- * A read, then more while the model's EAGAIN rate owes empty reads
- * (non-blocking sockets only: a blocking one would wait for the next
- * request), as servers that read until EAGAIN do. A read that finds the
- * next request serves it and owes nothing: empty reads pay, the first
- * read's too (a wake-up whose data an earlier read took), so that they
- * come at the model's rate.
- */
+/* A read, then the empty reads the model's EAGAIN rate owes (non-blocking
+ * skeletons only: a blocking server does not read until EAGAIN). */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
 {
 	bool empty;
 	enum rt_want want = read_and_serve(c, t, &empty);
 
-	t->again_acc -= empty ? 1.0 : 0;
-	for (unsigned k = 0; k < AGAIN_READS_MAX && want == RT_WANT_READ && t->again_acc >= 1.0 &&
-			     rt_config.io != RT_IO_BLOCKING && !rt_stopping(); k++) {
-		want = read_and_serve(c, t, &empty);
-		t->again_acc -= empty ? 1.0 : 0;
-	}
+	t->again_acc -= empty ? 1.0 : 0;	/* the original's were such reads too */
+	if (want == RT_WANT_READ && rt_config.io != RT_IO_BLOCKING &&
+	    !rt_buf_reserve(&c->in, rt_sock_read_size()))
+		rt_empty_reads(t, c->in.data + c->in.len, rt_sock_read_size());
 	return want;
 }
 

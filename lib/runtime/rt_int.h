@@ -112,6 +112,10 @@ void rt_request_work(struct rt_thread *t);	/* body, then replay */
 
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);
+/* rt_empty_read.c: the reads t owes at rt_net.again_per_request, each of
+ * n bytes into buf, all finding nothing. */
+struct rt_thread;
+void rt_empty_reads(struct rt_thread *t, void *buf, size_t n);
 ssize_t rt_sock_write(int fd, const char *p, size_t n);
 void rt_sock_setup(int fd);	/* TCP_NODELAY */
 size_t rt_sock_read_size(void);

@@ -65,7 +65,9 @@ def test_failed_calls_and_eagain_reads_are_replayed_at_their_rates(tmp_path):
     clone = Clone(tree)
     try:
         out = tmp_path / 'clone.msgpack'
-        load = [CLI, 'load', '--port', str(clone.port), '--framing', 'resp', '-c', '4',
+        # One connection: the clone's extra read comes right after its
+        # answer, before the client can send again, as in the original.
+        load = [CLI, 'load', '--port', str(clone.port), '--framing', 'resp', '-c', '1',
                 '-d', '6']
         profile_clone(clone, 'outcomes', out, load, duration=2, windows=0)
     finally:

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Socket reads that find nothing (EAGAIN), at the model's rate per request
+ * (rt_net.again_per_request): servers that read until EAGAIN make one
+ * after most wake-ups. They are made on a loopback TCP connection of the
+ * process's own that nobody writes to, so that each one owed comes out
+ * EAGAIN whatever the clients do: made on the client's own socket, a read
+ * found the next request as often as not (a fast or pipelining client's),
+ * and the rate followed the client's speed, not the model.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int empty_fd = -1;	/* the end read from, non-blocking */
+static int peer_fd = -1;	/* the other end, kept open and silent */
+
+static void open_pair(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lfd < 0)
+		goto fail;
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &len))
+		goto fail;
+	peer_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (peer_fd < 0 || connect(peer_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	empty_fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (empty_fd < 0)
+		goto fail;
+	close(lfd);
+	return;
+fail:
+	rt_err(errno, "no loopback connection for the empty reads: they are left out");
+	if (lfd >= 0)
+		close(lfd);
+	if (peer_fd >= 0)
+		close(peer_fd);
+	peer_fd = -1;
+}
+
+void rt_empty_reads(struct rt_thread *t, void *buf, size_t n)
+{
+	if (!(t->again_acc >= 1.0))
+		return;
+	pthread_once(&once, open_pair);
+	while (t->again_acc >= 1.0) {
+		t->again_acc -= 1.0;
+		if (empty_fd >= 0)
+			rt_sock_read(empty_fd, buf, n);
+	}
+}
