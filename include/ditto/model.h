@@ -458,7 +458,12 @@ DITTO_API struct ditto_service *ditto_model_add_service(struct ditto_model *m, c
 DITTO_API const char *ditto_service_name(const struct ditto_service *s);
 DITTO_API enum ditto_framing ditto_service_framing(const struct ditto_service *s);
 DITTO_API int ditto_service_set_framing(struct ditto_service *s, enum ditto_framing f);
-/* Serving processes (1 for a single-process service). */
+/* Serving processes: those with a thread in the serving class (1 for a
+ * single-process service; a master that serves nothing is not counted).
+ * Thread class counts and network_threads are totals over all of the
+ * service's processes: a clone runs a 1/processes share of each (rounded
+ * up) in every serving process, and a multi-process service's "main"
+ * class (its master) once, in its parent process. */
 DITTO_API uint64_t ditto_service_processes(const struct ditto_service *s);
 DITTO_API int ditto_service_set_processes(struct ditto_service *s, uint64_t n);
 /* Listening TCP/UDP ports. */
@@ -507,14 +512,20 @@ DITTO_API struct ditto_network *ditto_service_network(struct ditto_service *s);
 DITTO_API enum ditto_io_model ditto_network_io_model(const struct ditto_network *n);
 DITTO_API int ditto_network_set_io_model(struct ditto_network *n, enum ditto_io_model io);
 /* Accepting is done away from the main thread of the main process (by
- * other threads, or by worker processes as in nginx or pre-forked servers). */
+ * other threads, or by worker processes as in nginx or pre-forked servers).
+ * Descriptive: it adds no thread. Without network_dispatch the serving
+ * threads accept for themselves in every process. */
 DITTO_API bool ditto_network_accept_dispatch(const struct ditto_network *n);
 DITTO_API int ditto_network_set_accept_dispatch(struct ditto_network *n, bool v);
 /* Accepted connections are served by other threads than the ones that
- * accept them (memcached: the main thread accepts, workers serve). */
+ * accept them (memcached: the main thread accepts, workers serve; a pool
+ * woken through a futex by a listener thread). A clone then has one
+ * acceptor in each serving process that hands connections out. */
 DITTO_API bool ditto_network_network_dispatch(const struct ditto_network *n);
 DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v);
-/* Size of the network thread pool; 0 for one thread per connection. */
+/* Serving threads in all serving processes together (nginx with 2
+ * single-threaded workers: 2, processes 2); each process has
+ * network_threads / processes. 0: one thread per connection (blocking). */
 DITTO_API uint64_t ditto_network_network_threads(const struct ditto_network *n);
 DITTO_API int ditto_network_set_network_threads(struct ditto_network *n, uint64_t v);
 DITTO_API uint64_t ditto_network_processes(const struct ditto_network *n);

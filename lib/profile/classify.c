@@ -120,11 +120,45 @@ static int group_threads(struct snapshot *s, struct classes *c)
 	return 0;
 }
 
-static void assign_roles(struct classes *c)
+/*
+ * Whether class cls waits on futexes (condition variables) and is woken
+ * mostly by other classes: a pool fed by a listener thread. Its reads of
+ * non-blocking sockets come after a hand-over, not in a spin: busy
+ * polling never sleeps, so a spinning class has next to no wake-ups and
+ * no futex waits (issue 18: such a pool, taken for busy polling, became a
+ * clone of 100 spinning threads).
+ */
+static bool fed_through_futex(const struct snapshot *s, const struct thread_class_rec *k, int cls)
+{
+	uint64_t futex = 0, from_others = 0;
+
+	for (size_t i = 0; i < s->nstats; i++) {
+		const struct thread_rec *t = snapshot_thread(s, s->stats[i].key.tid);
+
+		if (t && t->cls == cls && s->stats[i].key.nr == SYS_futex)
+			futex += s->stats[i].val.calls;
+	}
+	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct thread_rec *a = snapshot_thread(s, s->wakes[i].key.waker);
+		const struct thread_rec *b = snapshot_thread(s, s->wakes[i].key.wakee);
+
+		if (a && b && b->cls == cls && a->cls >= 0 && a->cls != cls)
+			from_others += s->wakes[i].count;
+	}
+	return futex && k->wakeups && from_others * 2 >= k->wakeups;
+}
+
+/* A non-blocking reader that sleeps on a futex until another class hands
+ * it work blocks (in the futex), it does not poll: it is a blocking pool. */
+static void assign_roles(const struct snapshot *s, struct classes *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		c->cls[i].role = role_of(&c->cls[i]);
-		c->cls[i].io = io_of(c->cls[i].bits);
+		struct thread_class_rec *k = &c->cls[i];
+
+		k->role = role_of(k);
+		k->io = io_of(k->bits);
+		if (k->io == DITTO_IO_NONBLOCKING && fed_through_futex(s, k, (int)i))
+			k->io = DITTO_IO_BLOCKING;
 	}
 }
 
@@ -298,7 +332,7 @@ int classify_threads(struct snapshot *s, const struct thread_sampler *ts, struct
 		classes_free(out);
 		return err;
 	}
-	assign_roles(out);
+	assign_roles(s, out);
 	find_workers(s, out);
 	name_classes(out);
 	return 0;

@@ -132,7 +132,10 @@ struct rt_config {
 	uint16_t port;		/* default listen port */
 	enum rt_io io;
 	unsigned processes;	/* > 1: pre-forked processes sharing the listen socket */
-	unsigned threads;	/* request-serving threads per process (epoll/poll/select/busypoll) */
+	/* Request-serving threads in each process. Blocking io: 0 is one
+	 * thread per connection; without accept_dispatch each of them
+	 * accepts and serves its own connections (rt_net_accepting.c). */
+	unsigned threads;
 	bool accept_dispatch;	/* an acceptor thread hands connections to the threads */
 	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
 	struct rt_net net;

@@ -242,6 +242,7 @@ void rt_net_select_loop(struct rt_worker *w);
 void rt_net_busypoll_loop(struct rt_worker *w);
 int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_net_blocking_run(int lfd, unsigned proc);
+int rt_net_accepting_run(int lfd, unsigned proc);	/* blocking, no dispatch */
 
 /* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
 struct rt_acceptor {

@@ -36,8 +36,12 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
-	if (rt_config.io == RT_IO_BLOCKING)
+	/* blocking: an acceptor starting a thread per connection (or handing
+	 * connections out), else serving threads that accept themselves */
+	if (rt_config.io == RT_IO_BLOCKING && (rt_config.accept_dispatch || !rt_config.threads))
 		rc = rt_net_blocking_run(lfd[0], proc);
+	else if (rt_config.io == RT_IO_BLOCKING)
+		rc = rt_net_accepting_run(lfd[0], proc);
 	else
 		rc = rt_net_pool_run(lfd, nlfd, proc);
 out:

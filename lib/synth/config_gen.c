@@ -375,6 +375,23 @@ static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
 	       ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR;
 }
 
+/* The original's main thread in a class of its own while other processes
+ * serve: the master of a pre-forking server (nginx's, Apache's). The
+ * clone's parent process plays it once, waiting for its children
+ * (rt_prefork.c), instead of one thread of it in every serving process. */
+static bool parents_class(struct cfg *g, struct ditto_thread_class *t)
+{
+	return g->procs > 1 && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
+}
+
+/* A class's threads in one clone process: thread counts are totals over
+ * all the service's processes (model.h), so a multi-process service's
+ * other classes are shared out over its serving processes, rounded up. */
+static uint64_t per_process(const struct cfg *g, uint64_t count)
+{
+	return (count + g->procs - 1) / g->procs;
+}
+
 /* Every other class wakes as often and burns as much CPU as it did
  * (times the background_rate knob: a service whose timers back off when
  * idle wakes less under a lighter load than its profile's); under
@@ -435,8 +452,9 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
 
-		if (t == g->serving || !count || dispatching_acceptor(g, t))
+		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t))
 			continue;
+		count = per_process(g, count);
 		if (n == max_classes) {
 			synth_limit(g->lim, SYNTH_LIMIT_CLASSES,
 				    (double)ditto_service_thread_count(g->s) - (g->serving ? 1 : 0));
@@ -448,7 +466,8 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			break;
 		used += count;
 		if (wake) {
-			period = window_ns * count / wake / g->k.background_rate;
+			/* wake-ups are the class's in all processes */
+			period = window_ns * count * g->procs / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 			per_wake = requests * count / wake / g->k.background_rate;
 			/* 0: not known (or a corrupt model), the clock paces it */
@@ -530,6 +549,13 @@ static void warn_missing(struct cfg *g)
 		ditto_warn("synth: %s: no syscalls section: the clone makes only its socket calls", name);
 }
 
+/* Blocking with network_threads 0: one thread per connection (rt.h's
+ * threads 0), not a pool that accepts for itself. */
+static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
+{
+	return io == DITTO_IO_BLOCKING && net && !ditto_network_network_threads(net);
+}
+
 int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out)
 {
 	struct ditto_network *net = ditto_service_network(s);
@@ -539,7 +565,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	struct ditto_hist *resp = req ? ditto_requests_response_bytes(req) : NULL, *ipr = NULL;
 	struct ditto_cpu *cpu = g.serving ? ditto_service_find_cpu(s, ditto_thread_class_name(g.serving)) : NULL;
 	enum ditto_io_model io = net ? ditto_network_io_model(net) : DITTO_IO_UNKNOWN;
-	uint64_t threads = net ? ditto_network_network_threads(net) : 1, procs = net ? ditto_network_processes(net) : 1;
+	uint64_t threads = net ? ditto_network_network_threads(net) : 1;
 	uint64_t scratch = 0;
 	unsigned hresp, hipr, ncalls, nbg;
 	uint16_t port = in->port ? in->port : ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080;
@@ -553,8 +579,9 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		synth_limits_init(&g.own, ditto_service_name(s), false);
 		g.lim = &g.own;
 	}
-	g.procs = procs ? procs : 1;
-	g.threads = threads ? threads : 1;
+	g.procs = config_processes(s, g.lim);
+	/* network_threads counts the serving threads of all processes */
+	g.threads = per_process(&g, threads ? threads : 1);
 	thread_budget(&g);
 	g.requests = req ? (double)ditto_requests_count(req) : 0;
 	warn_missing(&g);
@@ -594,7 +621,8 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
-		    (unsigned long long)g.procs, (unsigned long long)g.threads,
+		    (unsigned long long)g.procs,
+		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
 		    net && ditto_network_network_dispatch(net) ? "true" : "false");
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");

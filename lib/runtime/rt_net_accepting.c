@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Blocking serving threads that accept their own connections: the
+ * model's blocking io without network_dispatch (the class that accepts is
+ * the class that serves), as a pre-forked worker (Apache prefork, nginx's
+ * blocking cousins) or a thread pool on one listen socket. Each of the
+ * process's `threads` threads blocks in accept4(), serves that connection
+ * with blocking reads and writes until it closes, then accepts again; the
+ * first runs on the main thread, so a one-thread worker process is one
+ * thread, as the original's. The stop signals are blocked in the others:
+ * a signal interrupts the main thread, which then kicks the others out of
+ * their blocking calls (rt_stop_kick_join). A signal that comes just
+ * before the main thread blocks is seen at its next connection or request.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+struct accepting {
+	int lfd;
+	uint64_t stream;
+	pthread_t tid;
+	bool started;
+	atomic_bool done;
+};
+
+static void serve(int fd, struct rt_thread *t)
+{
+	struct rt_conn *c = rt_conn_new(fd);
+
+	if (!c) {
+		rt_conn_cap_close_fd(fd);
+		return;
+	}
+	rt_sock_setup(fd);
+	/* blocking writes finish, so only reads are waited for */
+	while (!rt_stopping() && rt_conn_readable(c, t) != RT_WANT_CLOSE)
+		;
+	rt_conn_free(c);
+}
+
+static void *accepting_main(void *arg)
+{
+	struct accepting *a = arg;
+	struct rt_thread t = { .replay = NULL };
+
+	if (rt_thread_init(&t, a->stream)) {
+		rt_fail();
+		atomic_store(&a->done, true);
+		return NULL;
+	}
+	while (!rt_stopping()) {
+		int fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			serve(fd, &t);
+		} else if (!rt_conn_cap_goes_on(errno)) {
+			rt_err(errno, "accept");
+			rt_fail();
+		}
+	}
+	rt_thread_fini(&t);
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+/* Threads 1..n-1 with the stop signals blocked (they inherit the mask). */
+static void start_others(struct accepting *a, unsigned n)
+{
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	for (unsigned i = 1; i < n; i++)
+		a[i].started = !rt_thread_start(&a[i].tid, accepting_main, &a[i], "serving");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int rt_net_accepting_run(int lfd, unsigned proc)
+{
+	unsigned n = rt_config.threads ? rt_config.threads : 1;
+	/* the main thread plays the class "main" when there is one */
+	unsigned first = rt_background_main() ? 0 : 1;
+	struct accepting *a = calloc(n, sizeof(*a));
+
+	if (!a) {
+		rt_err(ENOMEM, "%u serving threads", n);
+		return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		a[i].lfd = lfd;
+		a[i].stream = (uint64_t)proc << 32 | i;
+	}
+	start_others(a, n);
+	if (!first)
+		a[0].started = !rt_thread_start(&a[0].tid, accepting_main, &a[0], "serving");
+	rt_announce_ready();
+	if (first)
+		accepting_main(&a[0]);
+	else
+		rt_main_thread_run();
+	rt_stop();
+	for (unsigned i = 0; i < n; i++)
+		if (a[i].started)
+			rt_stop_kick_join(a[i].tid, &a[i].done);
+	free(a);
+	return 0;
+}
