@@ -155,12 +155,16 @@ struct reply {
 	struct rt_buf *out;
 	size_t row, val;	/* offsets of the DataRow and of its value */
 	bool have_row;
+	/* Where the answer must end: a statement of a few bytes can ask for
+	 * a 64-column row description, so a hostile query or batch would
+	 * otherwise grow the output ~250 times its size. */
+	size_t limit;
 	int err;
 };
 
 static void put(struct reply *r, const void *p, size_t n)
 {
-	if (!r->err && rt_buf_put(r->out, p, n))
+	if (!r->err && (r->out->len + n > r->limit || rt_buf_put(r->out, p, n)))
 		r->err = -1;
 }
 
@@ -452,8 +456,8 @@ static void batch(struct reply *r, struct rt_conn *c, const char *p, size_t n)
 
 int rt_pg_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out)
 {
-	struct reply r = { .out = out, .have_row = false, .err = 0 };
 	size_t start = out->len;
+	struct reply r = { .out = out, .have_row = false, .limit = start + RT_RESPONSE_MAX, .err = 0 };
 
 	switch (req->op) {
 	case OP_DECLINE:

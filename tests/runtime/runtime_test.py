@@ -469,12 +469,17 @@ def pg_hostile(clone):
                      pg_msg(b'F', b'\0' * 8),                  # function call
                      pg_msg(b'P', b'noterm') + pg_msg(b'S'),   # Parse without its strings
                      pg_msg(b'E', b'\0') + pg_msg(b'S'),       # Execute without its row limit
-                     b'B' + struct.pack('>I', 0x7fffffff)]     # a Bind of 2 GiB
+                     b'B' + struct.pack('>I', 0x7fffffff),     # a Bind of 2 GiB
+                     # ~30 times its size in answers: over the 16 MiB cap
+                     pg_msg(b'Q', (b'select ' + b',' * 63 + b'1;') * 9000 + b'\0')]
     for i, raw in enumerate(bad + after_startup):
         s = clone.connect()
         if i >= len(bad):
             pg_startup(s)
-        s.sendall(raw)
+        try:
+            s.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            continue  # closed while it was still sending
         if not closed(s):
             fail('pg: malformed message %r did not close' % raw[:16])
 
