@@ -99,6 +99,7 @@ enum ditto_framing {
 	DITTO_FRAMING_MEMCACHE_TEXT,	/* "memcache-text" */
 	DITTO_FRAMING_MEMCACHE_BINARY,	/* "memcache-binary" */
 	DITTO_FRAMING_LENGTH_PREFIXED,	/* "length-prefixed" */
+	DITTO_FRAMING_POSTGRES,		/* "postgres": PostgreSQL frontend/backend protocol 3.0 */
 };
 
 enum ditto_role {

@@ -48,6 +48,7 @@ enum rt_framing {
 	RT_FRAMING_MEMCACHE_TEXT,	/* memcached text protocol */
 	RT_FRAMING_MEMCACHE_BINARY,	/* memcached binary protocol */
 	RT_FRAMING_LENGTH_PREFIXED,	/* 4-byte big-endian length + payload */
+	RT_FRAMING_POSTGRES,		/* PostgreSQL protocol 3.0, simple and extended queries */
 };
 
 enum rt_io {

@@ -3,7 +3,8 @@
  * Picks the framing's request cutter and response builder, and the
  * helpers they share: the drawn response size and fitting a decimal
  * length field into a total. Memcached framings decide text or binary per
- * connection from its first byte, as memcached itself does.
+ * connection from its first byte, as memcached itself does; PostgreSQL's
+ * cutter and builder take the connection, whose state they keep.
  */
 #include "rt_int.h"
 
@@ -43,6 +44,8 @@ long rt_frame_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req
 	req->serve = true;
 	if (!n)
 		return 0;
+	if (rt_config.framing == RT_FRAMING_POSTGRES)
+		return rt_pg_cut(c, p, n, req);
 	return framing_of(c, p, n)->cut(p, n, req);
 }
 
@@ -50,6 +53,8 @@ int rt_frame_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng 
 {
 	if (req->quiet)
 		return 0;
+	if (rt_config.framing == RT_FRAMING_POSTGRES)
+		return rt_pg_respond(c, req, rng, out);
 	return framing_of(c, req->p, req->len)->respond(req, rng, out);
 }
 

@@ -161,6 +161,32 @@ int rt_lp_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *o
 long rt_raw_cut(const char *p, size_t n, struct rt_req *req);
 int rt_raw_respond(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
 
+/* rt_frame_pg.c, rt_frame_pg_sql.c: PostgreSQL, whose startup and prepared
+ * statements are state of the connection. */
+#define RT_PG_STMTS 32		/* prepared statements remembered, by name hash */
+#define RT_PG_COLS_MAX 64	/* columns of a result */
+#define RT_PG_WORD_MAX 32	/* longest first keyword looked at */
+enum { RT_PG_TXN_KEEP, RT_PG_TXN_OPEN, RT_PG_TXN_CLOSE };
+struct rt_pg_kw {
+	const char *word, *tag;
+	unsigned char rows, txn;
+};
+struct rt_pg_stmt {
+	unsigned kw, cols;	/* rt_pg_kw() index; columns when it returns rows */
+	const char *word;	/* the first keyword, in the client's bytes */
+	size_t wordlen;
+	bool empty;
+};
+struct rt_pg_conn {
+	bool in_txn;
+	uint8_t kw[RT_PG_STMTS], cols[RT_PG_STMTS];
+};
+const struct rt_pg_kw *rt_pg_kw(unsigned idx);
+struct rt_pg_stmt rt_pg_classify(const char *s, size_t n);
+size_t rt_pg_statement_len(const char *s, size_t n);
+long rt_pg_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
+int rt_pg_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+
 /* ---- rt_conn.c: one connection's buffers and state ---- */
 enum rt_want { RT_WANT_READ, RT_WANT_WRITE, RT_WANT_CLOSE };
 
@@ -172,7 +198,9 @@ struct rt_conn {
 	enum rt_want want;	/* what the connection waits for */
 	bool closing;		/* close once out is sent */
 	bool held;		/* on its thread's held list */
-	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary */
+	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary;
+				 * postgres: 0 before the StartupMessage, 1 after */
+	struct rt_pg_conn pg;	/* postgres: transaction, prepared statements */
 	/* rt_conn_cap.c: when it last became idle (0: a request in
 	 * progress), set by its thread; its registry slot and whether it
 	 * was shut down for room, under the cap's lock */

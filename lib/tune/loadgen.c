@@ -305,7 +305,7 @@ static int check_numbers(const struct cfg *c)
 {
 	if (!c->port || c->port > 65535)
 		return ditto_err(-EINVAL, "load: port %u is not 1..65535", c->port);
-	if (c->framing > DITTO_FRAMING_LENGTH_PREFIXED)
+	if (c->framing > DITTO_FRAMING_POSTGRES)
 		return ditto_err(-EINVAL, "load: framing %u is unknown", c->framing);
 	if (c->mode < DITTO_LOAD_CLOSED || c->mode > DITTO_LOAD_FIXED)
 		return ditto_err(-EINVAL, "load: mode %d is unknown", (int)c->mode);
@@ -428,6 +428,8 @@ static int connect_wait(const struct run *r, int fd)
 	return -soerr;
 }
 
+static int greet(const struct run *r, struct conn *c);
+
 static int connect_one(struct run *r, unsigned i)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
@@ -441,11 +443,14 @@ static int connect_one(struct run *r, unsigned i)
 		err = errno == EINPROGRESS ? connect_wait(r, fd) : -errno;
 	if (!err && epoll_ctl(r->ep, EPOLL_CTL_ADD, fd, &ev))
 		err = -errno;
+	r->c[i].fd = fd;
+	if (!err)
+		err = greet(r, &r->c[i]);
 	if (err) {
 		close(fd);
+		r->c[i].fd = -1;
 		return ditto_err(err, "load: cannot connect to %s: %s", r->where, strerror(-err));
 	}
-	r->c[i].fd = fd;
 	r->c[i].want_out = false;
 	return 0;
 }
@@ -697,10 +702,9 @@ static int send_all(const struct run *r, struct conn *c)
 	return 0;
 }
 
-/* Read one whole answer; an error reply only means the key stays unset. */
-static int recv_answer(const struct run *r, struct conn *c)
+/* Read one whole answer; *failed: an error reply. */
+static int recv_whole(const struct run *r, struct conn *c, bool *failed)
 {
-	bool failed;
 	long e = 0;
 	int err;
 
@@ -717,14 +721,40 @@ static int recv_answer(const struct run *r, struct conn *c)
 		if (k < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		c->in_len += k > 0 ? (size_t)k : 0;
-		e = lg_parse(r->cfg.framing, c->in, c->in_len, &failed);
+		e = lg_parse(r->cfg.framing, c->in, c->in_len, failed);
 	}
 	if (e < 0 || (size_t)e != c->in_len)
 		return -EPROTO;
-	if (failed)
-		ditto_debug("load: %s refused a SET before the run", r->where);
 	c->in_len = 0;
 	return 0;
+}
+
+/* Read one whole answer; an error reply only means the key stays unset. */
+static int recv_answer(const struct run *r, struct conn *c)
+{
+	bool failed;
+	int err = recv_whole(r, c, &failed);
+
+	if (!err && failed)
+		ditto_debug("load: %s refused a SET before the run", r->where);
+	return err;
+}
+
+/* What opens a connection of the framing (PostgreSQL's startup), before
+ * its first request and outside the clock; refused: -EACCES. */
+static int greet(const struct run *r, struct conn *c)
+{
+	bool failed = false;
+	int err;
+
+	c->out.len = 0;
+	if (!lg_greeting(r->cfg.framing, &c->out))
+		return 0;
+	err = c->out.oom ? -ENOMEM : send_all(r, c);
+	c->out.len = 0;
+	if (!err)
+		err = recv_whole(r, c, &failed);
+	return err ? err : failed ? -EACCES : 0;
 }
 
 /* Set every key once, one at a time round the connections, so that the

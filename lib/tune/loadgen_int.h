@@ -33,6 +33,9 @@ bool lg_has_writes(unsigned framing);
 /* Append one request in the framing's encoding to out (out->oom on no
  * memory). -EINVAL for a framing without an encoder. */
 int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out);
+/* Append what opens a connection of the framing (PostgreSQL's startup)
+ * to out: false when it has none. Its answer is one lg_parse() answer. */
+bool lg_greeting(unsigned framing, struct dbuf *out);
 /* Bytes a write (or the only kind of request) adds around its value. */
 uint64_t lg_overhead(unsigned framing, const char *host);
 
@@ -55,7 +58,8 @@ bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
  * The one answer at the start of p[0..n): its length when complete, 0 when
  * more bytes are needed, -1 when the bytes cannot be an answer. *failed is
  * set when the complete answer is an error reply of the protocol (RESP
- * -ERR, memcached ERROR or a binary status other than "not found", HTTP 5xx).
+ * -ERR, memcached ERROR or a binary status other than "not found", HTTP 5xx,
+ * a PostgreSQL ErrorResponse).
  */
 long lg_parse(unsigned framing, const char *p, size_t n, bool *failed);
 

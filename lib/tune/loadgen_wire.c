@@ -99,6 +99,33 @@ static void http1(const struct lg_req *r, struct dbuf *out)
 	fill(out, r->value_bytes);
 }
 
+/* A simple Query whose text grows with the value in a comment: the
+ * answer (one row, "1") stays the same for the service and its clone. */
+static void pg_query(const struct lg_req *r, struct dbuf *out)
+{
+	static const char text[] = "SELECT 1 --";
+
+	dbuf_putc(out, 'Q');
+	put_be(out, 4 + sizeof(text) - 1 + r->value_bytes + 1, 4);
+	dbuf_puts(out, text);
+	fill(out, r->value_bytes);
+	dbuf_putc(out, 0);
+}
+
+/* The StartupMessage of protocol 3.0 as user and database "postgres":
+ * the one role every cluster has (authentication must be trust). */
+bool lg_greeting(unsigned framing, struct dbuf *out)
+{
+	static const char params[] = "user\0postgres\0database\0postgres\0application_name\0ditto load\0";
+
+	if (framing != DITTO_FRAMING_POSTGRES)
+		return false;
+	put_be(out, 4 + 4 + sizeof(params), 4);	/* sizeof: the list's closing NUL */
+	put_be(out, 196608, 4);
+	dbuf_put(out, params, sizeof(params));
+	return true;
+}
+
 bool lg_has_writes(unsigned framing)
 {
 	return framing == DITTO_FRAMING_RESP || framing == DITTO_FRAMING_MEMCACHE_TEXT ||
@@ -121,6 +148,7 @@ int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out)
 	case DITTO_FRAMING_MEMCACHE_TEXT: mctext(r, key, out); break;
 	case DITTO_FRAMING_MEMCACHE_BINARY: mcbin(r, key, out); break;
 	case DITTO_FRAMING_HTTP1: http1(r, out); break;
+	case DITTO_FRAMING_POSTGRES: pg_query(r, out); break;
 	case DITTO_FRAMING_LENGTH_PREFIXED:
 		put_be(out, r->value_bytes, 4);
 		fill(out, r->value_bytes);
@@ -391,6 +419,29 @@ static long lp_parse(const char *p, size_t n)
 	return n - 4 < len ? 0 : 4 + (long)len;
 }
 
+/* PostgreSQL: backend messages up to ReadyForQuery; an ErrorResponse, or
+ * an authentication request other than AuthenticationOk, is a failure. */
+static long pg_parse(const char *p, size_t n, bool *failed)
+{
+	size_t i = 0;
+
+	while (n - i >= 5) {
+		uint32_t len = be32(p + i + 1);
+		char type = p[i];
+
+		if (len < 4 || len > LG_FRAME_MAX - i)
+			return -1;
+		if (n - i - 1 < len)
+			return 0;
+		if (type == 'E' || (type == 'R' && (len < 8 || be32(p + i + 5) != 0)))
+			*failed = true;
+		i += 1 + len;
+		if (type == 'Z')
+			return (long)i;
+	}
+	return i >= LG_FRAME_MAX ? -1 : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* HTTP/1.1                                                             */
 /* ------------------------------------------------------------------ */
@@ -533,6 +584,7 @@ long lg_parse(unsigned framing, const char *p, size_t n, bool *failed)
 	case DITTO_FRAMING_MEMCACHE_BINARY: return mcbin_parse(p, n, failed);
 	case DITTO_FRAMING_HTTP1: return http_parse(p, n, failed);
 	case DITTO_FRAMING_LENGTH_PREFIXED: return lp_parse(p, n);
+	case DITTO_FRAMING_POSTGRES: return pg_parse(p, n, failed);
 	case DITTO_FRAMING_RAW: return n > LG_FRAME_MAX ? LG_FRAME_MAX : (long)n;
 	default: return -1;
 	}

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(p, data + 1, n);
 	e = lg_parse(framing, p, n, &failed);
 	FUZZ_ASSERT(e >= -1 && e <= (long)n);
-	if (framing < DITTO_FRAMING_RAW || framing > DITTO_FRAMING_LENGTH_PREFIXED)
+	if (framing < DITTO_FRAMING_RAW || framing > DITTO_FRAMING_POSTGRES)
 		FUZZ_ASSERT(e == (n ? -1 : 0));
 	if (e > 0)
 		check_cuts(framing, p, e, failed, size);

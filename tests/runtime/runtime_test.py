@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Runtime test: start one clone built from lib/runtime on a free port,
-drive it with its real client (redis-benchmark, memcaslap, wrk, or the
+drive it with its real client (redis-benchmark, memcaslap, wrk, pgbench, or the
 small clients below), stop it with SIGTERM while a client is still
 connected, and check its exit status (0), its one "ready" line and that no
 scratch file is left; then once more with only --max-seconds to stop it. The replay scenario counts the replayed system calls
 under strace instead.
   runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
-SCENARIO: resp, mctext, mcbin, http, lp, raw, replay, order, order-held
+SCENARIO: resp, mctext, mcbin, http, pg, lp, raw, replay, order, order-held
 (the reads and writes of one wake-up, under strace), paced (background
 wake-ups under valgrind, by served requests), turns (THREADS threads on a
 shared socket take one connection each, under strace), fdcap (far more
@@ -429,6 +429,85 @@ def scenario_http(clone):
         fail('http: a malformed request did not close')
 
 
+# ---- PostgreSQL ----
+
+def pgbench(clone, *args):
+    argv = ['pgbench', '-h', '127.0.0.1', '-p', str(clone.port), '-U', 'clone', '-T', '2', '-c', '2']
+    rc, out = run_tool(argv + list(args) + ['clone'])
+    done = re.search(r'actually processed: (\d+)', out)
+    failed = re.search(r'number of failed transactions: (\d+)', out)
+    if rc != 0 or not done or int(done.group(1)) == 0 or not failed or int(failed.group(1)):
+        fail('pgbench %s: status %d: %s' % (' '.join(args), rc, out.strip()[-300:]))
+
+
+def pg_msg(kind, body=b''):
+    return kind + struct.pack('>I', len(body) + 4) + body
+
+
+def pg_startup(s):
+    body = struct.pack('>I', 196608) + b'user\0clone\0\0'
+    s.sendall(struct.pack('>I', len(body) + 4) + body)
+    return pg_until(s, b'Z')
+
+
+def pg_until(s, last):
+    """The backend's messages up to one of type last: [(type, body)]."""
+    msgs = []
+    while not msgs or msgs[-1][0] != last:
+        kind, n = struct.unpack('>cI', recv_exact(s, 5))
+        msgs.append((kind, recv_exact(s, n - 4)))
+    return msgs
+
+
+def pg_hostile(clone):
+    """Malformed messages close the connection; the clone serves on."""
+    bad = [struct.pack('>II', 8, 131072),                      # protocol 2.0
+           struct.pack('>II', 1 << 30, 196608),                # startup of 1 GiB
+           struct.pack('>II', 4, 196608)]                      # length below its header
+    after_startup = [pg_msg(b'Q', b'select 1'),                # no NUL
+                     b'Q' + struct.pack('>I', 2),              # length below itself
+                     pg_msg(b'F', b'\0' * 8),                  # function call
+                     pg_msg(b'P', b'noterm') + pg_msg(b'S'),   # Parse without its strings
+                     pg_msg(b'E', b'\0') + pg_msg(b'S'),       # Execute without its row limit
+                     b'B' + struct.pack('>I', 0x7fffffff),     # a Bind of 2 GiB
+                     # ~30 times its size in answers: over the 16 MiB cap
+                     pg_msg(b'Q', (b'select ' + b',' * 63 + b'1;') * 9000 + b'\0')]
+    for i, raw in enumerate(bad + after_startup):
+        s = clone.connect()
+        if i >= len(bad):
+            pg_startup(s)
+        try:
+            s.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            continue  # closed while it was still sending
+        if not closed(s):
+            fail('pg: malformed message %r did not close' % raw[:16])
+
+
+def scenario_pg(clone):
+    for args in (('-S',), (), ('-S', '-M', 'extended'), ('-M', 'prepared')):
+        pgbench(clone, *args)
+    s = clone.connect()
+    s.sendall(struct.pack('>II', 8, 80877103))
+    if recv_exact(s, 1) != b'N':
+        fail('pg: SSLRequest not declined')
+    kinds = [k for k, _ in pg_startup(s)]
+    if kinds[0] != b'R' or b'K' not in kinds:
+        fail('pg: startup replies %r' % kinds)
+    s.sendall(pg_msg(b'Q', b'begin; select a, count(*), f(x, y) from t; vacuum t\0'))
+    msgs = pg_until(s, b'Z')
+    tags = [b.rstrip(b'\0') for k, b in msgs if k == b'C']
+    row = [b for k, b in msgs if k == b'D']
+    if tags != [b'BEGIN', b'SELECT 1', b'VACUUM'] or len(row) != 1 or msgs[-1] != (b'Z', b'T'):
+        fail('pg: simple query replies %r' % msgs[:8])
+    elif struct.unpack('>H', row[0][:2])[0] != 3 or int(row[0][6:6 + struct.unpack('>I', row[0][2:6])[0]]) != 1:
+        fail('pg: row %r' % row[0][:32])
+    s.sendall(pg_msg(b'X'))
+    if not closed(s):
+        fail('pg: Terminate did not close')
+    pg_hostile(clone)
+
+
 # ---- replay under strace ----
 
 # What tests/runtime/cfg_test.c's replay table asks per request.
@@ -812,7 +891,7 @@ def scenario_fdcap(exe):
 
 
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
-             'mcbin': scenario_mcbin, 'http': scenario_http}
+             'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg}
 
 
 def options(exe):

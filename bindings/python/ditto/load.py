@@ -35,7 +35,7 @@ def load(port, framing=None, host=None, mode='closed', qps=0, connections=8, dur
     bytes_received, latency_ns {p50, p90, p99, p99.9, max, mean}.
 
     framing is a name ('resp', 'memcache-text', 'memcache-binary', 'http1',
-    'length-prefixed', 'raw'); None takes the model's. model is a Model or a
+    'length-prefixed', 'raw', 'postgres'); None takes the model's. model is a Model or a
     path. mode is 'closed', 'poisson' or 'fixed' (open loop at qps).
     write_share None is the library's default (0.5); 0 sends no writes.
     Zeros elsewhere take the library's defaults (5 s unless requests is

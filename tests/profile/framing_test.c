@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit test of framing_detect() on the first bytes of requests, as the
+ * collector keeps them (16 at most): every framing it names, and bytes
+ * that only look like one.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "profile_int.h"
+
+static int failures;
+
+static void check(const char *what, const void *bytes, size_t len, enum ditto_framing want)
+{
+	enum ditto_framing got = framing_detect(bytes, len > 16 ? 16 : len);
+
+	if (got != want) {
+		failures++;
+		printf("FAIL %s: %s, want %s\n", what, ditto_framing_name(got), ditto_framing_name(want));
+	}
+}
+
+/* The PostgreSQL openings: StartupMessage 3.0, SSLRequest, GSSENCRequest,
+ * and typed messages of a window that opens mid-connection. */
+static void test_postgres(void)
+{
+	static const unsigned char startup[] = { 0, 0, 0, 0x54, 0, 3, 0, 0, 'u', 's', 'e', 'r', 0,
+						 'p', 'o', 's' };
+	static const unsigned char ssl[] = { 0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f };
+	static const unsigned char gss[] = { 0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x30 };
+	static const unsigned char query[] = { 'Q', 0, 0, 0, 0x28, 'S', 'E', 'L', 'E', 'C', 'T', ' ' };
+	static const unsigned char parse[] = { 'P', 0, 0, 0, 0x30, 0, 'B', 'E', 'G', 'I', 'N', 0 };
+	static const unsigned char bind[] = { 'B', 0, 0, 0, 0x20, 'P', '0', '_', '1', 0, 0, 0 };
+	/* Protocol 2.0 is gone, a CancelRequest opens no session, and a
+	 * length-prefixed payload is no startup: */
+	static const unsigned char v2[] = { 0, 0, 0, 0x54, 0, 2, 0, 0, 'u', 's', 'e', 'r' };
+	static const unsigned char huge[] = { 0, 1, 0, 0, 0, 3, 0, 0, 'u', 's', 'e', 'r' };
+	static const unsigned char binq[] = { 'Q', 0, 0, 0, 0x28, 0, 1, 2, 3, 4 };
+
+	check("startup", startup, sizeof(startup), DITTO_FRAMING_POSTGRES);
+	check("startup, 8 bytes", startup, 8, DITTO_FRAMING_POSTGRES);
+	check("SSLRequest", ssl, sizeof(ssl), DITTO_FRAMING_POSTGRES);
+	check("GSSENCRequest", gss, sizeof(gss), DITTO_FRAMING_POSTGRES);
+	check("Query", query, sizeof(query), DITTO_FRAMING_POSTGRES);
+	check("Parse", parse, sizeof(parse), DITTO_FRAMING_POSTGRES);
+	check("Bind", bind, sizeof(bind), DITTO_FRAMING_POSTGRES);
+	check("protocol 2.0", v2, sizeof(v2), DITTO_FRAMING_LENGTH_PREFIXED);
+	check("startup length over 10000", huge, sizeof(huge), DITTO_FRAMING_LENGTH_PREFIXED);
+	check("Q then binary", binq, sizeof(binq), DITTO_FRAMING_RAW);
+	check("startup, 7 bytes", startup, 7, DITTO_FRAMING_LENGTH_PREFIXED);
+}
+
+/* The other framings keep their names. */
+static void test_others(void)
+{
+	check("resp", "*3\r\n$3\r\nSET\r\n", 13, DITTO_FRAMING_RESP);
+	check("http", "GET / HTTP/1.1\r\n", 16, DITTO_FRAMING_HTTP1);
+	check("memcache text", "get key\r\n", 9, DITTO_FRAMING_MEMCACHE_TEXT);
+	check("memcache binary", "\x80\x00\x00\x03", 4, DITTO_FRAMING_MEMCACHE_BINARY);
+	check("length-prefixed", "\x00\x00\x00\x10payload", 11, DITTO_FRAMING_LENGTH_PREFIXED);
+	check("PING inline", "PING\r\n", 6, DITTO_FRAMING_RESP);
+	check("raw", "hello", 5, DITTO_FRAMING_RAW);
+	check("nothing", "", 0, DITTO_FRAMING_UNKNOWN);
+}
+
+int main(void)
+{
+	test_postgres();
+	test_others();
+	if (failures)
+		return 1;
+	printf("framing_test: ok\n");
+	return 0;
+}

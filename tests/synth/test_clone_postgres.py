@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: MIT
+"""`ditto clone` of PostgreSQL under pgbench, driven by pgbench itself.
+
+A private cluster (initdb in a temporary directory, trust authentication,
+127.0.0.1 on a free port, run as the user postgres) is filled by
+`pgbench -i` and profiled and cloned under `pgbench -S`. The model's
+framing must be postgres; the clone must take pgbench's default (TPC-B
+like) script and -S, in the simple, extended and prepared query modes,
+with no failed transaction; its response bytes per request, profiled
+under the same load, stay within a bound of the original's; and `ditto
+load --framing postgres` drives both."""
+
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import ditto as d
+from compare import BYTES_BOUND, clone_service, per_request, profile_clone, rel
+from conftest import Clone, ditto, free_port, need, stop
+
+pytestmark = pytest.mark.root
+
+PG_BIN = '/usr/lib/postgresql/15/bin'
+
+# Response bytes per request, clone against original: the clone grows one
+# row's value to the drawn size, and the draw keeps the model's mean
+# (measured: 66.0 against 66.0 bytes under pgbench -S). The issue's 5% for
+# bytes per request holds; a clone answering in another framing, or with
+# rows the model has no room for, is far outside it.
+RESP_BOUND = BYTES_BOUND
+
+
+def pg_tool(name):
+    path = os.path.join(PG_BIN, name)
+    if not os.access(path, os.X_OK):
+        raise RuntimeError('%s is missing: scripts/bootstrap.sh installs postgresql' % path)
+    return path
+
+
+def as_postgres():
+    pw = pwd.getpwnam('postgres')
+    return dict(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
+
+
+class Cluster:
+    """initdb'd in a temporary directory; postgres itself is the child
+    (its PID is the postmaster's), stopped by that PID."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix='ditto-pg-')
+        pw = pwd.getpwnam('postgres')
+        os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+        data = os.path.join(self.dir, 'data')
+        subprocess.run([pg_tool('initdb'), '-D', data, '-A', 'trust', '-U', 'postgres',
+                        '--no-sync'], check=True, capture_output=True, timeout=120,
+                       **as_postgres())
+        self.port = free_port()
+        self.log = open(os.path.join(self.dir, 'log'), 'w')
+        self.proc = subprocess.Popen([pg_tool('postgres'), '-D', data, '-h', '127.0.0.1', '-p',
+                                      str(self.port), '-k', self.dir, '-c', 'fsync=off'],
+                                     stdout=self.log, stderr=self.log, **as_postgres())
+        deadline = time.monotonic() + 30
+        while subprocess.run([pg_tool('pg_isready'), '-h', '127.0.0.1', '-p', str(self.port)],
+                             capture_output=True).returncode != 0:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError('postgres did not start: %s' % open(self.log.name).read())
+            time.sleep(0.2)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def stop(self):
+        try:
+            return stop(self.proc, 30)
+        finally:
+            self.log.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pgbench_argv(port, *args, seconds=3, clients=4):
+    return [need('pgbench'), '-h', '127.0.0.1', '-p', str(port), '-U', 'postgres', '-c',
+            str(clients), '-T', str(seconds)] + list(args) + ['postgres']
+
+
+def pgbench(port, *args):
+    """A bounded run: its tps; fails on any error or failed transaction."""
+    r = subprocess.run(pgbench_argv(port, *args), capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    done = re.search(r'actually processed: (\d+)', out)
+    failed = re.search(r'number of failed transactions: (\d+)', out)
+    assert done and int(done.group(1)) > 0, out
+    assert failed and int(failed.group(1)) == 0, out
+    assert not re.search(r'error|abort', out, re.I), out
+    return float(re.search(r'tps = ([\d.]+)', out).group(1))
+
+
+@pytest.fixture
+def cluster(started):
+    c = Cluster()
+    started.append(c)
+    r = subprocess.run([need('pgbench'), '-i', '-s', '1', '-q', '-h', '127.0.0.1', '-p',
+                        str(c.port), '-U', 'postgres', 'postgres'],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return c
+
+
+MODES = [(script, mode) for script in (('-S',), ()) for mode in ('simple', 'extended',
+                                                                  'prepared')]
+
+
+def test_postgres_clone_answers_pgbench(tmp_path, cluster, started):
+    load = pgbench_argv(cluster.port, '-S', seconds=30)
+    tree = tmp_path / 'pg-clone'
+    orig = clone_service(cluster.pid, tree, load)
+    tps_orig = pgbench(cluster.port, '-S')
+    cluster.stop()
+    assert d.Model.load(orig).get('services[0].framing') == 'postgres'
+    assert os.access(tree / 'clone', os.X_OK)
+
+    clone = Clone(tree)
+    started.append(clone)
+    for script, mode in MODES:
+        tps = pgbench(clone.port, *script, '-M', mode)
+        print('pgbench %s -M %s: clone %.0f tps' % (' '.join(script) or 'tpcb', mode, tps))
+    print('pgbench -S -M simple: original %.0f tps' % tps_orig)
+
+    cm = profile_clone(clone, 'postgres', str(tmp_path / 'clone.msgpack'),
+                       pgbench_argv(clone.port, '-S', seconds=30))
+    r = ditto('load', '--port', clone.port, '--framing', 'postgres', '-c', 2, '-d', 1)
+    assert re.search(r'errors 0\b', r.stdout), r.stdout + r.stderr
+    assert clone.stop() == 0
+    _, req_o, resp_o = per_request(orig)
+    _, req_c, resp_c = per_request(cm)
+    print('bytes per request: original %.1f in, %.1f out; clone %.1f in, %.1f out' %
+          (req_o, resp_o, req_c, resp_c))
+    assert d.Model.load(cm).get('services[0].framing') == 'postgres'
+    assert rel(resp_o, resp_c) <= RESP_BOUND, ('response bytes', resp_o, resp_c)
+
+
+def test_load_drives_postgres(cluster):
+    """ditto load's postgres framing against the real server: startup as
+    the user postgres, then simple queries, no error."""
+    r = ditto('load', '--port', cluster.port, '--framing', 'postgres', '-c', 2, '-d', 1)
+    assert re.search(r'errors 0\b', r.stdout), r.stdout + r.stderr
+    assert re.search(r'completed +[1-9]', r.stdout), r.stdout
