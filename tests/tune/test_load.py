@@ -508,12 +508,23 @@ CLONE_MODELS = ['profiled-redis', 'profiled-memcached', 'random-1-resp', 'random
                 'random-6-raw']
 
 
+def connections_served(model, most=4):
+    """Connections the clone serves at once: a blocking model's pool of
+    serving threads (each serves one connection at a time, as its
+    original's did) when it has one, else `most`."""
+    net = ditto.Model.load(model, validate=False).get('services[0].network')
+    if net['io_model'] == 'blocking' and net['network_threads'] and net['processes'] > 1:
+        return min(most, net['network_threads'])
+    return most
+
+
 @pytest.mark.parametrize('name', CLONE_MODELS[:1] if QUICK else CLONE_MODELS)
 def test_clone_answers_its_model_framing_without_errors(tmp_path, started, name):
     model = os.path.join(CORPUS, name + '.msgpack')
     cli('synth', model, '-o', tmp_path / 'clone', '-q')
     clone = Clone(tmp_path / 'clone')
     started.append(clone)
-    res, _ = load_json('--port', clone.port, '--model', model, '-d', 0.5, '-c', 4)
+    res, _ = load_json('--port', clone.port, '--model', model, '-d', 0.5, '-c',
+                       connections_served(model))
     assert res['completed'] > 100 and res['errors'] == 0, res
     assert_sane_latency(res)
