@@ -14,6 +14,7 @@
 #endif
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 
@@ -41,6 +42,7 @@ int rt_opts_parse(int argc, char **argv);	/* 0; 1: --help; -1 after a message */
 /* ---- rt_stop.c: why and how the clone stops ---- */
 extern int rt_stop_fd;	/* eventfd, readable (never drained) once stopping */
 int rt_stop_init(void);	/* handlers, eventfd, deadline timer of this process */
+void rt_stop_signals(sigset_t *set);	/* SIGTERM, SIGINT, SIGALRM: what stops a clone */
 void rt_stop(void);	/* async-signal-safe, idempotent */
 bool rt_stopping(void);
 void rt_fail(void);	/* a thread failed (message printed): stop, exit 1 */

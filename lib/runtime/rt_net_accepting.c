@@ -72,10 +72,7 @@ static void start_others(struct accepting *a, unsigned n)
 {
 	sigset_t set, old;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGALRM);
+	rt_stop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (unsigned i = 1; i < n; i++)
 		a[i].started = !rt_thread_start(&a[i].tid, accepting_main, &a[i], "serving");

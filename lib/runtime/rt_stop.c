@@ -96,6 +96,14 @@ static int arm_deadline(double seconds)
 	return setitimer(ITIMER_REAL, &it, NULL);
 }
 
+void rt_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGALRM);
+}
+
 int rt_stop_init(void)
 {
 	sigset_t set;
@@ -111,10 +119,7 @@ int rt_stop_init(void)
 		return -1;
 	}
 	/* A pre-forked child starts with them blocked (see rt_prefork.c). */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGALRM);
+	rt_stop_signals(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (rt_opts.max_seconds > 0 && arm_deadline(rt_opts.max_seconds)) {
