@@ -56,6 +56,7 @@ static void trim(struct rt_buf *b)
 
 static void sent_all(struct rt_conn *c)
 {
+	rt_sock_response_end(c->fd);
 	c->out.len = c->out_off = 0;
 	trim(&c->out);
 }
@@ -96,6 +97,7 @@ static int send_response(struct rt_conn *c, size_t start)
 	if (c->out_off < start)
 		return 0;
 	chunk = (len + k - 1) / k;
+	rt_sock_response_begin(c->fd);
 	for (done = 0; done < len; done += chunk) {
 		size_t m = chunk < len - done ? chunk : len - done;
 		int r = send_some(c, m);

@@ -113,7 +113,9 @@ void rt_request_work(struct rt_thread *t);	/* body, then replay */
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);
 ssize_t rt_sock_write(int fd, const char *p, size_t n);
-void rt_sock_setup(int fd);	/* TCP_NODELAY */
+void rt_sock_setup(int fd);	/* the options set at accept */
+void rt_sock_response_begin(int fd);	/* options set before a response (TCP_CORK on) */
+void rt_sock_response_end(int fd);	/* and once it is sent (TCP_CORK off) */
 size_t rt_sock_read_size(void);
 
 /* ---- rt_framing.c and rt_frame_*.c: requests in, responses out ---- */

@@ -3,6 +3,7 @@
  * Connection reads and writes through the system calls the model saw
  * (read, recvfrom, readv, recvmsg; write, sendto, writev, sendmsg), with
  * its read size and iovec count. Unknown numbers fall back to read/write.
+ * Also the socket options the model's connections had.
  */
 #include "rt_int.h"
 
@@ -21,11 +22,32 @@ size_t rt_sock_read_size(void)
 	return rt_config.net.read_size ? rt_config.net.read_size : RT_READ_SIZE_DEFAULT;
 }
 
+static void sockopts_at(int fd, enum rt_sockopt_when when)
+{
+	for (unsigned i = 0; i < rt_config.nsockopts; i++) {
+		const struct rt_sockopt *o = &rt_config.sockopts[i];
+
+		if (o->when == when)
+			setsockopt(fd, o->level, o->name, &o->value, sizeof(o->value));
+	}
+}
+
+/* The model's options, not always TCP_NODELAY: a server that leaves Nagle
+ * on and answers in two writes waits for the client's delayed ACK, and
+ * its clone must too. */
 void rt_sock_setup(int fd)
 {
-	int one = 1;
+	sockopts_at(fd, RT_SOCKOPT_ACCEPT);
+}
 
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+void rt_sock_response_begin(int fd)
+{
+	sockopts_at(fd, RT_SOCKOPT_BEFORE_RESPONSE);
+}
+
+void rt_sock_response_end(int fd)
+{
+	sockopts_at(fd, RT_SOCKOPT_AFTER_RESPONSE);
 }
 
 ssize_t rt_sock_read(int fd, void *buf, size_t n)

@@ -352,9 +352,12 @@ static inline struct gt_conn *gt_conn_new(int fd)
 		perror("malloc");
 		return NULL;
 	}
-	/* Without it a pipelined reply waits for the client's delayed ACK. */
+	/* Without it a pipelined reply waits for the client's delayed ACK
+	 * (srv_nagle wants exactly that). */
+#ifndef GT_KEEP_NAGLE
 	if (fd >= 0)
 		gt_nodelay(fd);
+#endif
 	c->fd = fd;
 	c->aux = 0;
 	c->idx = 0;
@@ -410,6 +413,22 @@ static inline int gt_write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* Writes per response of the blocking servers: srv_nagle answers in 2. */
+#ifndef GT_WRITES
+#define GT_WRITES 1
+#endif
+
+static inline int gt_write_response(int fd)
+{
+	size_t part = gt_resp_len / GT_WRITES;
+
+	for (unsigned i = 0; i + 1 < GT_WRITES; i++)
+		if (gt_write_all(fd, gt_resp + i * part, part) < 0)
+			return -1;
+	return gt_write_all(fd, gt_resp + (GT_WRITES - 1) * part,
+			    gt_resp_len - (GT_WRITES - 1) * part);
+}
+
 /* Serve a blocking connection until the peer closes or errs: answer every
  * complete frame, then read again. */
 static inline void gt_serve_blocking(struct gt_conn *c)
@@ -419,7 +438,7 @@ static inline void gt_serve_blocking(struct gt_conn *c)
 		if (f < 0)
 			return;
 		if (f > 0) {
-			if (gt_write_all(c->fd, gt_resp, gt_resp_len) < 0)
+			if (gt_write_response(c->fd) < 0)
 				return;
 			continue;
 		}
