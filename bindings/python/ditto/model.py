@@ -236,6 +236,31 @@ class Network(_Element):
     processes = _u64_prop('network', 'processes')
     client_connections = _u64_prop('network', 'client_connections')
     client_mode = _enum_prop('network', 'client_mode', 'call_mode')
+    sockopt_connections = _u64_prop('network', 'sockopt_connections')
+
+    @property
+    def sockopts(self):
+        """The connections' socket options as dicts {level, name, value,
+        connections, calls}; None when the model does not know them (an
+        empty list: it knows there are none)."""
+        if not lib.ditto_network_sockopts_known(self._h):
+            return None
+        out = []
+        for i in range(lib.ditto_network_sockopt_count(self._h)):
+            o = _lib.Sockopt()
+            check(lib.ditto_network_sockopt(self._h, i, byref(o)))
+            out.append({f: getattr(o, f) for f, _ in _lib.Sockopt._fields_})
+        return out
+
+    def add_sockopt(self, level, name, value, connections=0, calls=0):
+        """Adds the counts to the option (level, name, value); makes the
+        list known."""
+        o = _lib.Sockopt(level, name, value, connections, calls)
+        check(lib.ditto_network_add_sockopt(self._h, byref(o)))
+
+    def set_sockopts_known(self):
+        """Records that the connections set none of the options (yet)."""
+        check(lib.ditto_network_set_sockopts_known(self._h))
 
 
 class Requests(_Element):
