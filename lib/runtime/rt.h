@@ -105,6 +105,17 @@ struct rt_sockopt {
 	enum rt_sockopt_when when;
 };
 
+/*
+ * Responses partly sent from a file with sendfile(), as the original's
+ * were (a static-file server): the last `share` of each response's bytes
+ * go from the scratch file in `per_request` calls (at least one), the
+ * rest in the usual writes. share 0: none.
+ */
+struct rt_sendfile {
+	double per_request;
+	double share;
+};
+
 /* How the request-serving threads use their sockets. */
 struct rt_net {
 	long read_nr;		/* read, recvfrom, readv or recvmsg */
@@ -159,6 +170,7 @@ struct rt_config {
 	 * the clone's sockets keep the kernel's defaults (Nagle on). */
 	const struct rt_sockopt *sockopts;
 	unsigned nsockopts;
+	struct rt_sendfile sendfile;
 	uint64_t scratch_bytes;	/* size of the scratch file file calls use (0: none) */
 	uint64_t seed;		/* per-thread generators derive from it */
 	/* The request body (body.S): one call runs state[0] loop iterations of

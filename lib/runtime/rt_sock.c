@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -104,4 +105,40 @@ ssize_t rt_sock_write(int fd, const char *p, size_t n)
 	default:
 		return write(fd, p, n);
 	}
+}
+
+/* Bytes of a response of len the model sends from a file: its end, never
+ * its first byte (the framing's header stays in the writes). */
+size_t rt_sock_sendfile_bytes(size_t len)
+{
+	double share = rt_config.sendfile.share;
+	size_t n;
+
+	if (!(share > 0) || rt_scratch_fd < 0 || len < 2)
+		return 0;
+	n = (size_t)((double)len * (share < 1 ? share : 1));
+	return n < len ? n : len - 1;
+}
+
+unsigned rt_sock_sendfile_calls(void)
+{
+	double k = rt_config.sendfile.per_request;
+
+	if (!(k >= 1))
+		return 1;
+	return k > 1024 ? 1024 : (unsigned)(k + 0.5);
+}
+
+/* n bytes of the scratch file's start to fd; 0 when the file has fewer
+ * (the caller writes them instead). */
+ssize_t rt_sock_sendfile(int fd, size_t n)
+{
+	off_t off = 0;
+	uint64_t have = rt_scratch_size;
+
+	if (n > have)
+		n = (size_t)have;
+	if (!n)
+		return 0;
+	return sendfile(fd, rt_scratch_fd, &off, n);
 }

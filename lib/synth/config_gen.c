@@ -542,6 +542,8 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	uint64_t threads = net ? ditto_network_network_threads(net) : 1, procs = net ? ditto_network_processes(net) : 1;
 	uint64_t scratch = 0;
 	unsigned hresp, hipr, ncalls, nbg, nso;
+	double resp_mean = 0;
+	struct dbuf sf;
 	uint16_t port = in->port ? in->port : ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080;
 
 	if (in->knobs)
@@ -578,15 +580,23 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	 * last response of each connection in the window ends after it and
 	 * is in neither. Per request it would read 2% short at 250 requests
 	 * on 4 connections. */
-	if (req && ditto_requests_response_bytes_total(req) && (ditto_hist_total(resp) || g.requests > 0))
-		hresp = hist_arrays_at_mean(&g, resp, ditto_requests_response_bytes_total(req) /
-						      (ditto_hist_total(resp) ? (double)ditto_hist_total(resp) : g.requests));
-	else
+	if (req && ditto_requests_response_bytes_total(req) && (ditto_hist_total(resp) || g.requests > 0)) {
+		resp_mean = ditto_requests_response_bytes_total(req) /
+			    (ditto_hist_total(resp) ? (double)ditto_hist_total(resp) : g.requests);
+		hresp = hist_arrays_at_mean(&g, resp, resp_mean);
+	} else {
 		hresp = hist_arrays(&g, resp);
+	}
 	hipr = insts_hist(&g, ipr);
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	nso = sockopt_section(s, g.requests, &b);
+	dbuf_init(&sf);
+	/* The file sendfile reads holds a whole response. */
+	if (sendfile_section(s, g.serving ? ditto_thread_class_name(g.serving) : NULL, g.requests,
+			     resp_mean, &sf) > 0 && ditto_hist_quantile(resp, 1.0) > (double)scratch)
+		scratch = (uint64_t)synth_limit(g.lim, SYNTH_LIMIT_SCRATCH,
+						fmin(ditto_hist_quantile(resp, 1.0), 16u << 20));
 	dbuf_put(out, b.data, b.len);
 	dbuf_free(&b);
 	/* The runtime's accept_dispatch is an acceptor thread handing out the
@@ -612,7 +622,11 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	 * the clone does work per request and the tuner's body_scale has
 	 * something to scale. */
 	hist_ref(&g, hipr, ipr, (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale), out);
-	dbuf_printf(out, ",\n\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
+	dbuf_printf(out, ",\n");
+	dbuf_put(out, sf.data, sf.len);
+	out->oom |= sf.oom;
+	dbuf_free(&sf);
+	dbuf_printf(out, "\t.calls = calls,\n\t.ncalls = %u,\n\t.background = background,\n"
 		    "\t.nbackground = %u,\n\t.sockopts = sockopts,\n\t.nsockopts = %u,\n"
 		    "\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
 		    ncalls, nbg, nso, (unsigned long long)scratch, (unsigned long long)in->seed);
