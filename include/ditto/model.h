@@ -26,7 +26,8 @@
  *                               calls}
  *     syscalls[]                thread_class, name, fd_kind (identity), nr,
  *                               calls, errors, size, ret, size_total,
- *                               ret_total, flags, offset, sequential,
+ *                               ret_total, iovecs_total, flags, offset,
+ *                               sequential,
  *                               latency_ns
  *     requests                  count, connections, pipelined,
  *                               request_bytes_total, response_bytes_total,
@@ -589,6 +590,11 @@ DITTO_API uint64_t ditto_syscall_size_total(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_size_total(struct ditto_syscall *c, uint64_t n);
 DITTO_API uint64_t ditto_syscall_ret_total(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_ret_total(struct ditto_syscall *c, uint64_t n);
+/* Since 0.5. iovecs of a vectored call's calls (readv, writev, recvmsg,
+ * sendmsg...), summed: iovecs per call is iovecs_total / calls. Absent (0)
+ * when not recorded; a clone's writev then takes 2. */
+DITTO_API uint64_t ditto_syscall_iovecs_total(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_iovecs_total(struct ditto_syscall *c, uint64_t n);
 /* Histograms, created empty on first use (never NULL for a valid handle):
  * size argument (log2), returned bytes (log2), flags (exact), file offsets
  * (log2), latency in ns (loglin). */

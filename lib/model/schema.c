@@ -281,6 +281,9 @@ static const struct field syscall_fields[] = {
 	 * what compare and synth use, so these are not compared. */
 	COUNT("size_total", CP_NONE),
 	COUNT("ret_total", CP_NONE),
+	/* iovecs of the vectored calls (readv, writev, sendmsg...), summed:
+	 * a clone's writev takes as many per call. */
+	COUNT("iovecs_total", CP_NONE),
 	HIST("flags", DITTO_HIST_EXACT, CP_DIST),
 	HIST("offset", DITTO_HIST_LOG2, CP_DIST),
 	COUNT("sequential", CP_PER_FIELD, .per = "offset"),

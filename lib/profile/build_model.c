@@ -68,6 +68,8 @@ static int add_totals(struct ditto_syscall *sc, const struct dt_stat_val *v)
 		err = ditto_syscall_set_size_total(sc, ditto_syscall_size_total(sc) + v->size_sum);
 	if (!err && any(v->ret, LOG2_BUCKETS))
 		err = ditto_syscall_set_ret_total(sc, ditto_syscall_ret_total(sc) + v->ret_sum);
+	if (!err && v->iov_sum)
+		err = ditto_syscall_set_iovecs_total(sc, ditto_syscall_iovecs_total(sc) + v->iov_sum);
 	return err;
 }
 

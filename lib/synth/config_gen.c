@@ -222,6 +222,17 @@ static const char *io_name(enum ditto_io_model io)
 	}
 }
 
+/* iovecs per vectored write: the model's mean, rounded (2 when it has
+ * none); the runtime takes at most 64. */
+static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
+{
+	uint64_t calls = ditto_syscall_calls(wr), iov = ditto_syscall_iovecs_total(wr);
+
+	if (!calls || !iov)
+		return 2;
+	return (unsigned)num(g, "iovecs per write", fmin(fmax(round((double)iov / calls), 1), 64), 64);
+}
+
 /* The busiest socket read and write calls of the serving class and the
  * multiplexer's event count. */
 static void net_section(struct cfg *g, struct dbuf *b)
@@ -256,7 +267,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
-		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? 2u : 1u,
+		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? write_iovecs(g, wr) : 1u,
 		    num(g, "writes per request", wpr, 1e9),
 		    mux ? (unsigned)fmax(1, (double)replay_mode(ditto_syscall_size(mux), 64)) : 64u,
 		    num(g, "the knob synth.hold_share", g->k.hold_share, 1),

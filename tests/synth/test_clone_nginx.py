@@ -2,8 +2,8 @@
 """nginx serving a static file with sendfile on, cloned (issue 18, item 4):
 one process (master_process off) on 127.0.0.1 under wrk, profiled and
 cloned; its clone, profiled under the same load, has its socket options,
-socket calls per request by kind (sendfile among them) within 5% and
-response bytes within 1%. Both throughputs are printed. Skipped when nginx
+socket calls per request by kind (sendfile among them) and iovecs per
+writev within 5%, response bytes within 1%. Both throughputs are printed. Skipped when nginx
 is not installed (scripts/bootstrap.sh installs it)."""
 
 import os
@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+import ditto as d
 from compare import clone_service, profile_clone, rel
 from conftest import Clone, Service, free_port, need
 from test_clone_sockopts import by_kind, response_mean, sockopts, throughput
@@ -34,6 +35,15 @@ http {{
   server {{ listen 127.0.0.1:{port}; root {d}/www; }}
 }}
 '''
+
+
+def iovecs_per_writev(path):
+    calls = iov = 0
+    for s in d.Model.load(path).get('services[0].syscalls'):
+        if s['name'] == 'writev' and s['fd_kind'] == 'tcp':
+            calls += s['calls']
+            iov += s.get('iovecs_total', 0)
+    return iov / calls if calls else 0.0
 
 
 def wrk(port, seconds=12):
@@ -67,7 +77,9 @@ def test_nginx_sendfile_clone_matches(tmp_path, started):
     resp_o, resp_c = response_mean(orig), response_mean(cm)
     print('  response bytes: %.1f vs %.1f' % (resp_o, resp_c))
     print('  socket options: %s vs %s' % (sockopts(orig), sockopts(cm)))
+    print('  iovecs per writev: %.2f vs %.2f' % (iovecs_per_writev(orig), iovecs_per_writev(cm)))
     assert sockopts(orig) == sockopts(cm)
+    assert rel(iovecs_per_writev(orig), iovecs_per_writev(cm)) <= 0.05
     for key, rate in calls_o.items():
         if key[1] == 'tcp' and rate >= 0.05:
             assert key in calls_c and rel(rate, calls_c[key]) <= 0.05, (key, rate, calls_c)

@@ -405,6 +405,8 @@ _SIGS = {
     'ditto_syscall_set_size_total': (c_int, [_P, c_uint64]),
     'ditto_syscall_ret_total': (c_uint64, [_P]),
     'ditto_syscall_set_ret_total': (c_int, [_P, c_uint64]),
+    'ditto_syscall_iovecs_total': (c_uint64, [_P]),
+    'ditto_syscall_set_iovecs_total': (c_int, [_P, c_uint64]),
     'ditto_syscall_size': (_P, [_P]),
     'ditto_syscall_ret': (_P, [_P]),
     'ditto_syscall_flags': (_P, [_P]),

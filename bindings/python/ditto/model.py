@@ -195,6 +195,8 @@ class Syscall(_Element):
     sequential = _u64_prop('syscall', 'sequential')
     size_total = _u64_prop('syscall', 'size_total', 'exact sum of size (since 0.5)')
     ret_total = _u64_prop('syscall', 'ret_total', 'exact sum of ret (since 0.5)')
+    iovecs_total = _u64_prop('syscall', 'iovecs_total',
+                             'iovecs of vectored calls, summed (since 0.5)')
     size = _hist_prop('syscall', 'size')
     ret = _hist_prop('syscall', 'ret')
     flags = _hist_prop('syscall', 'flags')

@@ -41,7 +41,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define SOCK_RCVBUF_LOCK 2
 
 struct dt_inflight {
-	__u64 ts, size, flags, offset, sk, buf, arg_ptr;
+	__u64 ts, size, flags, offset, sk, buf, arg_ptr, iovcnt;
 	__u32 nr;
 	__s32 fd;
 	__s32 so_level, so_name, so_value;	/* setsockopt on a connection */
@@ -385,14 +385,15 @@ static __always_inline void enter_size(struct dt_inflight *s, const struct dt_de
 				       struct pt_regs *regs)
 {
 	if (d->iov_arg >= 0 && d->iovcnt_arg >= 0) {
-		s->size = iov_bytes((const struct iovec *)arg_of(regs, d->iov_arg),
-				    arg_of(regs, d->iovcnt_arg));
+		s->iovcnt = arg_of(regs, d->iovcnt_arg);
+		s->size = iov_bytes((const struct iovec *)arg_of(regs, d->iov_arg), s->iovcnt);
 	} else if (d->size_arg < 0) {
 		return;
 	} else if (d->bits & SD_MSGHDR) {
 		struct user_msghdr m = {};
 
 		bpf_probe_read_user(&m, sizeof(m), (void *)arg_of(regs, d->size_arg));
+		s->iovcnt = m.msg_iovlen;
 		s->size = iov_bytes((const struct iovec *)m.msg_iov, m.msg_iovlen);
 	} else if (d->bits & SD_TIMESPEC) {
 		struct __kernel_timespec t = {};
@@ -764,6 +765,7 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	if (s->has_size) {
 		HIST_ADD(v->size, log2_bucket(s->size), 1);
 		v->size_sum += s->size;
+		v->iov_sum += s->iovcnt;
 	}
 	if ((d->bits & SD_MMSG) && ret > 0)
 		count = mmsg_bytes(s->arg_ptr, ret);

@@ -63,6 +63,7 @@ struct dt_stat_val {
 	unsigned long long size[LOG2_BUCKETS];
 	unsigned long long ret[LOG2_BUCKETS];
 	unsigned long long size_sum, ret_sum;	/* exact totals of size and ret */
+	unsigned long long iov_sum;	/* iovecs of vectored calls, summed */
 	unsigned long long offset[LOG2_BUCKETS];
 	unsigned long long lat[LAT_BUCKETS];
 	unsigned long long flag_val[MAX_FLAGS];
