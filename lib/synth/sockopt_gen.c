@@ -2,8 +2,8 @@
 /*
  * The clone's socket options (rt_config.sockopts) from the model's
  * services[].network.sockopts. Only options whose effect the runtime can
- * reproduce with an int are set; the model's values are validated ints,
- * buffer sizes are capped here as well.
+ * reproduce with an int are set; the model's values are validated ints
+ * (buffer sizes past the host's maximum the kernel caps itself).
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,8 +11,6 @@
 
 #include "model_int.h"
 #include "synth_int.h"
-
-#define BUF_MAX (64 << 20)	/* the kernel caps at wmem_max/rmem_max anyway */
 
 static bool replayable(uint64_t level, uint64_t name)
 {
@@ -25,9 +23,7 @@ static bool replayable(uint64_t level, uint64_t name)
 
 static void emit(struct dbuf *b, uint64_t level, uint64_t name, uint64_t value, const char *when)
 {
-	if (name == SO_SNDBUF || name == SO_RCVBUF)
-		value = value > BUF_MAX ? BUF_MAX : value;
-	else
+	if (name != SO_SNDBUF && name != SO_RCVBUF)
 		value = value > 1 ? 1 : value;	/* booleans */
 	dbuf_printf(b, "\t{ %d, %d, %d, %s },\n", (int)level, (int)name, (int)value, when);
 }
