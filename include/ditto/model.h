@@ -20,10 +20,14 @@
  *                               threads_created, processes_created
  *     network                   io_model, accept_dispatch, network_dispatch,
  *                               network_threads, processes,
- *                               client_connections, client_mode
+ *                               client_connections, client_mode,
+ *                               sockopt_connections, sockopts[]{level,
+ *                               name, value (identity), connections,
+ *                               calls}
  *     syscalls[]                thread_class, name, fd_kind (identity), nr,
  *                               calls, errors, size, ret, size_total,
- *                               ret_total, flags, offset, sequential,
+ *                               ret_total, iovecs_total, flags, offset,
+ *                               sequential,
  *                               latency_ns
  *     requests                  count, connections, pipelined,
  *                               request_bytes_total, response_bytes_total,
@@ -536,6 +540,36 @@ DITTO_API uint64_t ditto_network_client_connections(const struct ditto_network *
 DITTO_API int ditto_network_set_client_connections(struct ditto_network *n, uint64_t v);
 DITTO_API enum ditto_call_mode ditto_network_client_mode(const struct ditto_network *n);
 DITTO_API int ditto_network_set_client_mode(struct ditto_network *n, enum ditto_call_mode mode);
+/*
+ * Socket options of the serving (accepted) connections, as setsockopt()
+ * takes them: level, name and an int value (SOL_TCP/TCP_NODELAY/1,
+ * SOL_SOCKET/SO_SNDBUF/bytes asked for...). `connections` of the
+ * sockopt_connections the profiler looked at had the option set to value
+ * at their first read or write in the window (read from the socket, so an
+ * option set before the window or inherited from the listener counts);
+ * `calls` is how many setsockopt() calls on connections set it in the
+ * window. The profiler records TCP_NODELAY, TCP_CORK, SO_SNDBUF and
+ * SO_RCVBUF from the socket, any option from calls. No sockopts list
+ * means unknown (older models, a window without connection I/O): a clone
+ * then sets TCP_NODELAY as before; an empty list means the connections
+ * had none of them set, and a clone sets none.
+ */
+struct ditto_sockopt {
+	uint64_t level, name, value;	/* each at most INT32_MAX */
+	uint64_t connections, calls;
+};
+DITTO_API bool ditto_network_sockopts_known(const struct ditto_network *n);
+/* Makes the list present (known) though empty. */
+DITTO_API int ditto_network_set_sockopts_known(struct ditto_network *n);
+DITTO_API uint64_t ditto_network_sockopt_connections(const struct ditto_network *n);
+DITTO_API int ditto_network_set_sockopt_connections(struct ditto_network *n, uint64_t v);
+DITTO_API size_t ditto_network_sockopt_count(const struct ditto_network *n);
+/* Copies element i into *out; -EINVAL when there is none. */
+DITTO_API int ditto_network_sockopt(const struct ditto_network *n, size_t i,
+				    struct ditto_sockopt *out);
+/* Adds o's counts to the element of the same level, name and value (a new
+ * one when none); -EINVAL when level, name or value exceed INT32_MAX. */
+DITTO_API int ditto_network_add_sockopt(struct ditto_network *n, const struct ditto_sockopt *o);
 
 /* --- services[].syscalls[]: one per (thread class, syscall, fd kind) --- */
 DITTO_API size_t ditto_service_syscall_count(const struct ditto_service *s);
@@ -568,6 +602,11 @@ DITTO_API uint64_t ditto_syscall_size_total(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_size_total(struct ditto_syscall *c, uint64_t n);
 DITTO_API uint64_t ditto_syscall_ret_total(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_ret_total(struct ditto_syscall *c, uint64_t n);
+/* Since 0.5. iovecs of a vectored call's calls (readv, writev, recvmsg,
+ * sendmsg...), summed: iovecs per call is iovecs_total / calls. Absent (0)
+ * when not recorded; a clone's writev then takes 2. */
+DITTO_API uint64_t ditto_syscall_iovecs_total(const struct ditto_syscall *c);
+DITTO_API int ditto_syscall_set_iovecs_total(struct ditto_syscall *c, uint64_t n);
 /* Histograms, created empty on first use (never NULL for a valid handle):
  * size argument (log2), returned bytes (log2), flags (exact), file offsets
  * (log2), latency in ns (loglin). */

@@ -440,6 +440,71 @@ U64_FIELD(network, network_threads)
 U64_FIELD(network, processes)
 U64_FIELD(network, client_connections)
 ENUM_FIELD(network, client_mode, call_mode, enum_call_mode)
+U64_FIELD(network, sockopt_connections)
+
+DITTO_API bool ditto_network_sockopts_known(const struct ditto_network *n)
+{
+	const struct dnode *a = dn_get(CNODE(n), "sockopts");
+
+	return a && a->type == DN_ARR;
+}
+
+DITTO_API int ditto_network_set_sockopts_known(struct ditto_network *n)
+{
+	return dn_child(NODE(n), "sockopts", DN_ARR) ? 0 : nomem(0);
+}
+
+DITTO_API size_t ditto_network_sockopt_count(const struct ditto_network *n)
+{
+	return elem_count(CNODE(n), "sockopts");
+}
+
+DITTO_API int ditto_network_sockopt(const struct ditto_network *n, size_t i, struct ditto_sockopt *out)
+{
+	const struct dnode *e = elem_at((struct dnode *)CNODE(n), "sockopts", i);
+
+	if (!e || !out)
+		return ditto_err(-EINVAL, "sockopts: no element %zu", i);
+	out->level = dn_get_u64(e, "level");
+	out->name = dn_get_u64(e, "name");
+	out->value = dn_get_u64(e, "value");
+	out->connections = dn_get_u64(e, "connections");
+	out->calls = dn_get_u64(e, "calls");
+	return 0;
+}
+
+static struct dnode *sockopt_probe(const struct ditto_sockopt *o)
+{
+	struct dnode *p = dn_new(DN_MAP);
+
+	if (p && (dn_set_u64(p, "level", o->level) || dn_set_u64(p, "name", o->name) ||
+		  dn_set_u64(p, "value", o->value))) {
+		dn_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Counts add up on an element of the same (level, name, value). */
+DITTO_API int ditto_network_add_sockopt(struct ditto_network *n, const struct ditto_sockopt *o)
+{
+	struct dnode *p, *e;
+
+	if (!o || o->level > INT32_MAX || o->name > INT32_MAX || o->value > INT32_MAX)
+		return ditto_err(-EINVAL, "sockopts: level, name and value are ints >= 0");
+	p = sockopt_probe(o);
+	if (!p)
+		return nomem(0);
+	e = elem_find(NODE(n), "sockopts", &schema_sockopt, p);
+	if (e)
+		dn_free(p);
+	else if (!(e = elem_add(NODE(n), "sockopts", &schema_sockopt, p)))
+		return nomem(0);
+	if (dn_set_u64(e, "connections", dn_get_u64(e, "connections") + o->connections) ||
+	    dn_set_u64(e, "calls", dn_get_u64(e, "calls") + o->calls))
+		return nomem(0);
+	return 0;
+}
 
 /* ---- syscalls ---- */
 
@@ -505,6 +570,7 @@ U64_FIELD(syscall, errors)
 U64_FIELD(syscall, sequential)
 U64_FIELD(syscall, size_total)
 U64_FIELD(syscall, ret_total)
+U64_FIELD(syscall, iovecs_total)
 HIST_FIELD(syscall, size, DITTO_HIST_LOG2)
 HIST_FIELD(syscall, ret, DITTO_HIST_LOG2)
 HIST_FIELD(syscall, flags, DITTO_HIST_EXACT)

@@ -232,6 +232,28 @@ static const struct field thread_fields[] = {
 };
 const struct section schema_thread = { "threads", FIELDS(thread_fields), check_thread, NULL };
 
+#define INT_MAX_ 2147483647ull
+
+/* Options reach setsockopt() in a clone as ints. */
+static void check_sockopt(struct vctx *v, const struct dnode *obj)
+{
+	static const char *const ints[] = { "level", "name", "value" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		check_le(v, obj, ints[i], INT_MAX_, "the largest int");
+}
+
+/* Absent: not known (a window without connection I/O); empty: known to
+ * set none. The entries' connections count those read in the window. */
+static const struct field sockopt_fields[] = {
+	F("level", FT_U64, MG_KEY, CP_NONE, .flags = F_KEY),
+	F("name", FT_U64, MG_KEY, CP_NONE, .flags = F_KEY),
+	F("value", FT_U64, MG_KEY, CP_NONE, .flags = F_KEY),
+	COUNT("connections", CP_NONE),
+	COUNT("calls", CP_NONE),
+};
+const struct section schema_sockopt = { "sockopts", FIELDS(sockopt_fields), check_sockopt, NULL };
+
 static const struct field network_fields[] = {
 	ENUM("io_model", enum_io_model, MG_SAME, CP_RAW),
 	F("accept_dispatch", FT_BOOL, MG_SAME, CP_RAW),
@@ -240,6 +262,8 @@ static const struct field network_fields[] = {
 	F("processes", FT_U64, MG_MAX, CP_RAW),
 	F("client_connections", FT_U64, MG_MAX, CP_RAW),
 	ENUM("client_mode", enum_call_mode, MG_SAME, CP_RAW),
+	COUNT("sockopt_connections", CP_NONE),
+	ARR("sockopts", schema_sockopt, MG_REC, CP_NONE),
 };
 const struct section schema_network = { "network", FIELDS(network_fields), NULL, NULL };
 
@@ -257,6 +281,9 @@ static const struct field syscall_fields[] = {
 	 * what compare and synth use, so these are not compared. */
 	COUNT("size_total", CP_NONE),
 	COUNT("ret_total", CP_NONE),
+	/* iovecs of the vectored calls (readv, writev, sendmsg...), summed:
+	 * a clone's writev takes as many per call. */
+	COUNT("iovecs_total", CP_NONE),
 	HIST("flags", DITTO_HIST_EXACT, CP_DIST),
 	HIST("offset", DITTO_HIST_LOG2, CP_DIST),
 	COUNT("sequential", CP_PER_FIELD, .per = "offset"),

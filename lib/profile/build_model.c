@@ -68,6 +68,8 @@ static int add_totals(struct ditto_syscall *sc, const struct dt_stat_val *v)
 		err = ditto_syscall_set_size_total(sc, ditto_syscall_size_total(sc) + v->size_sum);
 	if (!err && any(v->ret, LOG2_BUCKETS))
 		err = ditto_syscall_set_ret_total(sc, ditto_syscall_ret_total(sc) + v->ret_sum);
+	if (!err && v->iov_sum)
+		err = ditto_syscall_set_iovecs_total(sc, ditto_syscall_iovecs_total(sc) + v->iov_sum);
 	return err;
 }
 
@@ -205,6 +207,33 @@ static void add_network(struct ditto_service *svc, const struct network_rec *n)
 	ditto_network_set_client_mode(net, n->client_mode);
 }
 
+/*
+ * The serving connections' socket options, known once the window read
+ * some connection's: then the list is present even when empty (the
+ * service sets none, and its clone must not either). Negative values
+ * (no option of the four read from sockets takes one) are left out.
+ */
+static int add_sockopts(struct ditto_service *svc, const struct dt_req_stats *q)
+{
+	struct ditto_network *net = ditto_service_network(svc);
+	int err;
+
+	if (!q->sockopt_conns)
+		return 0;
+	if ((err = ditto_network_set_sockopts_known(net)) ||
+	    (err = ditto_network_set_sockopt_connections(net, q->sockopt_conns)))
+		return err;
+	for (size_t i = 0; i < MAX_SOCKOPTS && !err; i++) {
+		const struct dt_sockopt *o = &q->sockopts[i];
+		struct ditto_sockopt so = { (uint64_t)o->level, (uint64_t)o->name, (uint64_t)o->value,
+					    o->conns, o->calls };
+
+		if (o->used && o->level >= 0 && o->name >= 0 && o->value >= 0)
+			err = ditto_network_add_sockopt(net, &so);
+	}
+	return err;
+}
+
 static int fill(struct ditto_model *m, const struct snapshot *s, const struct classes *c,
 		const struct build_args *a)
 {
@@ -224,7 +253,8 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 	if ((err = add_threads(svc, s, c)))
 		return err;
 	add_network(svc, &n);
-	if ((err = add_syscalls(svc, s, c)) || (err = add_requests(svc, s, a)))
+	if ((err = add_sockopts(svc, &s->reqs)) || (err = add_syscalls(svc, s, c)) ||
+	    (err = add_requests(svc, s, a)))
 		return err;
 	ditto_observed_set_counters_available(ditto_service_observed(svc), false);
 	return 0;

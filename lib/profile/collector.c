@@ -159,6 +159,32 @@ void collector_free(struct collector *c)
 	free(c);
 }
 
+/* One CPU's socket option slots into the sum, by (level, name, value). */
+static void merge_sockopts(struct dt_req_stats *out, const struct dt_req_stats *cpu)
+{
+	for (size_t i = 0; i < MAX_SOCKOPTS; i++) {
+		const struct dt_sockopt *o = &cpu->sockopts[i];
+		size_t j;
+
+		if (!o->used)
+			continue;
+		for (j = 0; j < MAX_SOCKOPTS && out->sockopts[j].used; j++)
+			if (out->sockopts[j].level == o->level && out->sockopts[j].name == o->name &&
+			    out->sockopts[j].value == o->value)
+				break;
+		if (j == MAX_SOCKOPTS) {
+			out->sockopt_other += o->conns + o->calls;
+			continue;
+		}
+		out->sockopts[j].used = 1;
+		out->sockopts[j].level = o->level;
+		out->sockopts[j].name = o->name;
+		out->sockopts[j].value = o->value;
+		out->sockopts[j].conns += o->conns;
+		out->sockopts[j].calls += o->calls;
+	}
+}
+
 /* reqs is per CPU: add the counters up, take the first request's bytes
  * from whichever CPU saw one. */
 static int read_reqs(struct collector *c, struct dt_req_stats *out)
@@ -184,6 +210,7 @@ static int read_reqs(struct collector *c, struct dt_req_stats *out)
 
 		for (size_t i = 0; i < counters; i++)
 			dst[i] += src[i];
+		merge_sockopts(out, &per[cpu]);
 		if (!out->first_len && per[cpu].first_len) {
 			memcpy(out->first_bytes, per[cpu].first_bytes, sizeof(out->first_bytes));
 			out->first_len = per[cpu].first_len;

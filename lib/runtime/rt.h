@@ -93,6 +93,30 @@ struct rt_call {
 	double fail_share;
 };
 
+/* When a socket option is set on a connection. */
+enum rt_sockopt_when {
+	RT_SOCKOPT_ACCEPT = 0,		/* once, on the accepted socket */
+	RT_SOCKOPT_BEFORE_RESPONSE,	/* before each response's writes (TCP_CORK 1) */
+	RT_SOCKOPT_AFTER_RESPONSE,	/* once a response is all sent (TCP_CORK 0) */
+};
+
+/* An int socket option the original's connections had (setsockopt). */
+struct rt_sockopt {
+	int level, name, value;
+	enum rt_sockopt_when when;
+};
+
+/*
+ * Responses partly sent from a file with sendfile(), as the original's
+ * were (a static-file server): the last `share` of each response's bytes
+ * go from the scratch file in `per_request` calls (at least one), the
+ * rest in the usual writes. share 0: none.
+ */
+struct rt_sendfile {
+	double per_request;
+	double share;
+};
+
 /* How the request-serving threads use their sockets. */
 struct rt_net {
 	long read_nr;		/* read, recvfrom, readv or recvmsg */
@@ -146,6 +170,11 @@ struct rt_config {
 	unsigned ncalls;
 	const struct rt_background *background;
 	unsigned nbackground;
+	/* Set on each accepted connection, or around each response; none:
+	 * the clone's sockets keep the kernel's defaults (Nagle on). */
+	const struct rt_sockopt *sockopts;
+	unsigned nsockopts;
+	struct rt_sendfile sendfile;
 	uint64_t scratch_bytes;	/* size of the scratch file file calls use (0: none) */
 	uint64_t seed;		/* per-thread generators derive from it */
 	/* The request body (body.S): one call runs state[0] loop iterations of

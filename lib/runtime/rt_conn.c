@@ -56,6 +56,7 @@ static void trim(struct rt_buf *b)
 
 static void sent_all(struct rt_conn *c)
 {
+	rt_sock_response_end(c->fd);
 	c->out.len = c->out_off = 0;
 	trim(&c->out);
 }
@@ -86,23 +87,51 @@ static unsigned writes_per_response(void)
 	return w > 1024 ? 1024 : (unsigned)(w + 0.5);	/* rounded; no libm */
 }
 
-/* The response at out[start..]: in writes_per_response() pieces, unless
- * older bytes still wait for the socket (they go out together later). */
+/* The next `part` bytes of the queue, sent from the scratch file in
+ * `calls` sendfile() calls instead of written: the bytes on the wire are
+ * the model's either way. What the file cannot give is written. */
+static int send_file_part(struct rt_conn *c, size_t part, unsigned calls)
+{
+	size_t chunk = (part + calls - 1) / calls;
+
+	while (part) {
+		size_t m = chunk < part ? chunk : part;
+		ssize_t n = rt_sock_sendfile(c->fd, m);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		if (n == 0)
+			return send_some(c, part);
+		c->out_off += (size_t)n;
+		part -= (size_t)n;
+	}
+	return 1;
+}
+
+/* The response at out[start..]: in writes_per_response() pieces, its end
+ * from the file when the model sent files, unless older bytes still wait
+ * for the socket (they go out together later). */
 static int send_response(struct rt_conn *c, size_t start)
 {
-	size_t len = c->out.len - start, chunk, done;
+	size_t len = c->out.len - start, file = rt_sock_sendfile_bytes(len), chunk, done;
 	unsigned k = writes_per_response();
+	int r;
 
 	if (c->out_off < start)
 		return 0;
+	len -= file;
 	chunk = (len + k - 1) / k;
+	rt_sock_response_begin(c->fd);
 	for (done = 0; done < len; done += chunk) {
 		size_t m = chunk < len - done ? chunk : len - done;
-		int r = send_some(c, m);
 
-		if (r <= 0)
+		if ((r = send_some(c, m)) <= 0)
 			return r;
 	}
+	if (file && (r = send_file_part(c, file, rt_sock_sendfile_calls())) <= 0)
+		return r;
 	sent_all(c);
 	return 1;
 }

@@ -119,7 +119,12 @@ ssize_t rt_sock_read(int fd, void *buf, size_t n);
 struct rt_thread;
 void rt_empty_reads(struct rt_thread *t, void *buf, size_t n);
 ssize_t rt_sock_write(int fd, const char *p, size_t n);
-void rt_sock_setup(int fd);	/* TCP_NODELAY */
+void rt_sock_setup(int fd);	/* the options set at accept */
+size_t rt_sock_sendfile_bytes(size_t len);	/* of a response, sent from the file */
+unsigned rt_sock_sendfile_calls(void);		/* sendfile calls per response */
+ssize_t rt_sock_sendfile(int fd, size_t n);	/* from the scratch file's start */
+void rt_sock_response_begin(int fd);	/* options set before a response (TCP_CORK on) */
+void rt_sock_response_end(int fd);	/* and once it is sent (TCP_CORK off) */
 size_t rt_sock_read_size(void);
 
 /* ---- rt_framing.c and rt_frame_*.c: requests in, responses out ---- */

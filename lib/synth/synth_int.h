@@ -158,6 +158,14 @@ struct config_in {
  * once through ditto_warn().
  */
 int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+/* `static const struct rt_sockopt sockopts[]` into b; returns its length
+ * (sockopt_gen.c). Unknown options: TCP_NODELAY, with a warning. */
+unsigned sockopt_section(struct ditto_service *s, double requests, struct dbuf *b);
+/* `.sendfile = {...},` of rt_config into b, from the sendfile calls on
+ * class cls's sockets (NULL: any class); returns the share of response
+ * bytes sent from a file (sendfile_gen.c). */
+double sendfile_section(struct ditto_service *s, const char *cls, double requests,
+			double resp_mean, struct dbuf *b);
 /* The clone's processes: the model's, within the limits (l->processes set). */
 uint64_t config_processes(struct ditto_service *s, struct synth_limits *l);
 

@@ -223,6 +223,15 @@ def hostile_models(model):
         ("hist-precision-99", setp(lambda m: first(m, hist("loglin")), "precision", 99)),
         ("hist-precision-0", setp(lambda m: first(m, hist("loglin")), "precision", 0)),
         ("hist-as-string", lambda m: (lambda s: s and s.set("size", "big"))(first(m, syscall))),
+        ("sockopts-nodelay", setp(lambda m: svc(m).get("network"), "sockopts", [OMap([
+            ("level", 6), ("name", 1), ("value", 1), ("connections", 4), ("calls", 0)])])),
+        ("sockopts-empty", setp(lambda m: svc(m).get("network"), "sockopts", [])),
+        ("sockopts-value-past-int", setp(lambda m: svc(m).get("network"), "sockopts", [OMap([
+            ("level", 1), ("name", 7), ("value", 2**31), ("connections", 1)])])),
+        ("sockopts-not-array", setp(lambda m: svc(m).get("network"), "sockopts", 6)),
+        ("sockopts-twice", setp(lambda m: svc(m).get("network"), "sockopts", [
+            OMap([("level", 6), ("name", 3), ("value", 1)]),
+            OMap([("level", 6), ("name", 3), ("value", 1)])])),
         ("edge-unknown-node", setp(lambda m: first(m, lambda e: "from" in [k for k, _ in e]), "from", "ghost")),
         ("unknown-keys", lambda m: (m.append(("x-future", OMap([
             ("bin", b"\x00\x01\xff"), ("ext", Ext(5, b"abc")), ("fixext", Ext(-1, b"\x00" * 8)),

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -352,9 +353,12 @@ static inline struct gt_conn *gt_conn_new(int fd)
 		perror("malloc");
 		return NULL;
 	}
-	/* Without it a pipelined reply waits for the client's delayed ACK. */
+	/* Without it a pipelined reply waits for the client's delayed ACK
+	 * (srv_nagle wants exactly that). */
+#ifndef GT_KEEP_NAGLE
 	if (fd >= 0)
 		gt_nodelay(fd);
+#endif
 	c->fd = fd;
 	c->aux = 0;
 	c->idx = 0;
@@ -410,6 +414,59 @@ static inline int gt_write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* Writes per response of the blocking servers: srv_nagle answers in 2. */
+#ifndef GT_WRITES
+#define GT_WRITES 1
+#endif
+
+#ifdef GT_SENDFILE
+/* srv_sendfile: the header is written, the payload sent from this file
+ * (sparse, unlinked; srv_client counts the payload's bytes, never reads
+ * them). */
+static int gt_file_fd = -1;
+
+__attribute__((constructor)) static void gt_file_open(void)
+{
+	char path[] = "/tmp/gt-sendfile.XXXXXX";
+
+	gt_file_fd = mkstemp(path);
+	if (gt_file_fd < 0 || unlink(path) || ftruncate(gt_file_fd, GT_MAX_RESPONSE)) {
+		perror("srv_sendfile: payload file");
+		exit(1);
+	}
+}
+
+static inline int gt_write_response(int fd)
+{
+	size_t left = gt_resp_len - 4;
+	off_t off = 0;
+
+	if (gt_write_all(fd, gt_resp, 4) < 0)
+		return -1;
+	while (left) {
+		ssize_t n = sendfile(fd, gt_file_fd, &off, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		left -= (size_t)n;
+	}
+	return 0;
+}
+#else
+static inline int gt_write_response(int fd)
+{
+	size_t part = gt_resp_len / GT_WRITES;
+
+	for (unsigned i = 0; i + 1 < GT_WRITES; i++)
+		if (gt_write_all(fd, gt_resp + i * part, part) < 0)
+			return -1;
+	return gt_write_all(fd, gt_resp + (GT_WRITES - 1) * part,
+			    gt_resp_len - (GT_WRITES - 1) * part);
+}
+#endif
+
 /* Serve a blocking connection until the peer closes or errs: answer every
  * complete frame, then read again. */
 static inline void gt_serve_blocking(struct gt_conn *c)
@@ -419,7 +476,7 @@ static inline void gt_serve_blocking(struct gt_conn *c)
 		if (f < 0)
 			return;
 		if (f > 0) {
-			if (gt_write_all(c->fd, gt_resp, gt_resp_len) < 0)
+			if (gt_write_response(c->fd) < 0)
 				return;
 			continue;
 		}

@@ -59,7 +59,14 @@ def classes(model):
 
 
 def network(model):
-    return d.Model.load(model).get('services[0].network')
+    """The network section as a shape: of the socket options, those most
+    connections had (how many connections the window read is the load's)."""
+    net = d.Model.load(model).get('services[0].network')
+    conns = net.pop('sockopt_connections', 0)
+    if 'sockopts' in net:
+        net['sockopts'] = sorted((o['level'], o['name'], o['value']) for o in net['sockopts']
+                                 if 2 * o['connections'] > conns)
+    return net
 
 
 def per_request(model):

@@ -46,6 +46,8 @@ def everything_model():
     s.add_syscall('serve', 'mmap', calls=1000).size.add(64 * GIB)
     s.requests.response_bytes.add(GIB)
     s.find_cpu('serve').dws.add(64 * GIB, 100)
+    s.network.sockopt_connections = 1
+    s.network.add_sockopt(1, 7, 2**31 - 1, connections=1)  # SO_SNDBUF: the kernel caps it
     return m
 
 

@@ -69,6 +69,12 @@ class LoadOpts(Structure):
 PROBLEM_FN = CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)
 
 
+class Sockopt(Structure):
+    """struct ditto_sockopt (model.h)."""
+    _fields_ = [('level', c_uint64), ('name', c_uint64), ('value', c_uint64),
+                ('connections', c_uint64), ('calls', c_uint64)]
+
+
 class ValidateOpts(Structure):
     _fields_ = [('sz', c_size_t), ('problem', PROBLEM_FN), ('user', c_void_p),
                 ('warning', PROBLEM_FN)]
@@ -399,6 +405,8 @@ _SIGS = {
     'ditto_syscall_set_size_total': (c_int, [_P, c_uint64]),
     'ditto_syscall_ret_total': (c_uint64, [_P]),
     'ditto_syscall_set_ret_total': (c_int, [_P, c_uint64]),
+    'ditto_syscall_iovecs_total': (c_uint64, [_P]),
+    'ditto_syscall_set_iovecs_total': (c_int, [_P, c_uint64]),
     'ditto_syscall_size': (_P, [_P]),
     'ditto_syscall_ret': (_P, [_P]),
     'ditto_syscall_flags': (_P, [_P]),
@@ -421,6 +429,13 @@ _SIGS = {
     'ditto_network_set_client_connections': (c_int, [_P, c_uint64]),
     'ditto_network_client_mode': (_E, [_P]),
     'ditto_network_set_client_mode': (c_int, [_P, _E]),
+    'ditto_network_sockopts_known': (c_bool, [_P]),
+    'ditto_network_set_sockopts_known': (c_int, [_P]),
+    'ditto_network_sockopt_connections': (c_uint64, [_P]),
+    'ditto_network_set_sockopt_connections': (c_int, [_P, c_uint64]),
+    'ditto_network_sockopt_count': (c_size_t, [_P]),
+    'ditto_network_sockopt': (c_int, [_P, c_size_t, POINTER(Sockopt)]),
+    'ditto_network_add_sockopt': (c_int, [_P, POINTER(Sockopt)]),
 
     # model.h: requests
     'ditto_service_requests': (_P, [_P]),

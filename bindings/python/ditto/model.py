@@ -195,6 +195,8 @@ class Syscall(_Element):
     sequential = _u64_prop('syscall', 'sequential')
     size_total = _u64_prop('syscall', 'size_total', 'exact sum of size (since 0.5)')
     ret_total = _u64_prop('syscall', 'ret_total', 'exact sum of ret (since 0.5)')
+    iovecs_total = _u64_prop('syscall', 'iovecs_total',
+                             'iovecs of vectored calls, summed (since 0.5)')
     size = _hist_prop('syscall', 'size')
     ret = _hist_prop('syscall', 'ret')
     flags = _hist_prop('syscall', 'flags')
@@ -236,6 +238,31 @@ class Network(_Element):
     processes = _u64_prop('network', 'processes')
     client_connections = _u64_prop('network', 'client_connections')
     client_mode = _enum_prop('network', 'client_mode', 'call_mode')
+    sockopt_connections = _u64_prop('network', 'sockopt_connections')
+
+    @property
+    def sockopts(self):
+        """The connections' socket options as dicts {level, name, value,
+        connections, calls}; None when the model does not know them (an
+        empty list: it knows there are none)."""
+        if not lib.ditto_network_sockopts_known(self._h):
+            return None
+        out = []
+        for i in range(lib.ditto_network_sockopt_count(self._h)):
+            o = _lib.Sockopt()
+            check(lib.ditto_network_sockopt(self._h, i, byref(o)))
+            out.append({f: getattr(o, f) for f, _ in _lib.Sockopt._fields_})
+        return out
+
+    def add_sockopt(self, level, name, value, connections=0, calls=0):
+        """Adds the counts to the option (level, name, value); makes the
+        list known."""
+        o = _lib.Sockopt(level, name, value, connections, calls)
+        check(lib.ditto_network_add_sockopt(self._h, byref(o)))
+
+    def set_sockopts_known(self):
+        """Records that the connections set none of the options (yet)."""
+        check(lib.ditto_network_set_sockopts_known(self._h))
 
 
 class Requests(_Element):

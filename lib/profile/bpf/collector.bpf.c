@@ -28,12 +28,24 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define SOCK_DGRAM 2
 #define EAGAIN 11
 #define EINPROGRESS 115
+#define NR_SETSOCKOPT 54
+#define SOL_SOCKET 1
+#define SO_SNDBUF 7
+#define SO_RCVBUF 8
+#define SOL_TCP 6
+#define TCP_NODELAY 1
+#define TCP_CORK 3
+#define TCP_NAGLE_OFF 1		/* tcp_sock.nonagle bits */
+#define TCP_NAGLE_CORK 2
+#define SOCK_SNDBUF_LOCK 1	/* sock.sk_userlocks bits */
+#define SOCK_RCVBUF_LOCK 2
 
 struct dt_inflight {
-	__u64 ts, size, flags, offset, sk, buf, arg_ptr;
+	__u64 ts, size, flags, offset, sk, buf, arg_ptr, iovcnt;
 	__u32 nr;
 	__s32 fd;
-	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active;
+	__s32 so_level, so_name, so_value;	/* setsockopt on a connection */
+	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active, has_so;
 };
 
 /*
@@ -373,14 +385,15 @@ static __always_inline void enter_size(struct dt_inflight *s, const struct dt_de
 				       struct pt_regs *regs)
 {
 	if (d->iov_arg >= 0 && d->iovcnt_arg >= 0) {
-		s->size = iov_bytes((const struct iovec *)arg_of(regs, d->iov_arg),
-				    arg_of(regs, d->iovcnt_arg));
+		s->iovcnt = arg_of(regs, d->iovcnt_arg);
+		s->size = iov_bytes((const struct iovec *)arg_of(regs, d->iov_arg), s->iovcnt);
 	} else if (d->size_arg < 0) {
 		return;
 	} else if (d->bits & SD_MSGHDR) {
 		struct user_msghdr m = {};
 
 		bpf_probe_read_user(&m, sizeof(m), (void *)arg_of(regs, d->size_arg));
+		s->iovcnt = m.msg_iovlen;
 		s->size = iov_bytes((const struct iovec *)m.msg_iov, m.msg_iovlen);
 	} else if (d->bits & SD_TIMESPEC) {
 		struct __kernel_timespec t = {};
@@ -420,6 +433,79 @@ static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc
 	}
 }
 
+/* Adds to the slot of (level, name, value), taking a free one if new. */
+static __always_inline void sockopt_add(struct dt_req_stats *r, int level, int name, int value,
+					__u64 conns, __u64 calls)
+{
+	for (int i = 0; i < MAX_SOCKOPTS; i++) {
+		struct dt_sockopt *o = &r->sockopts[i];
+
+		if (o->used && (o->level != level || o->name != name || o->value != value))
+			continue;
+		o->used = 1;
+		o->level = level;
+		o->name = name;
+		o->value = value;
+		o->conns += conns;
+		o->calls += calls;
+		return;
+	}
+	r->sockopt_other++;
+}
+
+/*
+ * The options a connection has at its first I/O in the window, read from
+ * the socket rather than from setsockopt calls: the server set them right
+ * after accept, mostly before the window opened, or the listener passed
+ * them on. The kernel keeps twice a buffer size asked for.
+ */
+static __always_inline void conn_opts(struct dt_req_stats *r, struct dt_conn *c, __u64 skp)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)skp;
+	struct sock *sk = (struct sock *)skp;
+	__u8 nonagle, locks;
+
+	if (c->opts_read)
+		return;
+	c->opts_read = 1;
+	r->sockopt_conns++;
+	nonagle = BPF_CORE_READ_BITFIELD_PROBED(tp, nonagle);
+	locks = BPF_CORE_READ(sk, sk_userlocks);
+	if (nonagle & TCP_NAGLE_OFF)
+		sockopt_add(r, SOL_TCP, TCP_NODELAY, 1, 1, 0);
+	if (nonagle & TCP_NAGLE_CORK)
+		sockopt_add(r, SOL_TCP, TCP_CORK, 1, 1, 0);
+	if (locks & SOCK_SNDBUF_LOCK)
+		sockopt_add(r, SOL_SOCKET, SO_SNDBUF, (int)((__u32)BPF_CORE_READ(sk, sk_sndbuf) >> 1), 1, 0);
+	if (locks & SOCK_RCVBUF_LOCK)
+		sockopt_add(r, SOL_SOCKET, SO_RCVBUF, (int)((__u32)BPF_CORE_READ(sk, sk_rcvbuf) >> 1), 1, 0);
+}
+
+/* setsockopt's int argument at entry, on a connection the service accepted. */
+static __always_inline void enter_sockopt(struct dt_inflight *s, struct pt_regs *regs)
+{
+	int v = 0;
+
+	if (s->nr != NR_SETSOCKOPT || !s->accepted || (int)arg_of(regs, 4) < (int)sizeof(v))
+		return;
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)arg_of(regs, 3)))
+		return;
+	s->so_level = (int)arg_of(regs, 1);
+	s->so_name = (int)arg_of(regs, 2);
+	s->so_value = v;
+	s->has_so = 1;
+}
+
+static __always_inline void sockopt_call(struct dt_inflight *s, long ret)
+{
+	__u32 z = 0;
+	struct dt_req_stats *r;
+
+	if (!s->has_so || ret != 0 || !(r = bpf_map_lookup_elem(&reqs, &z)))
+		return;
+	sockopt_add(r, s->so_level, s->so_name, s->so_value, 0, 1);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
@@ -443,6 +529,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (d && (d->bits & SD_KNOWN)) {
 		enter_fd(s, d, regs, task->fds);
 		enter_size(s, d, regs);
+		enter_sockopt(s, regs);
 		if (d->flags_arg >= 0) {
 			s->flags = arg_of(regs, d->flags_arg);
 			s->has_flags = 1;
@@ -557,6 +644,7 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 
 	if (!c || !r)
 		return;
+	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		c->req_bytes += bytes;
 		return;
@@ -580,6 +668,7 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 
 	if (!c || !r)
 		return;
+	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		HIST_ADD(r->req_bytes, log2_bucket(c->req_bytes), 1);
 		r->req_bytes_sum += c->req_bytes;
@@ -676,6 +765,7 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	if (s->has_size) {
 		HIST_ADD(v->size, log2_bucket(s->size), 1);
 		v->size_sum += s->size;
+		v->iov_sum += s->iovcnt;
 	}
 	if ((d->bits & SD_MMSG) && ret > 0)
 		count = mmsg_bytes(s->arg_ptr, ret);
@@ -687,6 +777,7 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 		add_flags(v, s->flags);
 	if (s->has_offset)
 		file_offset(v, s, tgid, ret);
+	sockopt_call(s, ret);
 	if (s->accepted && ret > 0 && (d->bits & SD_RECV))
 		conn_recv(s, count, now);
 	else if (s->accepted && ret > 0 && (d->bits & SD_SEND))

@@ -13,6 +13,7 @@
 #define LAT_BUCKETS 160		/* covers up to 2^40 ns */
 #define MAX_FLAGS 8		/* distinct flag values kept per syscall */
 #define MAX_IOV 8		/* iovec entries summed for readv & co */
+#define MAX_SOCKOPTS 8		/* distinct socket options kept (level, name, value) */
 
 /* Syscall description bits (dt_desc.bits). */
 #define SD_RET_COUNT	0x01	/* non-negative return is a byte/element count */
@@ -62,6 +63,7 @@ struct dt_stat_val {
 	unsigned long long size[LOG2_BUCKETS];
 	unsigned long long ret[LOG2_BUCKETS];
 	unsigned long long size_sum, ret_sum;	/* exact totals of size and ret */
+	unsigned long long iov_sum;	/* iovecs of vectored calls, summed */
 	unsigned long long offset[LOG2_BUCKETS];
 	unsigned long long lat[LAT_BUCKETS];
 	unsigned long long flag_val[MAX_FLAGS];
@@ -92,10 +94,22 @@ struct dt_wake_key {
 struct dt_conn {
 	unsigned long long requests, req_bytes, resp_bytes, req_start_ns;
 	unsigned char state;	/* CONN_IDLE, CONN_READING, CONN_WRITING */
+	unsigned char opts_read;	/* its socket options were looked at */
 };
 #define CONN_IDLE 0
 #define CONN_READING 1
 #define CONN_WRITING 2
+
+/*
+ * A socket option of the serving connections: `conns` connections had it
+ * set to value when first read or written in the window (read from the
+ * socket, so options set before the window or inherited from the
+ * listener count too); `calls` setsockopt calls set it in the window.
+ */
+struct dt_sockopt {
+	int level, name, value, used;
+	unsigned long long conns, calls;
+};
 
 /* Whole-service request statistics (one array entry, atomically added). */
 struct dt_req_stats {
@@ -106,8 +120,13 @@ struct dt_req_stats {
 	unsigned long long service_ns[LAT_BUCKETS];
 	unsigned long long syscalls, dropped;
 	unsigned long long req_bytes_sum, resp_bytes_sum;	/* exact totals */
+	/* Connections whose options were read at their first I/O, and
+	 * options that found no free slot in sockopts. */
+	unsigned long long sockopt_conns, sockopt_other;
 	unsigned long long first_bytes[2];	/* first 8 bytes of the first request: framing */
 	unsigned int first_len;
+	/* Not summed as counters: user space merges the slots by key. */
+	struct dt_sockopt sockopts[MAX_SOCKOPTS];
 };
 
 #endif /* DITTO_BPF_COLLECTOR_H */
