@@ -665,6 +665,43 @@ static void far_code(struct ditto_cpu *c, double *share, double *bytes)
 	*bytes = far ? sum / far : 0;
 }
 
+/*
+ * Instructions of a block: as many as the profile's hot code holds, so
+ * the loop's code takes the share of I1 the original's did. Fetches that
+ * leave their line (reuse from NEAR_LINE bytes) and stay below FAR_CODE
+ * give the hot footprint at their 90th percentile. A fixed 2000 made a
+ * 12-KiB loop of a service whose hot code is a few lines (a tight work
+ * loop): with the tuner's branch and miss code on top it crowded I1 with
+ * the runtime's lines and cost misses the original never had (the
+ * detuned srv_epoll clone: 6.7 I1 misses per request, none in the
+ * original). Without such fetches the block stays MAX_BLOCK long.
+ */
+#define NEAR_LINE 128
+#define MIN_BLOCK 500
+#define MAX_BLOCK 2000
+
+static uint64_t block_insts(struct ditto_cpu *c)
+{
+	struct ditto_hist *h = ditto_cpu_iws(c);
+	double near = 0, seen = 0;
+	uint64_t lo, hi, n, bytes = 0;
+
+	for (size_t i = 0; h && i < ditto_hist_bucket_count(h); i++)
+		if (!ditto_hist_bucket(h, i, &lo, &hi, &n) && lo >= NEAR_LINE && lo < FAR_CODE)
+			near += (double)n;
+	for (size_t i = 0; near > 0 && i < ditto_hist_bucket_count(h) && !bytes; i++) {
+		if (ditto_hist_bucket(h, i, &lo, &hi, &n) || lo < NEAR_LINE || lo >= FAR_CODE)
+			continue;
+		seen += (double)n;
+		if (seen >= 0.9 * near)
+			bytes = hi + 1;
+	}
+	if (!bytes)
+		return MAX_BLOCK;
+	return bytes / INSN_BYTES < MIN_BLOCK ? MIN_BLOCK :
+	       bytes / INSN_BYTES > MAX_BLOCK ? MAX_BLOCK : bytes / INSN_BYTES;
+}
+
 /* The K chunks and the relative table the loop calls them through;
  * returns the mean instructions of a chunk (its ret included). */
 static uint64_t chunks(struct gen *g, unsigned k, uint64_t size, uint64_t wsum)
@@ -844,7 +881,8 @@ int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *
 		goto out;
 	ipr = (uint64_t)fmin(ditto_hist_mean(ditto_cpu_insts_per_request(c)), MAX_INSTS);
 	n = ipr ? ipr : 10000;
-	per_block = n < 2000 ? n : 2000;
+	per_block = block_insts(c);
+	per_block = n < per_block ? n : per_block;
 	loops = n / per_block ? n / per_block : 1;
 	far_code(c, &far_share, &far_bytes);
 	/* The chunk count follows the profile's own far code; the knob then

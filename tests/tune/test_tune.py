@@ -79,11 +79,6 @@ def tune(model, out, *args, original=True, check=True):
 
 @pytest.mark.root
 @slow
-@pytest.mark.xfail(strict=False, reason=(
-    "known regression, bisected: passes at 57dc4ce, fails from the merge 2bb7d76 "
-    "(issue 18 item 7: profiler totals, idle gaps) on: 9 iterations leave "
-    "syscalls_per_request 4-6%, d1 21% or branch 11% off; clone generation is "
-    "byte-identical, so the profiler's or the measurement's figures moved"))
 def test_detuned_clone_is_brought_back_within_bounds(gt_model, tmp_path):
     model = detuned(gt_model, tmp_path / 'detuned.msgpack')
     # srv_epoll serves from one thread: 10000 requests measure it as
