@@ -2,21 +2,28 @@
 # SPDX-License-Identifier: MIT
 """Original vs. clone, side by side (bench/clone-compare.sh).
 
-For each service (redis-server under redis-benchmark, memcached under
-memcaslap, the ground-truth servers of tests/servers under srv_client):
+For each service of bench/compare_targets.py (redis-server under
+redis-benchmark, memcached under memcaslap, nginx under wrk, PostgreSQL
+under pgbench, the ground-truth servers of tests/servers under srv_client):
   1. `ditto clone` profiles the original under load and builds its clone;
   2. the clone runs under the same load and is profiled the same way;
   3. `ditto model diff` metrics are summarised: thread classes and network
      model, syscalls and bytes per request, instruction mix, branch and
      working-set distances;
-  4. original and clone run under `valgrind --tool=cachegrind --cache-sim=yes
-     --branch-sim=yes` with the same short load: I1/D1/LL miss rates and the
-     branch misprediction rate side by side, with relative errors.
+  4. both run at once and `ditto load` drives each in turn, closed loop, in
+     rounds interleaved: the throughput ratio clone/original per round;
+  5. with --cachegrind, the ground-truth servers and their clones run under
+     `valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes` with the
+     same short load: I1/D1/LL miss rates and the branch misprediction rate.
+Then one table, a row per service: shape match (thread classes and network
+model), the worst syscalls-per-request error by kind, the bytes-per-request
+error, and the throughput ratio (median and spread of the rounds).
+Exit status 1 if a service could not be compared (its row says FAILED).
 """
 
+import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,53 +31,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tests', 'synth'))
+sys.path.insert(0, HERE)
 
 from compare import (classes, clone_service, diff, network, per_request,  # noqa: E402
                      profile_clone, rel)
-from harness import Clone, Service, free_port, need, stop  # noqa: E402
+from compare_targets import TARGETS  # noqa: E402
+from harness import Clone, ditto, free_port, stop  # noqa: E402
 
-SERVERS = os.environ.get('DITTO_SERVERS_DIR', 'build/tests/servers')
 GEOMETRY = ['--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64']
-
-
-def redis(port):
-    return [need('redis-server'), '--port', str(port), '--bind', '127.0.0.1', '--save', '',
-            '--appendonly', 'no']
-
-
-def redis_load(port, n=3000000):
-    return [need('redis-benchmark'), '-p', str(port), '-n', str(n), '-c', '20', '-t',
-            'get,set', '-q']
-
-
-def memcached(port):
-    return [need('memcached'), '-p', str(port), '-l', '127.0.0.1', '-U', '0', '-t', '4', '-u',
-            'root']
-
-
-def memcached_load(port, n=None, seconds=12):
-    if n:
-        seconds = 3
-    return [need('memcaslap'), '-s', '127.0.0.1:%d' % port, '-t', '%ds' % seconds, '-c', '16']
-
-
-def gt(name):
-    return lambda port: [os.path.join(SERVERS, name), '--port', str(port), '--max-seconds',
-                         '300']
-
-
-def gt_load(port, n=10 ** 7):
-    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections', '8',
-            '--requests', str(n), '--request-bytes', '64', '--max-seconds', '60']
-
-
-SERVICES = {
-    'redis': (redis, redis_load, 'redis-server', 20000),
-    'memcached': (memcached, memcached_load, 'memcached', 1),
-}
-for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_prefork', 'srv_poll', 'srv_select',
-            'srv_blocking', 'srv_busypoll'):
-    SERVICES[_gt] = (gt(_gt), gt_load, _gt, 20000)
+ROUNDS = 3
 
 
 def cachegrind(argv, port, load):
@@ -100,54 +69,126 @@ def cachegrind(argv, port, load):
             'branch': field(r'Mispredicts') / max(brs, 1)}
 
 
-def compare_one(name, tmp):
-    start, load, svc_name, cg_requests = SERVICES[name]
-    port = free_port()
-    orig = Service(start(port), port)
-    tree = os.path.join(tmp, name + '-clone')
-    try:
-        model = clone_service(orig.pid, tree, load(port))
-    finally:
-        orig.stop()
-    clone = Clone(tree)
-    try:
-        cmodel = profile_clone(clone, svc_name, os.path.join(tmp, name + '-clone-profile.msgpack'),
-                               load(clone.port))
-    finally:
-        clone.stop()
+def throughput(model, port):
+    """Closed-loop rate of `ditto load` in the model's framing (8 connections, 2 s)."""
+    r = ditto('load', '--model', model, '--port', port, '-c', 8, '-d', 2, '--json', check=False)
+    if r.returncode != 0:
+        return 0.0
+    return json.loads(r.stdout)['achieved_qps']
+
+
+def throughputs(model, orig_port, clone_port):
+    """Rounds interleaved, original then clone: their rates and the ratios."""
+    rows = []
+    for _ in range(ROUNDS):
+        a, b = throughput(model, orig_port), throughput(model, clone_port)
+        rows.append((a, b, b / a if a else 0.0))
+    return rows
+
+
+def call_errors(model, cmodel):
+    """The largest relative error of calls per request over the kinds
+    either side makes at least 0.01 of, and that kind."""
+    co, rqo, rso = per_request(model)
+    cc, rqc, rsc = per_request(cmodel)
+    worst = (0.0, '-')
+    for key in set(co) | set(cc):
+        a, b = co.get(key, 0.0), cc.get(key, 0.0)
+        if max(a, b) >= 0.01:
+            worst = max(worst, (rel(a, b), ':'.join(key)))
+    return worst, max(rel(rso, rsc), rel(rqo, rqc)), (co, cc, rqo, rqc, rso, rsc)
+
+
+def details(name, model, cmodel, calls):
+    co, cc, rqo, rqc, rso, rsc = calls
     print('== %s' % name)
     print('  thread classes   %s   original %s  clone %s' % (
         'same' if classes(model) == classes(cmodel) else 'DIFFER', classes(model), classes(cmodel)))
     print('  network model    %s' % ('same' if network(model) == network(cmodel) else
                                      'DIFFER: %s vs %s' % (network(model), network(cmodel))))
-    co, rqo, rso = per_request(model)
-    cc, rqc, rsc = per_request(cmodel)
     print('  %-40s %10s %10s %8s' % ('per request', 'original', 'clone', 'rel err'))
     for key in sorted(set(co) | set(cc)):
         a, b = co.get(key, 0.0), cc.get(key, 0.0)
         if max(a, b) >= 0.01:
             print('  %-40s %10.3f %10.3f %7.1f%%' % (':'.join(key), a, b, 100 * rel(a, b)))
     print('  %-40s %10.1f %10.1f %7.1f%%' % ('response bytes', rso, rsc, 100 * rel(rso, rsc)))
-    print('  %-40s %10.1f %10.1f %7.1f%%' % ('request bytes (client)', rqo, rqc, 100 * rel(rqo, rqc)))
+    print('  %-40s %10.1f %10.1f %7.1f%%' % ('request bytes (client)', rqo, rqc,
+                                              100 * rel(rqo, rqc)))
     metrics = diff(model, cmodel)
     for key in ('mix', 'branches', 'dws', 'iws', 'raw', 'insts_per_request'):
         hits = [m for p, m in metrics.items() if re.search(r'\.cpu\[[^]]*\]\.%s$' % key, p)]
         for m in hits:
             print('  %-40s %s distance %.3f' % ('cpu ' + key, m['kind'], m['error']))
+
+
+def cache_rows(t, tree):
     cg_port, cg_cport = free_port(), free_port()
-    a = cachegrind(start(cg_port), cg_port, load(cg_port, cg_requests))
+    a = cachegrind(t.argv(cg_port), cg_port, t.load(cg_port, 20000))
     b = cachegrind([os.path.join(tree, 'clone'), '--port', str(cg_cport)], cg_cport,
-                   load(cg_cport, cg_requests))
+                   t.load(cg_cport, 20000))
     print('  %-40s %10s %10s %8s' % ('cachegrind', 'original', 'clone', 'rel err'))
     for k in ('I1', 'D1', 'LL', 'branch'):
         print('  %-40s %9.3f%% %9.3f%% %7.1f%%' % (k + (' mispredict rate' if k == 'branch' else
                                                        ' miss rate'), 100 * a[k], 100 * b[k],
                                                   100 * rel(a[k], b[k])))
+
+
+def compare_one(t, tmp, with_cache):
+    """Profile, clone, profile the clone, then rates side by side: a row."""
+    orig = t.start(free_port())
+    tree = os.path.join(tmp, t.name + '-clone')
+    try:
+        model = clone_service(orig.pid, tree, t.load(orig.port))
+        clone = Clone(tree)
+        try:
+            cmodel = profile_clone(clone, t.svc_name,
+                                   os.path.join(tmp, t.name + '-clone-profile.msgpack'),
+                                   t.load(clone.port))
+            rates = throughputs(model, orig.port, clone.port)
+        finally:
+            clone.stop()
+    finally:
+        orig.stop()
+    (calls_err, worst), bytes_err, calls = call_errors(model, cmodel)
+    details(t.name, model, cmodel, calls)
+    ratios = sorted(r for _, _, r in rates)
+    print('  throughput (ditto load, %d rounds interleaved): original %s, clone %s' % (
+        ROUNDS, ' '.join('%.0f' % a for a, _, _ in rates), ' '.join('%.0f' % b for _, b, _ in rates)))
+    if with_cache and t.argv:
+        cache_rows(t, tree)
     print()
+    shape = classes(model) == classes(cmodel) and network(model) == network(cmodel)
+    return (t.name, 'yes' if shape else 'NO', calls_err, worst, bytes_err,
+            ratios[len(ratios) // 2], ratios[0], ratios[-1])
+
+
+def table(rows):
+    print('| service | shape match | syscalls/request error (worst kind) | bytes/request error '
+          '| throughput clone/original (median, min-max of %d) |' % ROUNDS)
+    print('|---|---|---|---|---|')
+    for name, shape, err, worst, berr, med, lo, hi in rows:
+        print('| %s | %s | %.1f%% (%s) | %.1f%% | %.2f (%.2f-%.2f) |' % (
+            name, shape, 100 * err, worst, 100 * berr, med, lo, hi))
+
+
+def main(argv):
+    with_cache = '--cachegrind' in argv
+    names = [a for a in argv if not a.startswith('--')]
+    known = {t.name: t for t in TARGETS}
+    for n in names:
+        if n not in known:
+            sys.exit('clone-compare: unknown service %r (one of: %s)' % (n, ' '.join(known)))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for t in [known[n] for n in names] or TARGETS:
+            try:
+                rows.append(compare_one(t, tmp, with_cache))
+            except Exception as e:      # one service failing does not hide the others
+                print('== %s: FAILED: %s\n' % (t.name, e))
+                rows.append((t.name, 'FAILED', 0.0, str(e)[:60], 0.0, 0.0, 0.0, 0.0))
+    table(rows)
+    return 1 if any(r[1] == 'FAILED' for r in rows) else 0
 
 
 if __name__ == '__main__':
-    names = sys.argv[1:] or list(SERVICES)
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in names:
-            compare_one(n, tmp)
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+"""The services bench/clone_compare.py clones: how to start each on a port
+of 127.0.0.1 and the bounded load that drives it (its own load generator
+where it has one). A target's start(port) returns a handle with .pid, .port
+(PostgreSQL picks its own) and .stop(); load(port, n) the load's argv (n: a bounded count, or None for
+the profiling window's load)."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+from harness import Service, need
+
+SERVERS = os.environ.get('DITTO_SERVERS_DIR', 'build/tests/servers')
+NGINX = shutil.which('nginx') or '/usr/sbin/nginx'
+
+
+class Target:
+    def __init__(self, name, start, load, svc_name=None, argv=None):
+        self.name, self.start, self.load = name, start, load
+        self.svc_name = svc_name or name
+        self.argv = argv    # argv(port): its command line, for cachegrind
+
+
+def redis(port):
+    return Service([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1', '--save',
+                    '', '--appendonly', 'no'], port)
+
+
+def redis_load(port, n=None):
+    return [need('redis-benchmark'), '-p', str(port), '-n', str(n or 3000000), '-c', '20', '-t',
+            'get,set', '-q']
+
+
+def memcached(port):
+    return Service([need('memcached'), '-p', str(port), '-l', '127.0.0.1', '-U', '0', '-t', '4',
+                    '-u', 'root'], port)
+
+
+def memcached_load(port, n=None):
+    return [need('memcaslap'), '-s', '127.0.0.1:%d' % port, '-t', '3s' if n else '12s', '-c',
+            '16']
+
+
+def gt_argv(name):
+    return lambda port: [os.path.join(SERVERS, name), '--port', str(port), '--max-seconds', '300']
+
+
+def gt_load(port, n=None):
+    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections', '8',
+            '--requests', str(n or 10 ** 7), '--request-bytes', '64', '--max-seconds', '60']
+
+
+NGINX_CONF = '''daemon off; master_process {master}; worker_processes {workers};
+pid {d}/nginx.pid; error_log {d}/error.log;
+events {{ worker_connections 256; }}
+http {{
+  access_log off; sendfile on; tcp_nopush off; keepalive_requests 100000000;
+  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;
+  uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
+  server {{ listen 127.0.0.1:{port}; root {d}/www; {location} }}
+}}
+'''
+
+
+class Nginx(Service):
+    """nginx from a configuration in its own temporary directory: / is a
+    16 KiB file (sent with sendfile), or with static False a 200 "ok"
+    (`ditto load` asks for /)."""
+
+    def __init__(self, port, workers, static):
+        self.dir = tempfile.mkdtemp(prefix='ditto-nginx-')
+        os.mkdir(os.path.join(self.dir, 'www'))
+        with open(os.path.join(self.dir, 'www', 'index.html'), 'wb') as f:
+            f.write(os.urandom(16384))
+        conf = os.path.join(self.dir, 'nginx.conf')
+        with open(conf, 'w') as f:
+            f.write(NGINX_CONF.format(d=self.dir, port=port, workers=workers,
+                                      master='on' if workers > 1 else 'off',
+                                      location='' if static else
+                                      'location / { return 200 "ok"; }'))
+        super().__init__([NGINX, '-c', conf, '-p', self.dir], port)
+
+    def stop(self):
+        try:
+            super().stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wrk(path):
+    return lambda port, n=None: [need('wrk'), '-t1', '-c4', '-d%ds' % (3 if n else 12),
+                                 'http://127.0.0.1:%d%s' % (port, path)]
+
+
+def postgres(port):
+    from test_clone_postgres import Cluster     # initdb in a temporary directory
+    c = Cluster()
+    subprocess.run([need('pgbench'), '-i', '-s', '1', '-q', '-h', '127.0.0.1', '-p',
+                    str(c.port), '-U', 'postgres', 'postgres'], capture_output=True, check=True,
+                   timeout=120)
+    return c
+
+
+def pgbench(port, n=None):
+    return [need('pgbench'), '-h', '127.0.0.1', '-p', str(port), '-U', 'postgres', '-c', '4',
+            '-T', '3' if n else '12', '-S', 'postgres']
+
+
+TARGETS = [Target('redis', redis, redis_load, 'redis-server'),
+           Target('memcached', memcached, memcached_load),
+           Target('nginx-sendfile', lambda p: Nginx(p, 1, True), wrk('/'), 'nginx'),
+           Target('nginx-2-workers', lambda p: Nginx(p, 2, False), wrk('/'), 'nginx'),
+           Target('postgres', postgres, pgbench)]
+for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_futex_pool', 'srv_prefork', 'srv_poll',
+            'srv_select', 'srv_blocking', 'srv_busypoll', 'srv_nagle', 'srv_sendfile'):
+    TARGETS.append(Target(_gt, lambda p, a=gt_argv(_gt): Service(a(p), p), gt_load,
+                          argv=gt_argv(_gt)))
