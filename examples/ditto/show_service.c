@@ -119,6 +119,35 @@ static void show_network(struct ditto_model *m, size_t si)
 	       ditto_call_mode_name(ditto_network_client_mode(n)));
 }
 
+/* The errno most failed calls had, by name, and how many others there
+ * were: "ENOENT", "ENOENT+1"; "-" when none was recorded. */
+static struct fmt top_errno(struct ditto_syscall *c)
+{
+	struct ditto_hist *h = ditto_syscall_errnos(c);
+	uint64_t lo, hi, n, best = 0, top = 0;
+	size_t kinds = 0;
+	struct fmt out;
+	const char *name;
+
+	for (size_t i = 0; i < ditto_hist_bucket_count(h); i++) {
+		if (ditto_hist_bucket(h, i, &lo, &hi, &n) || !n)
+			continue;
+		kinds++;
+		if (n > best)
+			best = n, top = lo;
+	}
+	if (!kinds)
+		return (struct fmt){ "-" };
+	name = top < 4096 ? strerrorname_np((int)top) : NULL;
+	if (name)
+		snprintf(out.s, sizeof(out.s), "%s", name);
+	else
+		snprintf(out.s, sizeof(out.s), "%llu", (unsigned long long)top);
+	if (kinds > 1)
+		snprintf(out.s + strlen(out.s), sizeof(out.s) - strlen(out.s), "+%zu", kinds - 1);
+	return out;
+}
+
 static void show_syscall(struct ditto_model *m, size_t si, size_t i)
 {
 	struct ditto_service *s = ditto_model_service(m, si);
@@ -129,10 +158,11 @@ static void show_syscall(struct ditto_model *m, size_t si, size_t i)
 	bool file = ditto_syscall_fd_kind(c) == DITTO_FD_FILE;
 
 	/* Only file accesses have offsets that can be sequential. */
-	printf("    %-10s %-14s %-8s %9.3f %7s %10s %10s %9s %9s %6s\n", ditto_syscall_thread_class(c),
+	printf("    %-10s %-14s %-8s %9.3f %7s %-10s %10s %10s %9s %9s %6s\n",
+	       ditto_syscall_thread_class(c),
 	       ditto_syscall_name(c), ditto_fd_kind_name(ditto_syscall_fd_kind(c)),
 	       ditto_service_per_request(s, calls),
-	       fmt_pct((double)ditto_syscall_errors(c), calls).s,
+	       fmt_pct((double)ditto_syscall_errors(c), calls).s, top_errno(c).s,
 	       mean_bytes(m, ditto_syscall_size(c), "services[%zu].syscalls[%zu].size_total", si,
 			  i).s,
 	       mean_bytes(m, ditto_syscall_ret(c), "services[%zu].syscalls[%zu].ret_total", si,
@@ -147,8 +177,8 @@ static void show_syscalls(struct ditto_model *m, size_t si)
 {
 	struct ditto_service *s = ditto_model_service(m, si);
 
-	printf("  syscalls:\n    %-10s %-14s %-8s %9s %7s %10s %10s %9s %9s %6s\n", "class", "call",
-	       "fd", "calls/req", "errors", "mean size", "mean ret", "p50 lat", "p99 lat", "seq");
+	printf("  syscalls:\n    %-10s %-14s %-8s %9s %7s %-10s %10s %10s %9s %9s %6s\n", "class",
+	       "call", "fd", "calls/req", "errors", "errno", "mean size", "mean ret", "p50 lat", "p99 lat", "seq");
 	for (size_t i = 0; i < ditto_service_syscall_count(s); i++)
 		show_syscall(m, si, i);
 	legend();

@@ -26,7 +26,7 @@
  *                               calls}
  *     syscalls[]                thread_class, name, fd_kind (identity), nr,
  *                               calls, errors, size, ret, size_total,
- *                               ret_total, iovecs_total, flags, offset,
+ *                               ret_total, iovecs_total, flags, errnos, offset,
  *                               sequential,
  *                               latency_ns
  *     requests                  count, connections, pipelined,
@@ -615,6 +615,10 @@ DITTO_API struct ditto_hist *ditto_syscall_ret(struct ditto_syscall *c);
 DITTO_API struct ditto_hist *ditto_syscall_flags(struct ditto_syscall *c);
 DITTO_API struct ditto_hist *ditto_syscall_offset(struct ditto_syscall *c);
 DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c);
+/* Since 0.5. Failed calls by errno (exact: value errno, e.g. 2 for ENOENT).
+ * Its total may be below errors: the profiler keeps the first four errno
+ * values of a call per thread. Empty in models of earlier profilers. */
+DITTO_API struct ditto_hist *ditto_syscall_errnos(struct ditto_syscall *c);
 
 /* --- services[].requests --- */
 DITTO_API struct ditto_requests *ditto_service_requests(struct ditto_service *s);

@@ -574,6 +574,7 @@ U64_FIELD(syscall, iovecs_total)
 HIST_FIELD(syscall, size, DITTO_HIST_LOG2)
 HIST_FIELD(syscall, ret, DITTO_HIST_LOG2)
 HIST_FIELD(syscall, flags, DITTO_HIST_EXACT)
+HIST_FIELD(syscall, errnos, DITTO_HIST_EXACT)
 HIST_FIELD(syscall, offset, DITTO_HIST_LOG2)
 
 DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c)

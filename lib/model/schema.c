@@ -285,6 +285,9 @@ static const struct field syscall_fields[] = {
 	 * a clone's writev takes as many per call. */
 	COUNT("iovecs_total", CP_NONE),
 	HIST("flags", DITTO_HIST_EXACT, CP_DIST),
+	/* Failed calls by errno (exact; may count fewer than errors: the
+	 * profiler keeps four values per call and thread). */
+	HIST("errnos", DITTO_HIST_EXACT, CP_DIST),
 	HIST("offset", DITTO_HIST_LOG2, CP_DIST),
 	COUNT("sequential", CP_PER_FIELD, .per = "offset"),
 	HIST("latency_ns", DITTO_HIST_LOGLIN, CP_LATENCY),

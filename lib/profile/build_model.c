@@ -110,6 +110,10 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	for (size_t i = 0; i < MAX_FLAGS && !err; i++)
 		if (v->flag_cnt[i])
 			err = ditto_hist_add(ditto_syscall_flags(sc), v->flag_val[i], v->flag_cnt[i]);
+	for (size_t i = 0; i < MAX_ERRNOS && !err; i++)
+		if (v->errno_cnt[i])
+			err = ditto_hist_add(ditto_syscall_errnos(sc), v->errno_val[i],
+					     v->errno_cnt[i]);
 	return err;
 }
 

@@ -76,6 +76,8 @@ enum rt_replay {
 };
 
 /* One kind of call issued per request at its model rate. */
+#define RT_FAILS 4	/* errno values a call fails with */
+
 struct rt_call {
 	const char *name;	/* the original call's name, for messages */
 	long nr;		/* the system call number issued (x86-64) */
@@ -86,11 +88,15 @@ struct rt_call {
 	double sequential;	/* share of calls at the previous call's end */
 	unsigned iovcnt;	/* > 0: the vectored form with this many iovecs */
 	bool positional;	/* the p-form (offset argument) */
-	/* Share of the calls that fail, as the original's did: an open or
-	 * stat of a path that does not exist (ENOENT), any other file call
-	 * on no descriptor (EBADF); sleeps, yields, futex wakes and mmaps
-	 * do not fail. */
-	double fail_share;
+	/* Shares of the calls that fail, by errno, as the original's did
+	 * (rt_replay.c makes each: open ENOENT, ENOTDIR, EEXIST, EISDIR;
+	 * stat ENOENT, ENOTDIR; other file calls EBADF, and EINVAL for
+	 * lseek and the positional forms); err 0 ends the list. Sleeps,
+	 * yields, futex wakes and mmaps do not fail. */
+	struct rt_fail {
+		int err;
+		double share;
+	} fail[RT_FAILS];
 };
 
 /* When a socket option is set on a connection. */

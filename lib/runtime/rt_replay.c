@@ -51,7 +51,7 @@ static const struct shape shapes[] = {
 
 struct entry {
 	double acc;		/* calls owed, fraction kept */
-	double fail_acc;	/* failures owed, fraction kept */
+	double fail_acc[RT_FAILS];	/* failures owed by errno, fraction kept */
 	uint64_t next;		/* where the previous call ended */
 	uint64_t pos;		/* position of fd */
 	int fd;			/* own descriptor of a plain-form call, else -1 */
@@ -67,6 +67,7 @@ struct rt_replayer {
 	size_t cap;
 	struct iovec iov[IOV_CAP];
 	char absent[sizeof(rt_scratch_path) + 8];	/* a path that never exists */
+	char notdir[sizeof(rt_scratch_path) + 8];	/* one through a regular file */
 	uint32_t futex_word;
 };
 
@@ -113,6 +114,7 @@ struct rt_replayer *rt_replay_new(void)
 		return NULL;
 	}
 	snprintf(r->absent, sizeof(r->absent), "%s.absent", rt_scratch_path);
+	snprintf(r->notdir, sizeof(r->notdir), "%s/x", rt_scratch_path);
 	for (unsigned i = 0; i < rt_config.ncalls; i++)
 		r->e[i].fd = -1;
 	for (unsigned i = 0; i < rt_config.ncalls; i++)
@@ -282,29 +284,84 @@ static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
 		munmap(p, size);
 }
 
-/*
- * The call as it failed in the original: on a path that does not exist
- * (ENOENT) or on no descriptor (EBADF). false: the kind does not fail.
- */
-static bool issue_failing(struct rt_replayer *r, const struct rt_call *c)
+/* An open that fails with err; an fd it got all the same is closed. */
+static void open_failing(const struct rt_replayer *r, const struct rt_call *c, int err)
+{
+	long fd;
+
+	switch (err) {
+	case EEXIST:	/* created exclusively where the scratch file is */
+		fd = c->nr == SYS_open ?
+			syscall(SYS_open, rt_scratch_path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+				0600) :
+			syscall(SYS_openat, AT_FDCWD, rt_scratch_path,
+				O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		break;
+	case EISDIR:	/* a directory opened for writing */
+		fd = c->nr == SYS_open ? syscall(SYS_open, "/", O_WRONLY | O_CLOEXEC) :
+					 syscall(SYS_openat, AT_FDCWD, "/", O_WRONLY | O_CLOEXEC);
+		break;
+	default:
+		fd = open_path(c, err == ENOTDIR ? r->notdir : r->absent);
+		break;
+	}
+	if (fd >= 0)
+		close((int)fd);
+}
+
+/* A file call that fails with err: EINVAL from a bad whence or a negative
+ * offset where the call takes one, else EBADF (no descriptor). */
+static void file_failing(const struct rt_call *c, int err)
+{
+	char b;
+
+	if (err == EINVAL && c->kind == RT_REPLAY_LSEEK)
+		syscall(SYS_lseek, rt_scratch_fd, 0, 99);
+	else if (err == EINVAL && (c->nr == SYS_pread64 || c->nr == SYS_pwrite64))
+		syscall(c->nr, rt_scratch_fd, &b, 1, -1L);
+	else
+		syscall(c->nr, -1, NULL, 0, 0);
+}
+
+/* The call as it failed in the original, with its errno (the generator
+ * gives each kind only the errnos made here). false: the kind does not
+ * fail. */
+static bool issue_failing(struct rt_replayer *r, const struct rt_call *c, int err)
 {
 	switch (c->kind) {
 	case RT_REPLAY_OPEN:
-		open_path(c, r->absent);
+		open_failing(r, c, err);
 		return true;
 	case RT_REPLAY_STAT:
-		do_stat(c, r->absent, -1);
+		do_stat(c, err == ENOTDIR ? r->notdir : r->absent, -1);
 		return true;
 	case RT_REPLAY_FILE_READ:
 	case RT_REPLAY_FILE_WRITE:
 	case RT_REPLAY_FSYNC:
 	case RT_REPLAY_CLOSE:
 	case RT_REPLAY_LSEEK:
-		syscall(c->nr, -1, NULL, 0, 0);
+		file_failing(c, err);
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* Whether this call of entry i fails, and issued so. */
+static bool fails(struct rt_replayer *r, unsigned i, const struct rt_call *c)
+{
+	/* Every errno's share first: one due now defers the others, which
+	 * fail on the next calls (the shares sum to at most 1). */
+	for (unsigned k = 0; k < RT_FAILS && c->fail[k].err; k++)
+		r->e[i].fail_acc[k] += c->fail[k].share;
+	for (unsigned k = 0; k < RT_FAILS && c->fail[k].err; k++) {
+		if (r->e[i].fail_acc[k] >= 1.0) {
+			r->e[i].fail_acc[k] -= 1.0;
+			if (issue_failing(r, c, c->fail[k].err))
+				return true;
+		}
+	}
+	return false;
 }
 
 static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
@@ -312,12 +369,8 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 	const struct rt_call *c = &rt_config.calls[i];
 	uint64_t fsize = rt_scratch_size;
 
-	r->e[i].fail_acc += c->fail_share;
-	if (r->e[i].fail_acc >= 1.0) {
-		r->e[i].fail_acc -= 1.0;
-		if (issue_failing(r, c))
-			return;
-	}
+	if (fails(r, i, c))
+		return;
 	switch (c->kind) {
 	case RT_REPLAY_FILE_READ:
 	case RT_REPLAY_FILE_WRITE:

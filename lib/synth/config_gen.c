@@ -295,21 +295,18 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct dit
 		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
 }
 
-/* The share of c's calls that failed, for the kinds the runtime can fail
- * (rt_call.fail_share); the others' failures are named. */
-static double fail_share(struct cfg *g, struct ditto_syscall *c, const struct replay_entry *e)
+/* `.fail = { ... }`: the shares of c's calls that fail, by errno. */
+static void fail_list(struct cfg *g, struct ditto_syscall *c, const struct replay_entry *e,
+		      struct dbuf *b)
 {
-	uint64_t calls = ditto_syscall_calls(c), errors = ditto_syscall_errors(c);
+	struct synth_fail f[SYNTH_FAILS];
+	unsigned n = synth_fails(ditto_service_name(g->s), c, e, f);
 
-	if (!calls || !errors)
-		return 0;
-	if (!strcmp(e->kind, "RT_REPLAY_SLEEP") || !strcmp(e->kind, "RT_REPLAY_YIELD") ||
-	    !strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE") || !strcmp(e->kind, "RT_REPLAY_MMAP")) {
-		ditto_warn("synth: %s: %llu failed calls of %s are replayed as successes",
-			   ditto_service_name(g->s), (unsigned long long)errors, ditto_syscall_name(c));
-		return 0;
-	}
-	return num(g, "the failed share of a call", fmin((double)errors / (double)calls, 1), 1);
+	dbuf_puts(b, " .fail = {");
+	for (unsigned k = 0; k < n; k++)
+		dbuf_printf(b, " { %d /* %s */, %.6f },", f[k].err, strerrorname_np(f[k].err),
+			    num(g, "the failed share of a call", fmin(f[k].share, 1), 1));
+	dbuf_puts(b, " } },\n");
 }
 
 /* One replay entry per modelled call the skeleton does not make itself. */
@@ -337,11 +334,11 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");
 		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
-		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s,"
-			    " .fail_share = %.6f },\n",
+		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s,",
 			    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
 				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
-			    e.iovcnt, e.positional ? "true" : "false", fail_share(g, c, &e));
+			    e.iovcnt, e.positional ? "true" : "false");
+		fail_list(g, c, &e, b);
 		if (e.file) {
 			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
 				       ditto_hist_quantile(ditto_syscall_size(c), 1.0);

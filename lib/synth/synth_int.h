@@ -166,6 +166,19 @@ unsigned sockopt_section(struct ditto_service *s, double requests, struct dbuf *
  * bytes sent from a file (sendfile_gen.c). */
 double sendfile_section(struct ditto_service *s, const char *cls, double requests,
 			double resp_mean, struct dbuf *b);
+/* How a replayed call fails (fail_gen.c): errno and share of the calls,
+ * SYNTH_FAILS at most (rt.h's RT_FAILS); returns how many. Errnos the
+ * runtime cannot make for the kind are warned about and made its usual
+ * one; kinds that cannot fail warn and return 0. */
+#define SYNTH_FAILS 4
+struct synth_fail {
+	int err;
+	double share;
+};
+struct replay_entry;
+struct ditto_syscall;
+unsigned synth_fails(const char *svc, struct ditto_syscall *c, const struct replay_entry *e,
+		     struct synth_fail out[SYNTH_FAILS]);
 /* The clone's processes: the model's, within the limits (l->processes set). */
 uint64_t config_processes(struct ditto_service *s, struct synth_limits *l);
 

@@ -410,6 +410,7 @@ _SIGS = {
     'ditto_syscall_size': (_P, [_P]),
     'ditto_syscall_ret': (_P, [_P]),
     'ditto_syscall_flags': (_P, [_P]),
+    'ditto_syscall_errnos': (_P, [_P]),
     'ditto_syscall_offset': (_P, [_P]),
     'ditto_syscall_latency': (_P, [_P]),
 

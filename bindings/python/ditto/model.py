@@ -200,6 +200,7 @@ class Syscall(_Element):
     size = _hist_prop('syscall', 'size')
     ret = _hist_prop('syscall', 'ret')
     flags = _hist_prop('syscall', 'flags')
+    errnos = _hist_prop('syscall', 'errnos')   # failed calls by errno (since 0.5)
     offset = _hist_prop('syscall', 'offset')
     latency = _hist_prop('syscall', 'latency')
 

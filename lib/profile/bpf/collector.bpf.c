@@ -586,6 +586,21 @@ static __always_inline void add_flags(struct dt_stat_val *v, __u64 flags)
 	v->flag_other++;
 }
 
+static __always_inline void add_errno(struct dt_stat_val *v, __u64 err)
+{
+	for (int i = 0; i < MAX_ERRNOS; i++) {
+		if (v->errno_cnt[i] && v->errno_val[i] == err) {
+			v->errno_cnt[i]++;
+			return;
+		}
+		if (!v->errno_cnt[i]) {
+			v->errno_val[i] = err;	/* keys are per thread: no race */
+			v->errno_cnt[i]++;
+			return;
+		}
+	}
+}
+
 static __always_inline void file_offset(struct dt_stat_val *v, struct dt_inflight *s, __u32 tgid,
 					long ret)
 {
@@ -757,8 +772,10 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	if (!v)
 		return 0;
 	v->calls++;
-	if (ret < 0)
+	if (ret < 0) {
 		v->errors++;
+		add_errno(v, (__u64)-ret);
+	}
 	HIST_ADD(v->lat, lat_bucket(now - s->ts), 1);
 	if (!d)
 		return 0;

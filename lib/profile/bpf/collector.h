@@ -12,6 +12,7 @@
 #define LAT_PRECISION 2		/* loglin sub-bucket bits of latencies */
 #define LAT_BUCKETS 160		/* covers up to 2^40 ns */
 #define MAX_FLAGS 8		/* distinct flag values kept per syscall */
+#define MAX_ERRNOS 4		/* distinct errno values kept per syscall */
 #define MAX_IOV 8		/* iovec entries summed for readv & co */
 #define MAX_SOCKOPTS 8		/* distinct socket options kept (level, name, value) */
 
@@ -69,6 +70,10 @@ struct dt_stat_val {
 	unsigned long long flag_val[MAX_FLAGS];
 	unsigned long long flag_cnt[MAX_FLAGS];
 	unsigned long long flag_other;
+	/* Failed calls by errno, the first MAX_ERRNOS values seen (the
+	 * rest only in errors): a clone fails the same way. */
+	unsigned long long errno_val[MAX_ERRNOS];
+	unsigned long long errno_cnt[MAX_ERRNOS];
 };
 
 struct dt_thread {
