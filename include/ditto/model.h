@@ -33,6 +33,11 @@
  *                               request_bytes_total, response_bytes_total,
  *                               request_bytes, response_bytes,
  *                               per_connection, service_ns
+ *     outbound[]                calls to other services: address, port
+ *                               (identity), framing, connections, calls,
+ *                               sends, receives, request_bytes_total,
+ *                               response_bytes_total, request_bytes,
+ *                               response_bytes
  *     cpu[]                     per thread class: thread_class, windows,
  *                               instructions, undecoded, insts_per_request,
  *                               mix{class: count}, branches, dws, dws_cold,
@@ -81,6 +86,7 @@ struct ditto_thread_class;
 struct ditto_network;
 struct ditto_syscall;
 struct ditto_requests;
+struct ditto_outbound;
 struct ditto_cpu;
 struct ditto_observed;
 struct ditto_load_point;
@@ -637,6 +643,52 @@ DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests 
 DITTO_API struct ditto_hist *ditto_requests_response_bytes(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_per_connection(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_service_ns(struct ditto_requests *r);
+
+/*
+ * --- services[].outbound[]: one per remote endpoint the service called ---
+ *
+ * Traffic on connections the service opened itself (a proxy's back end,
+ * a database, a cache), kept apart from the requests it serves: none of
+ * it is in requests or syscalls. The endpoint is the peer's IP address
+ * (an IPv4 or IPv6 literal, as inet_ntop() writes it; validation refuses
+ * anything else) and TCP port, as the sockets named it: the graph matches
+ * it to the listening ports of profiled services. Counts are totals over
+ * the window; per inbound request, divide by requests.count.
+ *
+ * A call is one request and its response on a connection: a send that
+ * follows nothing or a receive starts one. add returns NULL (with -EEXIST
+ * in ditto_last_error()) when the endpoint is there already, and with
+ * -EINVAL on an empty address or port 0.
+ */
+DITTO_API size_t ditto_service_outbound_count(const struct ditto_service *s);
+DITTO_API struct ditto_outbound *ditto_service_outbound(struct ditto_service *s, size_t i);
+DITTO_API struct ditto_outbound *ditto_service_find_outbound(struct ditto_service *s,
+							     const char *address, uint16_t port);
+DITTO_API struct ditto_outbound *ditto_service_add_outbound(struct ditto_service *s,
+							    const char *address, uint16_t port);
+DITTO_API const char *ditto_outbound_address(const struct ditto_outbound *o);
+DITTO_API uint16_t ditto_outbound_port(const struct ditto_outbound *o);
+/* Wire framing of the calls, from the first bytes of the first one. */
+DITTO_API enum ditto_framing ditto_outbound_framing(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_framing(struct ditto_outbound *o, enum ditto_framing f);
+/* Connections opened (connect() calls seen in the window). */
+DITTO_API uint64_t ditto_outbound_connections(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_connections(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_calls(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_calls(struct ditto_outbound *o, uint64_t n);
+/* Send and receive syscalls on the endpoint's connections. */
+DITTO_API uint64_t ditto_outbound_sends(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_sends(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_receives(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_receives(struct ditto_outbound *o, uint64_t n);
+/* Exact byte totals sent (requests) and received (responses). */
+DITTO_API uint64_t ditto_outbound_request_bytes_total(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_request_bytes_total(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_response_bytes_total(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_response_bytes_total(struct ditto_outbound *o, uint64_t n);
+/* Sizes of the calls' requests and responses (log2). */
+DITTO_API struct ditto_hist *ditto_outbound_request_bytes(struct ditto_outbound *o);
+DITTO_API struct ditto_hist *ditto_outbound_response_bytes(struct ditto_outbound *o);
 
 /* --- services[].cpu[]: per thread class --- */
 DITTO_API size_t ditto_service_cpu_count(const struct ditto_service *s);
