@@ -69,7 +69,8 @@ static __always_inline __u64 send_buf(const struct dt_desc *d, struct pt_regs *r
 		bpf_probe_read_user(&v, sizeof(v), m.msg_iov);
 		return (__u64)v.iov_base;
 	}
-	return d->size_arg == 2 ? arg_of(regs, 1) : 0;
+	/* sendmmsg's arg 1 is its message vector, not bytes. */
+	return d->size_arg == 2 && !(d->bits & SD_MMSG) ? arg_of(regs, 1) : 0;
 }
 
 static __always_inline void ep_key_of(__u64 skp, struct dt_ep_key *k)
