@@ -269,7 +269,8 @@ struct ditto_validate_opts {
 /*
  * The character set of names: every string that names something in a
  * model (services[].name, threads[].name and woken_by, syscalls[].name and
- * thread_class, cpu[].thread_class, graph nodes, edges' from and to) is 1
+ * thread_class, cpu[].thread_class, outbound[].address, graph nodes,
+ * edges' from and to) is 1
  * to DITTO_NAME_MAX bytes of valid UTF-8 with no NUL byte and no control
  * character other than tab and newline (no C0 but those two, no DEL, no
  * C1). Every other string of a model (meta.host.cpu_model, ...) follows
@@ -290,7 +291,8 @@ struct ditto_validate_opts {
  * syscall's or cpu entry's thread_class and every woken_by name a thread
  * class of the service; graph edges name graph nodes) and consistency
  * (errors <= calls, sequential <= offset samples, chased_loads <= loads,
- * undecoded <= instructions, pipelined <= requests).
+ * undecoded <= instructions, pipelined <= requests); an outbound address
+ * is an IPv4 or IPv6 literal.
  * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
  * as "path: message". With opts->warning, also reports what leaves the
  * model valid but unusable here (mix keys of another format, unknown knob
@@ -306,7 +308,8 @@ DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct dit
  * Add src into dst, as models of several replicas or runs of one service:
  * counts and histograms add; elements are matched by their key (service
  * name; thread class name; syscall thread_class+name+fd_kind; cpu
- * thread_class; load point qps; edge from+to) and unmatched ones are
+ * thread_class; outbound address+port; load point qps; edge from+to) and
+ * unmatched ones are
  * copied; thread counts keep the larger; configuration (framing, roles,
  * I/O models) must agree or -DITTO_EMISMATCH names the field; observed
  * rates are averaged, weighted by meta.sources. dst is unchanged on error.
