@@ -137,12 +137,13 @@ struct dt_req_stats {
 
 /*
  * A remote endpoint the service connected to, as its socket names the
- * peer: IPv4 addresses in the first 4 bytes, port in host order. No
- * padding: the struct is a hash key.
+ * peer: the address in network order (IPv4 in the first 4 bytes), the port
+ * in host order. No implicit padding: the struct is a hash key.
  */
 struct dt_ep_key {
-	unsigned char addr[16];
+	unsigned long long addr[2];
 	unsigned short port, family;
+	unsigned int pad;	/* always 0 */
 };
 
 /*

@@ -105,19 +105,23 @@ static __always_inline struct dt_ep_val *ep_of(const struct dt_ep_key *k)
 	return v;
 }
 
-/* The connection's record; a new one takes its endpoint from the socket,
- * which is connected by now (NULL while it is not). */
-static __always_inline struct dt_oconn *oconn_of(__u64 skp)
+static __always_inline bool ep_same(const struct dt_ep_key *a, const struct dt_ep_key *b)
+{
+	return a->port == b->port && a->family == b->family && a->addr[0] == b->addr[0] &&
+	       a->addr[1] == b->addr[1];
+}
+
+/* The connection's record, for the endpoint its socket names now: a
+ * struct sock freed without the close being seen (the process exited)
+ * may come back as another connection, whose calls start afresh. */
+static __always_inline struct dt_oconn *oconn_of(__u64 skp, const struct dt_ep_key *k)
 {
 	struct dt_oconn *c = bpf_map_lookup_elem(&oconns, &skp);
-	struct dt_oconn fresh = {};
+	struct dt_oconn fresh = { .ep = *k };
 
-	if (c)
+	if (c && ep_same(&c->ep, k))
 		return c;
-	ep_key_of(skp, &fresh.ep);
-	if (!fresh.ep.port)
-		return NULL;
-	bpf_map_update_elem(&oconns, &skp, &fresh, BPF_NOEXIST);
+	bpf_map_update_elem(&oconns, &skp, &fresh, BPF_ANY);
 	return bpf_map_lookup_elem(&oconns, &skp);
 }
 
@@ -191,7 +195,11 @@ static __always_inline void outbound_call(struct dt_inflight *s, const struct dt
 			bpf_map_delete_elem(&oconns, &s->sk);
 		return;
 	}
-	if (!(d->bits & (SD_SEND | SD_RECV)) || !(c = oconn_of(s->sk)) || !(v = ep_of(&c->ep)))
+	if (!(d->bits & (SD_SEND | SD_RECV)))
+		return;
+	/* Unconnected (a UDP-style send on TCP fails): no endpoint to name. */
+	ep_key_of(s->sk, &k);
+	if (!k.port || !(c = oconn_of(s->sk, &k)) || !(v = ep_of(&k)))
 		return;
 	if (d->bits & SD_SEND) {
 		v->sends++;
