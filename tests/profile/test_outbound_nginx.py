@@ -30,8 +30,9 @@ http {{
   {body}
 }}
 '''
-BACK = 'server {{ listen 127.0.0.1:{port}; root {d}/www; }}'
-FRONT = '''upstream back {{ server 127.0.0.1:{back}; keepalive 8; }}
+# Also on 127.0.0.1, where the fixture waits for it to listen.
+BACK = 'server {{ listen 127.0.0.1:{port}; {v6} root {d}/www; }}'
+FRONT = '''upstream back {{ server {host}:{back}; keepalive 8; }}
   server {{ listen 127.0.0.1:{port};
     location / {{ proxy_pass http://back; proxy_http_version 1.1;
                  proxy_set_header Connection ""; proxy_buffering on; }} }}'''
@@ -52,14 +53,18 @@ def tcp_calls(model, names):
                if s['fd_kind'] == 'tcp' and s['name'] in names)
 
 
-def test_nginx_proxy_backend_calls_are_outbound(server_factory, tmp_path):
+# The back end over IPv4 and IPv6 loopback: the endpoint is named either way.
+@pytest.mark.parametrize('family', ['ipv4', 'ipv6'])
+def test_nginx_proxy_backend_calls_are_outbound(server_factory, tmp_path, family):
+    host, address = ('127.0.0.1', '127.0.0.1') if family == 'ipv4' else ('[::1]', '::1')
     bport, port = free_port(), free_port()
     back = tmp_path / 'back'
-    nginx(server_factory, back, bport, BACK.format(port=bport, d=back))
+    v6 = 'listen [::1]:%d;' % bport if family == 'ipv6' else ''
+    nginx(server_factory, back, bport, BACK.format(v6=v6, port=bport, d=back))
     (back / 'www').mkdir()
     (back / 'www' / 'f.bin').write_bytes(os.urandom(FILE_BYTES))
     front = nginx(server_factory, tmp_path / 'front', port,
-                  FRONT.format(back=bport, port=port))
+                  FRONT.format(host=host, back=bport, port=port))
     load = [need('wrk'), '-t1', '-c4', '-d4s', 'http://127.0.0.1:%d/f.bin' % port]
     model, run = profile_during(front.pid, load, duration=2.5)
     assert run.returncode == 0, run.stderr
@@ -74,7 +79,7 @@ def test_nginx_proxy_backend_calls_are_outbound(server_factory, tmp_path):
     resp = model.get('services[0].requests.response_bytes_total') / count
     assert FILE_BYTES < resp < FILE_BYTES + 1024, resp
     out = model.get('services[0].outbound')
-    assert [(o['address'], o['port']) for o in out] == [('127.0.0.1', bport)], out
+    assert [(o['address'], o['port']) for o in out] == [(address, bport)], out
     o = out[0]
     print('  outbound: %.3f calls per request, %.0f B out, %.0f B in per call, %d connections'
           % (o['calls'] / count, o['request_bytes_total'] / o['calls'],
