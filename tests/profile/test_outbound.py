@@ -8,9 +8,11 @@ The clone does not make them yet, and synth says so."""
 
 import os
 import subprocess
+import time
 
 import pytest
 
+import ditto
 from conftest import free_port, per_request, profile_during
 
 SERVERS = os.environ.get('DITTO_SERVERS_DIR', '')
@@ -86,6 +88,34 @@ def test_backend_calls_are_outbound(proxy_model):
     assert abs(o['response_bytes_total'] - o['calls'] * (BACKEND_RESPONSE + 4)) <= \
         CONNS * (BACKEND_RESPONSE + 4)
     assert 0.99 <= o['sends'] / o['calls'] <= 1.01
+
+
+def test_backend_connections_made_before_the_window_are_outbound(proxy):
+    """Attached to a proxy already under load: its back-end connections
+    predate the window (no connect() seen), and are still outbound."""
+    srv, bport = proxy
+    load = subprocess.Popen([exe('srv_client'), '--port', str(srv.port), '--connections',
+                             str(CONNS), '--requests', str(10 ** 7), '--request-bytes',
+                             str(BYTES), '--response-bytes', str(RESPONSE), '--rate', '2000',
+                             '--max-seconds', '30'],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        with ditto.Profile(duration=2.0, cpu_windows=-1) as p:
+            p.attach(srv.pid)
+            while p.step(100):
+                pass
+            model = p.finish()
+    finally:
+        load.terminate()
+        load.wait(10)
+    count = model.get('services[0].requests.count')
+    assert count > 1000, count
+    assert 0.99 <= per_request(model, 'network', 'write', 'tcp') <= 1.01
+    out = model.get('services[0].outbound')
+    assert [(o['address'], o['port']) for o in out] == [('127.0.0.1', bport)], out
+    assert out[0]['connections'] == 0
+    assert 0.99 <= out[0]['calls'] / count <= 1.01
 
 
 def test_synth_says_the_clone_drops_outbound_calls(proxy_model, tmp_path):
