@@ -26,7 +26,8 @@ from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Req
                     Service, Syscall, ThreadClass)
 
 __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
-           'Requests', 'Outbound', 'Network', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
+           'Requests', 'Outbound', 'Network', 'Meta', 'DittoError', 'CorruptError', 'SchemaError',
+           'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'profile_cpu', 'IdleProfileError', 'GAPS',
