@@ -39,5 +39,7 @@ struct fmt opt_bytes(const struct ditto_model *m, const char *path_fmt, ...)
 
 /* Everything about service i of m, indented under a "service NAME" line. */
 void show_service(struct ditto_model *m, size_t i);
+/* Service si's calls to other endpoints (nothing when it made none). */
+void show_outbound(struct ditto_model *m, size_t si);
 
 #endif /* DITTO_SHOW_H */

@@ -326,6 +326,7 @@ void show_service(struct ditto_model *m, size_t i)
 	show_network(m, i);
 	show_syscalls(m, i);
 	show_requests(m, i);
+	show_outbound(m, i);
 	show_cpu(s);
 	show_observed(m, i);
 }

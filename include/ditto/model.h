@@ -33,6 +33,11 @@
  *                               request_bytes_total, response_bytes_total,
  *                               request_bytes, response_bytes,
  *                               per_connection, service_ns
+ *     outbound[]                calls to other services: address, port
+ *                               (identity), framing, connections, calls,
+ *                               sends, receives, request_bytes_total,
+ *                               response_bytes_total, request_bytes,
+ *                               response_bytes
  *     cpu[]                     per thread class: thread_class, windows,
  *                               instructions, undecoded, insts_per_request,
  *                               mix{class: count}, branches, dws, dws_cold,
@@ -81,6 +86,7 @@ struct ditto_thread_class;
 struct ditto_network;
 struct ditto_syscall;
 struct ditto_requests;
+struct ditto_outbound;
 struct ditto_cpu;
 struct ditto_observed;
 struct ditto_load_point;
@@ -263,7 +269,8 @@ struct ditto_validate_opts {
 /*
  * The character set of names: every string that names something in a
  * model (services[].name, threads[].name and woken_by, syscalls[].name and
- * thread_class, cpu[].thread_class, graph nodes, edges' from and to) is 1
+ * thread_class, cpu[].thread_class, outbound[].address, graph nodes,
+ * edges' from and to) is 1
  * to DITTO_NAME_MAX bytes of valid UTF-8 with no NUL byte and no control
  * character other than tab and newline (no C0 but those two, no DEL, no
  * C1). Every other string of a model (meta.host.cpu_model, ...) follows
@@ -284,7 +291,8 @@ struct ditto_validate_opts {
  * syscall's or cpu entry's thread_class and every woken_by name a thread
  * class of the service; graph edges name graph nodes) and consistency
  * (errors <= calls, sequential <= offset samples, chased_loads <= loads,
- * undecoded <= instructions, pipelined <= requests).
+ * undecoded <= instructions, pipelined <= requests); an outbound address
+ * is an IPv4 or IPv6 literal.
  * Returns 0 or -DITTO_EINVALID; ditto_last_error() names the first problem
  * as "path: message". With opts->warning, also reports what leaves the
  * model valid but unusable here (mix keys of another format, unknown knob
@@ -300,7 +308,8 @@ DITTO_API int ditto_model_validate(const struct ditto_model *m, const struct dit
  * Add src into dst, as models of several replicas or runs of one service:
  * counts and histograms add; elements are matched by their key (service
  * name; thread class name; syscall thread_class+name+fd_kind; cpu
- * thread_class; load point qps; edge from+to) and unmatched ones are
+ * thread_class; outbound address+port; load point qps; edge from+to) and
+ * unmatched ones are
  * copied; thread counts keep the larger; configuration (framing, roles,
  * I/O models) must agree or -DITTO_EMISMATCH names the field; observed
  * rates are averaged, weighted by meta.sources. dst is unchanged on error.
@@ -641,6 +650,52 @@ DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests 
 DITTO_API struct ditto_hist *ditto_requests_response_bytes(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_per_connection(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_service_ns(struct ditto_requests *r);
+
+/*
+ * --- services[].outbound[]: one per remote endpoint the service called ---
+ *
+ * Traffic on connections the service opened itself (a proxy's back end,
+ * a database, a cache), kept apart from the requests it serves: none of
+ * it is in requests or syscalls. The endpoint is the peer's IP address
+ * (an IPv4 or IPv6 literal, as inet_ntop() writes it; validation refuses
+ * anything else) and TCP port, as the sockets named it: the graph matches
+ * it to the listening ports of profiled services. Counts are totals over
+ * the window; per inbound request, divide by requests.count.
+ *
+ * A call is one request and its response on a connection: a send that
+ * follows nothing or a receive starts one. add returns NULL (with -EEXIST
+ * in ditto_last_error()) when the endpoint is there already, and with
+ * -EINVAL on an empty address or port 0.
+ */
+DITTO_API size_t ditto_service_outbound_count(const struct ditto_service *s);
+DITTO_API struct ditto_outbound *ditto_service_outbound(struct ditto_service *s, size_t i);
+DITTO_API struct ditto_outbound *ditto_service_find_outbound(struct ditto_service *s,
+							     const char *address, uint16_t port);
+DITTO_API struct ditto_outbound *ditto_service_add_outbound(struct ditto_service *s,
+							    const char *address, uint16_t port);
+DITTO_API const char *ditto_outbound_address(const struct ditto_outbound *o);
+DITTO_API uint16_t ditto_outbound_port(const struct ditto_outbound *o);
+/* Wire framing of the calls, from the first bytes of the first one. */
+DITTO_API enum ditto_framing ditto_outbound_framing(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_framing(struct ditto_outbound *o, enum ditto_framing f);
+/* Connections opened (connect() calls seen in the window). */
+DITTO_API uint64_t ditto_outbound_connections(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_connections(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_calls(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_calls(struct ditto_outbound *o, uint64_t n);
+/* Send and receive syscalls on the endpoint's connections. */
+DITTO_API uint64_t ditto_outbound_sends(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_sends(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_receives(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_receives(struct ditto_outbound *o, uint64_t n);
+/* Exact byte totals sent (requests) and received (responses). */
+DITTO_API uint64_t ditto_outbound_request_bytes_total(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_request_bytes_total(struct ditto_outbound *o, uint64_t n);
+DITTO_API uint64_t ditto_outbound_response_bytes_total(const struct ditto_outbound *o);
+DITTO_API int ditto_outbound_set_response_bytes_total(struct ditto_outbound *o, uint64_t n);
+/* Sizes of the calls' requests and responses (log2). */
+DITTO_API struct ditto_hist *ditto_outbound_request_bytes(struct ditto_outbound *o);
+DITTO_API struct ditto_hist *ditto_outbound_response_bytes(struct ditto_outbound *o);
 
 /* --- services[].cpu[]: per thread class --- */
 DITTO_API size_t ditto_service_cpu_count(const struct ditto_service *s);

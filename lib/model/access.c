@@ -582,6 +582,70 @@ DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c)
 	return hist_field(NODE(c), "latency_ns", DITTO_HIST_LOGLIN);
 }
 
+/* ---- outbound ---- */
+
+static struct dnode *outbound_probe(const char *address, uint16_t port)
+{
+	struct dnode *p = probe_str("address", address);
+
+	if (p && !port) {
+		ditto_err(-EINVAL, "outbound: port 0 names no endpoint");
+		dn_free(p);
+		return NULL;
+	}
+	if (p && dn_set_u64(p, "port", port)) {
+		dn_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+DITTO_API size_t ditto_service_outbound_count(const struct ditto_service *s)
+{
+	return elem_count(CNODE(s), "outbound");
+}
+
+DITTO_API struct ditto_outbound *ditto_service_outbound(struct ditto_service *s, size_t i)
+{
+	return (struct ditto_outbound *)elem_at(NODE(s), "outbound", i);
+}
+
+DITTO_API struct ditto_outbound *ditto_service_find_outbound(struct ditto_service *s,
+							     const char *address, uint16_t port)
+{
+	struct dnode *p = outbound_probe(address, port), *e;
+
+	e = p ? elem_find(NODE(s), "outbound", &schema_outbound, p) : NULL;
+	dn_free(p);
+	return (struct ditto_outbound *)e;
+}
+
+DITTO_API struct ditto_outbound *ditto_service_add_outbound(struct ditto_service *s,
+							    const char *address, uint16_t port)
+{
+	return (struct ditto_outbound *)elem_add(NODE(s), "outbound", &schema_outbound,
+						 outbound_probe(address, port));
+}
+
+KEY_STR(outbound, address)
+
+DITTO_API uint16_t ditto_outbound_port(const struct ditto_outbound *o)
+{
+	uint64_t p = dn_get_u64(CNODE(o), "port");
+
+	return p <= 65535 ? (uint16_t)p : 0;
+}
+
+ENUM_FIELD(outbound, framing, framing, enum_framing)
+U64_FIELD(outbound, connections)
+U64_FIELD(outbound, calls)
+U64_FIELD(outbound, sends)
+U64_FIELD(outbound, receives)
+U64_FIELD(outbound, request_bytes_total)
+U64_FIELD(outbound, response_bytes_total)
+HIST_FIELD(outbound, request_bytes, DITTO_HIST_LOG2)
+HIST_FIELD(outbound, response_bytes, DITTO_HIST_LOG2)
+
 /* ---- requests ---- */
 
 DITTO_API struct ditto_requests *ditto_service_requests(struct ditto_service *s)

@@ -3,6 +3,7 @@
  * Schema version 1 of the model, as tables (see schema.h), and the rules
  * that span several fields of a section.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -360,6 +361,40 @@ static const struct field observed_fields[] = {
 };
 const struct section schema_observed = { "observed", FIELDS(observed_fields), NULL, NULL };
 
+/* The address came off a socket as an IP literal; anything else in a
+ * model file did not come from a profiler (the name rule already keeps
+ * terminals and generated sources safe from it). */
+static void check_outbound(struct vctx *v, const struct dnode *obj)
+{
+	const char *a = dn_get_str(obj, "address");
+	unsigned char buf[16];
+
+	if (*a && inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1)
+		vproblem(v, "address", "not an IPv4 or IPv6 address");
+}
+
+/*
+ * Calls the service made on connections it opened itself, per remote
+ * endpoint (address and port as its sockets named the peer): what the
+ * graph builds edges from. Totals, divided by requests.count per inbound
+ * request. Never part of the requests and syscalls above.
+ */
+static const struct field outbound_fields[] = {
+	KEYSTR("address"),
+	F("port", FT_U64, MG_KEY, CP_NONE, .flags = F_KEY | F_PORT),
+	ENUM("framing", enum_framing, MG_SAME, CP_RAW),
+	COUNT("connections", CP_NONE),
+	COUNT("calls", CP_PER_REQ),
+	COUNT("sends", CP_PER_FIELD, .per = "calls"),
+	COUNT("receives", CP_PER_FIELD, .per = "calls"),
+	COUNT("request_bytes_total", CP_PER_FIELD, .per = "calls"),
+	COUNT("response_bytes_total", CP_PER_FIELD, .per = "calls"),
+	HIST("request_bytes", DITTO_HIST_LOG2, CP_DIST),
+	HIST("response_bytes", DITTO_HIST_LOG2, CP_DIST),
+};
+const struct section schema_outbound = { "outbound", FIELDS(outbound_fields), check_outbound,
+					  NULL };
+
 static const struct field service_fields[] = {
 	KEYSTR("name"),
 	F("ports", FT_U64LIST, MG_UNION, CP_NONE, .flags = F_PORT),
@@ -369,6 +404,7 @@ static const struct field service_fields[] = {
 	OBJ("network", schema_network, MG_REC, CP_REC),
 	ARR("syscalls", schema_syscall, MG_REC, CP_REC),
 	OBJ("requests", schema_requests, MG_REC, CP_REC),
+	ARR("outbound", schema_outbound, MG_REC, CP_REC),
 	ARR("cpu", schema_cpu, MG_REC, CP_REC),
 	OBJ("observed", schema_observed, MG_REC, CP_REC),
 };

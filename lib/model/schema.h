@@ -83,7 +83,7 @@ extern const struct section schema_root;
 extern const struct section schema_meta, schema_service, schema_thread, schema_network,
 	schema_syscall, schema_requests, schema_cpu, schema_observed, schema_load_point,
 	schema_counters, schema_graph, schema_edge, schema_tuning, schema_iteration,
-	schema_sockopt;
+	schema_sockopt, schema_outbound;
 
 /* Enum name tables (index = C enum value), NULL-terminated. */
 extern const char *const enum_framing[], *const enum_role[], *const enum_io_model[],

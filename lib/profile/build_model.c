@@ -30,7 +30,7 @@ static uint64_t lat_lo(size_t idx)
 	return ((1ull << p) + sub) << (e - p);
 }
 
-static int add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n)
+int hist_add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n)
 {
 	int err = 0;
 
@@ -100,12 +100,12 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	ditto_syscall_set_calls(sc, ditto_syscall_calls(sc) + v->calls);
 	ditto_syscall_set_errors(sc, ditto_syscall_errors(sc) + v->errors);
 	ditto_syscall_set_sequential(sc, ditto_syscall_sequential(sc) + v->sequential);
-	if ((err = add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
-	    (err = add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
+	if ((err = hist_add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
 	    (err = add_totals(sc, v)) ||
 	    (err = add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
 		return err;
-	if (v->offsets && (err = add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
+	if (v->offsets && (err = hist_add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
 		return err;
 	for (size_t i = 0; i < MAX_FLAGS && !err; i++)
 		if (v->flag_cnt[i])
@@ -125,6 +125,11 @@ static int add_syscalls(struct ditto_service *svc, const struct snapshot *s,
 	for (size_t i = 0; i < s->nstats && !err; i++) {
 		const struct thread_rec *t = snapshot_thread(s, s->stats[i].key.tid);
 
+		/* Calls to back ends are not the serving path's syscalls: a
+		 * clone replaying them on its client connection would answer
+		 * twice (services[].outbound has them). */
+		if (s->stats[i].key.side == SIDE_OUTBOUND)
+			continue;
 		if (t && t->cls >= 0)
 			err = add_stat(svc, c, &s->stats[i], t);
 	}
@@ -178,9 +183,9 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 	ditto_requests_set_connections(r, q->connections);
 	ditto_requests_set_request_bytes_total(r, q->req_bytes_sum);
 	ditto_requests_set_response_bytes_total(r, q->resp_bytes_sum);
-	if ((err = add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
-	    (err = add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
-	    (err = add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
+	if ((err = hist_add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
 	    (err = add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)))
 		return err;
 	return 0;
@@ -258,7 +263,7 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 		return err;
 	add_network(svc, &n);
 	if ((err = add_sockopts(svc, &s->reqs)) || (err = add_syscalls(svc, s, c)) ||
-	    (err = add_requests(svc, s, a)))
+	    (err = add_requests(svc, s, a)) || (err = outbound_store(svc, s)))
 		return err;
 	ditto_observed_set_counters_available(ditto_service_observed(svc), false);
 	return 0;

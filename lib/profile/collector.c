@@ -293,6 +293,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->threads);
 	free(s->stats);
 	free(s->wakes);
+	free(s->outbound);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -318,7 +319,8 @@ int collector_snapshot(struct collector *c, struct snapshot *out)
 			    sizeof(struct dt_stat_val), (void **)&out->stats, &out->nstats)) ||
 	    (err = dump_map(bpf_map__fd(s->maps.wakes), sizeof(struct dt_wake_key), 8,
 			    (void **)&out->wakes, &out->nwakes)) ||
-	    (err = read_reqs(c, &out->reqs)))
+	    (err = read_reqs(c, &out->reqs)) ||
+	    (err = outbound_read(bpf_map__fd(s->maps.outbound), out)))
 		goto fail;
 	if ((err = dump_threads(bpf_map__fd(s->maps.threads), out)))
 		goto fail;

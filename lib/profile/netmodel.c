@@ -31,7 +31,7 @@ static void count_calls(const struct snapshot *s, struct class_calls *cc)
 			cc[t->cls].accepts += r->val.calls - r->val.errors;
 		else if (r->key.nr == NR_CONNECT)
 			cc[t->cls].connects += r->val.calls;
-		else if (r->key.accepted)
+		else if (r->key.side == SIDE_ACCEPTED)
 			cc[t->cls].conn_io += r->val.calls;
 	}
 }

@@ -48,6 +48,12 @@ struct wake_rec {
 	uint64_t count;
 };
 
+/* One remote endpoint's outbound traffic, summed over CPUs. */
+struct outbound_rec {
+	struct dt_ep_key key;
+	struct dt_ep_val val;
+};
+
 struct snapshot {
 	struct thread_rec *threads;
 	size_t nthreads;
@@ -56,6 +62,8 @@ struct snapshot {
 	struct wake_rec *wakes;
 	size_t nwakes;
 	struct dt_req_stats reqs;
+	struct outbound_rec *outbound;
+	size_t noutbound;
 	pid_t target;		/* the process profiled */
 	uint16_t ports[32];	/* its listening ports */
 	size_t nports;
@@ -148,7 +156,15 @@ struct network_rec {
 };
 void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *out);
 
+/* ---- outbound.c ---- */
+/* Appends the endpoints of the outbound map (fd) to out. */
+int outbound_read(int fd, struct snapshot *out);
+/* services[].outbound from the snapshot's endpoints. */
+int outbound_store(struct ditto_service *svc, const struct snapshot *s);
+
 /* ---- build_model.c ---- */
+/* Kernel log2 buckets b[0..n) into h, at each bucket's smallest value. */
+int hist_add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n);
 struct build_args {
 	const char *service_name;
 	uint64_t requests_override;

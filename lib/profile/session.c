@@ -201,6 +201,12 @@ static int trace_child(pid_t child, void *user)
 	return trace_process(user, child);
 }
 
+static int child_ports(pid_t child, void *user)
+{
+	add_ports(user, child);
+	return 0;
+}
+
 static bool is_traced(int tgid, void *user)
 {
 	return collector_is_traced(((struct ditto_profile *)user)->col, tgid);
@@ -225,6 +231,11 @@ static int start_window(struct ditto_profile *p, pid_t pid)
 	struct itimerspec tick = { { 1, 0 }, { 1, 0 } };
 	int err;
 
+	/* Ports before the programs run: a connection accepted before the
+	 * window is known by its local port, and one seen before its port is
+	 * would pass for a connection the service opened (outbound). */
+	add_ports(p, pid);
+	proc_descendants(pid, child_ports, p);
 	if ((err = collector_trace(p->col, pid)) || (err = collector_attach(p->col)))
 		return err;
 	/* Counting is best effort: most VMs have no PMU (said at finish). */

@@ -58,6 +58,7 @@ static int readme(struct dbuf *b, struct ditto_service *s, uint64_t seed, unsign
 		    "Files: clone_config.c (the model's\n"
 		    "statistics as tables), body.S (the request body), rt*.c/rt*.h (the runtime).\n",
 		    port);
+	outbound_readme(b, s);
 	return 0;
 }
 
@@ -139,6 +140,7 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 	in.body_loop_insts = info.loop_insts;
 	if ((err = config_generate(s, &in, cfg)))
 		return err;
+	outbound_warn(s);
 	if ((err = readme(doc, s, o->seed, o->port ? o->port :
 			  ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080)))
 		return err;

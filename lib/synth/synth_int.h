@@ -158,6 +158,13 @@ struct config_in {
  * once through ditto_warn().
  */
 int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+
+/* ---- outbound_note.c: outbound calls the clone drops ---- */
+/* One warning naming the endpoints and calls per request; nothing when
+ * the model has no outbound calls. */
+void outbound_warn(struct ditto_service *s);
+/* The README's paragraph saying so. */
+void outbound_readme(struct dbuf *b, struct ditto_service *s);
 /* `static const struct rt_sockopt sockopts[]` into b; returns its length
  * (sockopt_gen.c). Unknown options: TCP_NODELAY, with a warning. */
 unsigned sockopt_section(struct ditto_service *s, double requests, struct dbuf *b);

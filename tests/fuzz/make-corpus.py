@@ -174,6 +174,14 @@ def hostile_models(model):
         and len(h.get("buckets")) >= 2
     syscall = lambda s: isinstance(s.get("calls"), int) and "errors" in [k for k, _ in s]
 
+    def outbound(m=None, address="127.0.0.1", port=8080, framing="http1", calls=4000):
+        """A services[].outbound element (a back end called once per request)."""
+        return OMap([("address", address), ("port", port), ("framing", framing),
+                     ("connections", 4), ("calls", calls), ("sends", 4000), ("receives", 4100),
+                     ("request_bytes_total", 416000), ("response_bytes_total", 1216000),
+                     ("request_bytes", OMap([("kind", "log2"), ("buckets", [[64, 4000]])])),
+                     ("response_bytes", OMap([("kind", "log2"), ("buckets", [[256, 3999]])]))])
+
     def setp(getter, key, value):
         def edit(m):
             o = getter(m)
@@ -232,6 +240,20 @@ def hostile_models(model):
         ("sockopts-twice", setp(lambda m: svc(m).get("network"), "sockopts", [
             OMap([("level", 6), ("name", 3), ("value", 1)]),
             OMap([("level", 6), ("name", 3), ("value", 1)])])),
+        ("outbound-backend", setp(svc, "outbound", [outbound(m=None)])),
+        ("outbound-ipv6", setp(svc, "outbound", [outbound(address="::1")])),
+        ("outbound-two", setp(svc, "outbound", [outbound(), outbound(port=5432, framing="postgres")])),
+        ("outbound-empty", setp(svc, "outbound", [])),
+        ("outbound-not-array", setp(svc, "outbound", "10.0.0.2:80")),
+        ("outbound-hostname", setp(svc, "outbound", [outbound(address="db.internal")])),
+        ("outbound-escape", setp(svc, "outbound", [outbound(address="\x1b]0;owned\x07")])),
+        ("outbound-address-empty", setp(svc, "outbound", [outbound(address="")])),
+        ("outbound-port-0", setp(svc, "outbound", [outbound(port=0)])),
+        ("outbound-port-70000", setp(svc, "outbound", [outbound(port=70000)])),
+        ("outbound-port-missing", setp(svc, "outbound", [OMap([("address", "10.0.0.2")])])),
+        ("outbound-framing-bogus", setp(svc, "outbound", [outbound(framing="carrier-pigeon")])),
+        ("outbound-calls-string", setp(svc, "outbound", [outbound(calls="many")])),
+        ("outbound-twice", setp(svc, "outbound", [outbound(), outbound()])),
         ("edge-unknown-node", setp(lambda m: first(m, lambda e: "from" in [k for k, _ in e]), "from", "ghost")),
         ("unknown-keys", lambda m: (m.append(("x-future", OMap([
             ("bin", b"\x00\x01\xff"), ("ext", Ext(5, b"abc")), ("fixext", Ext(-1, b"\x00" * 8)),

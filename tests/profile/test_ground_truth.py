@@ -101,6 +101,8 @@ def test_ground_truth_server_is_recovered(server_factory, name, timing):
     net = model.get('services[0].network')
     assert {k: net[k] for k in expected} == expected
     assert model.get('services[0].framing') == 'length-prefixed'
+    # Connections accepted before the window are not ones the server opened.
+    assert 'outbound' not in model.json()['services'][0]
 
     # Also with connections made before the window, whose first request
     # may come from a read that was blocked when the window opened.

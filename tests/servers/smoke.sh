@@ -12,11 +12,13 @@ client="$dir/srv_client"
 tmp=$(mktemp -d)
 pid=
 port=
+backend_pid=
 failures=0
 
 cleanup() {
-	# Only the server this script started, by its PID.
+	# Only the servers this script started, by their PIDs.
 	if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; fi
+	if [ -n "$backend_pid" ]; then kill -9 "$backend_pid" 2>/dev/null; fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -134,6 +136,17 @@ check srv_epoll_pool --threads 2
 check srv_poll
 check srv_select
 check srv_prefork --threads 2
+
+# srv_proxy calls a back end: a srv_blocking of its own, stopped after it.
+if start_server srv_blocking; then
+	backend_pid=$pid
+	backend_port=$port
+	pid=
+	check srv_proxy --backend "$backend_port"
+	pid=$backend_pid
+	backend_pid=
+	stop_server srv_blocking
+fi
 
 if [ "$failures" -ne 0 ]; then
 	echo "$failures failure(s)" >&2

@@ -6,6 +6,12 @@
  */
 #include "gt_common.h"
 
+/* srv_proxy serves a connection its own way and takes options of its own. */
+#ifndef GT_SERVE
+#define GT_SERVE(c) gt_serve_blocking(c)
+#define GT_OWN_OPTIONS(argc, argv) ((void)0)
+#endif
+
 /* One serving thread and its connection; main keeps them in a list so it
  * can wake and join them at stop. */
 struct worker {
@@ -23,7 +29,7 @@ static void *serve(void *arg)
 	struct worker *w = arg;
 
 	pthread_setname_np(pthread_self(), "conn");
-	gt_serve_blocking(w->conn);
+	GT_SERVE(w->conn);
 	/* Close under the lock so main never shuts down a recycled fd. */
 	pthread_mutex_lock(&lock);
 	close(w->conn->fd);
@@ -109,6 +115,7 @@ int main(int argc, char **argv)
 {
 	struct gt_opts o;
 
+	GT_OWN_OPTIONS(&argc, argv);
 	gt_parse(argc, argv, &o, 0);
 	gt_response_init(o.response_bytes);
 	int lfd = gt_listen(o.port, 0);

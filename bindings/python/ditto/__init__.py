@@ -22,11 +22,12 @@ from .synth import build, synth
 from .load import load
 from .measure import counters_available, measure
 from .tune import TuneReport, tune
-from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Requests, Service,
-                    Syscall, ThreadClass)
+from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Requests,
+                    Service, Syscall, ThreadClass)
 
 __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
-           'Requests', 'Network', 'Meta', 'DittoError', 'CorruptError', 'SchemaError', 'InvalidError',
+           'Requests', 'Outbound', 'Network', 'Meta', 'DittoError', 'CorruptError', 'SchemaError',
+           'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'profile_cpu', 'IdleProfileError', 'GAPS',

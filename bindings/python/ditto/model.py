@@ -15,7 +15,7 @@ from .errors import NotFoundError, check, error, null_error
 from .hist import Hist
 
 __all__ = ['Model', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'Syscall',
-           'Requests', 'Network', 'Meta', 'Values']
+           'Requests', 'Outbound', 'Network', 'Meta', 'Values']
 
 Metric = collections.namedtuple('Metric', 'path kind a b error')
 
@@ -278,6 +278,31 @@ class Requests(_Element):
     service_ns = _hist_prop('requests', 'service_ns')
 
 
+class Outbound(_Element):
+    """services[].outbound[]: calls the service made to one remote
+    endpoint, never counted as its requests or responses (since 0.5)."""
+    framing = _enum_prop('outbound', 'framing', 'framing')
+    connections = _u64_prop('outbound', 'connections')
+    calls = _u64_prop('outbound', 'calls')
+    sends = _u64_prop('outbound', 'sends')
+    receives = _u64_prop('outbound', 'receives')
+    request_bytes_total = _u64_prop('outbound', 'request_bytes_total')
+    response_bytes_total = _u64_prop('outbound', 'response_bytes_total')
+    request_bytes = _hist_prop('outbound', 'request_bytes')
+    response_bytes = _hist_prop('outbound', 'response_bytes')
+
+    @property
+    def address(self):
+        return _lib.decode(lib.ditto_outbound_address(self._h))
+
+    @property
+    def port(self):
+        return lib.ditto_outbound_port(self._h)
+
+    def __repr__(self):
+        return '<ditto.Outbound %s port %d>' % (self.address, self.port)
+
+
 class Meta(_Element):
     tool_version = _str_prop('meta', 'tool_version')
     created = _u64_prop('meta', 'created')
@@ -426,6 +451,20 @@ class Service(_Element):
         exists = bool(lib.ditto_service_find_cpu(h, _lib.encode(thread_class)))
         return Cpu(self._model, _added(lib.ditto_service_add_cpu(h, _lib.encode(thread_class)),
                                        exists, thread_class))
+
+    # outbound calls
+    @property
+    def outbound(self):
+        h = self._h
+        return [Outbound(self._model, lib.ditto_service_outbound(h, i))
+                for i in range(lib.ditto_service_outbound_count(h))]
+
+    def add_outbound(self, address, port, calls=None, framing=None):
+        h = self._h
+        exists = bool(lib.ditto_service_find_outbound(h, _lib.encode(address), port))
+        ptr = _added(lib.ditto_service_add_outbound(h, _lib.encode(address), port), exists,
+                     address, port)
+        return _set_attrs(Outbound(self._model, ptr), {'calls': calls, 'framing': framing})
 
     @property
     def requests(self):

@@ -46,6 +46,7 @@ struct dt_inflight {
 	__s32 fd;
 	__s32 so_level, so_name, so_value;	/* setsockopt on a connection */
 	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active, has_so;
+	__u8 outbound;		/* a connection the service opened (outbound.bpf.h) */
 };
 
 /*
@@ -381,6 +382,8 @@ static __always_inline __u64 arg_of(struct pt_regs *regs, int i)
 	return 0;
 }
 
+#include "outbound.bpf.h"
+
 static __always_inline void enter_size(struct dt_inflight *s, const struct dt_desc *d,
 				       struct pt_regs *regs)
 {
@@ -421,6 +424,8 @@ static __always_inline void enter_fd(struct dt_inflight *s, const struct dt_desc
 		cache[s->fd & (FD_CACHE - 1)].fd = -1;
 	if (s->sk && (bpf_map_lookup_elem(&conns, &s->sk) || adopt_conn(s->sk, s->fd_kind)))
 		s->accepted = 1;
+	else
+		s->outbound = is_outbound(s->sk, s->fd_kind, d);
 	if (d->offset_arg >= 0) {
 		s->offset = arg_of(regs, d->offset_arg);
 		s->has_offset = 1;
@@ -539,6 +544,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 			s->buf = arg_of(regs, 1);
 		if (d->bits & SD_MMSG)
 			s->arg_ptr = arg_of(regs, 1);
+		if (s->outbound && (d->bits & SD_SEND))
+			s->buf = send_buf(d, regs);
 	}
 	/* The epoll set a thread waits on: user space reads its members
 	 * (/proc/PID/fdinfo) to see who waits on the listening socket. */
@@ -765,7 +772,8 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 				    __u32 tgid, long ret, __u64 now)
 {
 	struct dt_stat_key k = { .tid = tid, .nr = s->nr, .fd_kind = s->fd_kind,
-			      .accepted = s->accepted };
+			      .side = s->accepted ? SIDE_ACCEPTED :
+				      s->outbound ? SIDE_OUTBOUND : SIDE_NONE };
 	struct dt_stat_val *v = stat_of(&k);
 	__u64 count = ret > 0 ? ret : 0;
 
@@ -795,7 +803,9 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 	if (s->has_offset)
 		file_offset(v, s, tgid, ret);
 	sockopt_call(s, ret);
-	if (s->accepted && ret > 0 && (d->bits & SD_RECV))
+	if (s->outbound)
+		outbound_call(s, d, ret, count);
+	else if (s->accepted && ret > 0 && (d->bits & SD_RECV))
 		conn_recv(s, count, now);
 	else if (s->accepted && ret > 0 && (d->bits & SD_SEND))
 		conn_send(s, count, now);

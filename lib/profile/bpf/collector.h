@@ -56,8 +56,14 @@ struct dt_stat_key {
 	unsigned int tid;
 	unsigned short nr;
 	unsigned char fd_kind;
-	unsigned char accepted;	/* fd is a connection the service accepted */
+	unsigned char side;	/* SIDE_*: whose connection the fd is */
 };
+/* A socket fd is a connection the service accepted (inbound), one it
+ * connected itself (outbound: a call to a back end, never a request or a
+ * response), or neither (listening, unconnected, not a socket). */
+#define SIDE_NONE 0
+#define SIDE_ACCEPTED 1
+#define SIDE_OUTBOUND 2
 
 struct dt_stat_val {
 	unsigned long long calls, errors, sequential, offsets;
@@ -132,6 +138,39 @@ struct dt_req_stats {
 	unsigned int first_len;
 	/* Not summed as counters: user space merges the slots by key. */
 	struct dt_sockopt sockopts[MAX_SOCKOPTS];
+};
+
+/*
+ * A remote endpoint the service connected to, as its socket names the
+ * peer: the address in network order (IPv4 in the first 4 bytes), the port
+ * in host order. No implicit padding: the struct is a hash key.
+ */
+struct dt_ep_key {
+	unsigned long long addr[2];
+	unsigned short port, family;
+	unsigned int pad;	/* always 0 */
+};
+
+/*
+ * Outbound traffic to one endpoint, per CPU (summed by user space). A call
+ * is a send that follows nothing or a receive on that connection; its
+ * request is what is sent until the first receive, its response what is
+ * received until the next send or the close. first_bytes: the start of the
+ * first call's request, for the callee's framing.
+ */
+struct dt_ep_val {
+	unsigned long long calls, sends, recvs, connects, bytes_sent, bytes_recv;
+	unsigned long long req_bytes[LOG2_BUCKETS];
+	unsigned long long resp_bytes[LOG2_BUCKETS];
+	unsigned long long first_bytes[2];
+	unsigned int first_len, pad;
+};
+
+/* Per outbound connection, keyed by struct sock address. */
+struct dt_oconn {
+	struct dt_ep_key ep;
+	unsigned int state;	/* CONN_IDLE, CONN_READING (response), CONN_WRITING (request) */
+	unsigned long long req_bytes, resp_bytes;
 };
 
 #endif /* DITTO_BPF_COLLECTOR_H */
