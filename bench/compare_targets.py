@@ -95,7 +95,7 @@ def wrk(path):
 
 
 def postgres(port):
-    from test_clone_postgres import Cluster     # initdb in a temporary directory
+    from pg_cluster import Cluster     # initdb in a temporary directory
     c = Cluster()
     subprocess.run([need('pgbench'), '-i', '-s', '1', '-q', '-h', '127.0.0.1', '-p',
                     str(c.port), '-U', 'postgres', 'postgres'], capture_output=True, check=True,

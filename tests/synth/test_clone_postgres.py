@@ -11,22 +11,17 @@ under the same load, stay within a bound of the original's; and `ditto
 load --framing postgres` drives both."""
 
 import os
-import pwd
 import re
-import shutil
 import subprocess
-import tempfile
-import time
 
 import pytest
 
 import ditto as d
 from compare import BYTES_BOUND, clone_service, per_request, profile_clone, rel
-from conftest import Clone, ditto, free_port, need, stop
+from conftest import Clone, ditto, need
+from pg_cluster import Cluster
 
 pytestmark = pytest.mark.root
-
-PG_BIN = '/usr/lib/postgresql/15/bin'
 
 # Response bytes per request, clone against original: the clone grows one
 # row's value to the drawn size, and the draw keeps the model's mean
@@ -34,55 +29,6 @@ PG_BIN = '/usr/lib/postgresql/15/bin'
 # bytes per request holds; a clone answering in another framing, or with
 # rows the model has no room for, is far outside it.
 RESP_BOUND = BYTES_BOUND
-
-
-def pg_tool(name):
-    path = os.path.join(PG_BIN, name)
-    if not os.access(path, os.X_OK):
-        raise RuntimeError('%s is missing: scripts/bootstrap.sh installs postgresql' % path)
-    return path
-
-
-def as_postgres():
-    pw = pwd.getpwnam('postgres')
-    return dict(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
-
-
-class Cluster:
-    """initdb'd in a temporary directory; postgres itself is the child
-    (its PID is the postmaster's), stopped by that PID."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='ditto-pg-')
-        pw = pwd.getpwnam('postgres')
-        os.chown(self.dir, pw.pw_uid, pw.pw_gid)
-        data = os.path.join(self.dir, 'data')
-        subprocess.run([pg_tool('initdb'), '-D', data, '-A', 'trust', '-U', 'postgres',
-                        '--no-sync'], check=True, capture_output=True, timeout=120,
-                       **as_postgres())
-        self.port = free_port()
-        self.log = open(os.path.join(self.dir, 'log'), 'w')
-        self.proc = subprocess.Popen([pg_tool('postgres'), '-D', data, '-h', '127.0.0.1', '-p',
-                                      str(self.port), '-k', self.dir, '-c', 'fsync=off'],
-                                     stdout=self.log, stderr=self.log, **as_postgres())
-        deadline = time.monotonic() + 30
-        while subprocess.run([pg_tool('pg_isready'), '-h', '127.0.0.1', '-p', str(self.port)],
-                             capture_output=True).returncode != 0:
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError('postgres did not start: %s' % open(self.log.name).read())
-            time.sleep(0.2)
-
-    @property
-    def pid(self):
-        return self.proc.pid
-
-    def stop(self):
-        try:
-            return stop(self.proc, 30)
-        finally:
-            self.log.close()
-            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def pgbench_argv(port, *args, seconds=3, clients=4):
