@@ -53,6 +53,7 @@ static void scramble(uint32_t seed, char *s)
 
 int rt_my_greet(struct rt_conn *c, struct rt_buf *out)
 {
+	static const char reserved[10];	/* MariaDB's extended capabilities: none */
 	struct rt_my_reply r = { .out = out, .limit = out->len + 256, .seq = 0 };
 	uint32_t id = atomic_fetch_add(&next_thread_id, 1);
 	char s[20];
@@ -71,7 +72,7 @@ int rt_my_greet(struct rt_conn *c, struct rt_buf *out)
 	rt_my_put_le(&r, rt_my_status(c), 2);
 	rt_my_put_le(&r, SERVER_CAPS >> 16, 2);
 	rt_my_put_le(&r, 21, 1);	/* scramble length with its NUL */
-	rt_my_put_le(&r, 0, 10);	/* reserved (MariaDB's extended capabilities: none) */
+	rt_my_put(&r, reserved, sizeof(reserved));
 	rt_my_put(&r, s + 8, 12);
 	rt_my_put_le(&r, 0, 1);
 	rt_my_put(&r, NATIVE, sizeof(NATIVE));

@@ -20,6 +20,7 @@ void rt_my_put(struct rt_my_reply *r, const void *p, size_t n)
 		r->err = -1;
 }
 
+/* bytes: 1 to 8 */
 void rt_my_put_le(struct rt_my_reply *r, uint64_t v, int bytes)
 {
 	unsigned char b[8];
