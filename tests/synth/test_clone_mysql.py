@@ -9,7 +9,9 @@ cloned under `sysbench oltp_read_only run`. The model's framing must be
 mysql; the clone must take oltp_read_only with prepared statements (the
 default) and without (--db-ps-mode=disable) with no error; its response
 bytes per request, profiled under the same load, stay within a loose
-bound of the original's. MariaDB is stopped by its PID; the system's own
+bound of the original's. A window that opens on connections made before
+it (no handshake seen, MariaDB reading each packet's header apart) still
+finds the framing. MariaDB is stopped by its PID; the system's own
 instance and port 3306 are never touched."""
 
 import os
@@ -24,7 +26,7 @@ import pytest
 
 import ditto as d
 from compare import clone_service, per_request, profile_clone, rel
-from conftest import Clone, free_port, stop
+from conftest import Clone, ditto, free_port, stop
 
 pytestmark = pytest.mark.root
 
@@ -167,3 +169,24 @@ def test_mysql_clone_answers_sysbench(tmp_path, server, started):
           (req_o, resp_o, req_c, resp_c))
     assert d.Model.load(cm).get('services[0].framing') == 'mysql'
     assert rel(resp_o, resp_c) <= RESP_BOUND, ('response bytes', resp_o, resp_c)
+
+
+@pytest.mark.parametrize('mode', ['auto', 'disable'])
+def test_mysql_recognised_mid_connection(tmp_path, server, mode):
+    """sysbench connected before the window: its first bytes in the window
+    are a COM_STMT_EXECUTE or a COM_QUERY, read as a 4-byte header and
+    then the payload."""
+    bins, srv = server
+    # long enough for the profiler's start on a loaded host; stopped after
+    load = subprocess.Popen(sysbench_argv(bins, srv.port, '--db-ps-mode=' + mode, seconds=60),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(2)
+        out = str(tmp_path / 'mid.msgpack')
+        ditto('profile', '--pid', srv.pid, '--duration', 2, '--cpu-windows', 1, '--quiet', '-o', out)
+    finally:
+        load.terminate()
+        load.wait(60)
+    m = d.Model.load(out)
+    assert not m.get('services[0].requests.connections')   # the premise
+    assert m.get('services[0].framing') == 'mysql'
