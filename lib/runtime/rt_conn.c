@@ -155,6 +155,8 @@ static bool hold(struct rt_conn *c, struct rt_thread *t)
 	return c->held = true;
 }
 
+/* A greeting answers no request: it goes out whole in one write, not in
+ * the model's writes per response, and runs no body. */
 void rt_conn_greet(struct rt_conn *c)
 {
 	int r;
