@@ -110,6 +110,7 @@ enum ditto_framing {
 	DITTO_FRAMING_MEMCACHE_BINARY,	/* "memcache-binary" */
 	DITTO_FRAMING_LENGTH_PREFIXED,	/* "length-prefixed" */
 	DITTO_FRAMING_POSTGRES,		/* "postgres": PostgreSQL frontend/backend protocol 3.0 */
+	DITTO_FRAMING_MYSQL,		/* "mysql": MySQL/MariaDB client/server protocol 4.1 */
 };
 
 enum ditto_role {

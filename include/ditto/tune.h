@@ -147,7 +147,8 @@ struct ditto_hist;
  * Errors before the run (*out NULL): -ECONNREFUSED (or another -errno of
  * connect) when no connection could be made, -ETIMEDOUT, -ECONNRESET or
  * -EPROTO when a key could not be set before the run (a model's load),
- * -EINVAL, -DITTO_EOPTS, -ENOMEM.
+ * -ENOTSUP for DITTO_FRAMING_MYSQL (not generated here: sysbench and the
+ * service's other clients drive it), -EINVAL, -DITTO_EOPTS, -ENOMEM.
  * Errors of requests during the run (a connection closed or reset, a
  * malformed answer, a timeout) are counted in the result by kind. The run
  * itself fails, with *out still set to its result (the caller frees it)

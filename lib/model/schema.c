@@ -11,7 +11,8 @@
 #include "synth_int.h"
 
 const char *const enum_framing[] = { "unknown", "raw", "http1", "resp", "memcache-text",
-				     "memcache-binary", "length-prefixed", "postgres", NULL };
+				     "memcache-binary", "length-prefixed", "postgres", "mysql",
+				     NULL };
 const char *const enum_role[] = { "unknown", "main", "acceptor", "network", "worker",
 				  "background", NULL };
 const char *const enum_io_model[] = { "unknown", "blocking", "nonblocking", "epoll", "poll",

@@ -186,7 +186,8 @@ static void merge_sockopts(struct dt_req_stats *out, const struct dt_req_stats *
 }
 
 /* reqs is per CPU: add the counters up, take the first request's bytes
- * from whichever CPU saw one. */
+ * from the CPU that saw the most of them (a 4-byte header alone says
+ * little). */
 static int read_reqs(struct collector *c, struct dt_req_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -211,7 +212,7 @@ static int read_reqs(struct collector *c, struct dt_req_stats *out)
 		for (size_t i = 0; i < counters; i++)
 			dst[i] += src[i];
 		merge_sockopts(out, &per[cpu]);
-		if (!out->first_len && per[cpu].first_len) {
+		if (per[cpu].first_len > out->first_len) {
 			memcpy(out->first_bytes, per[cpu].first_bytes, sizeof(out->first_bytes));
 			out->first_len = per[cpu].first_len;
 		}

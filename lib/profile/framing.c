@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Wire framing of a service from the first bytes of its first request.
+ * Wire framing of a service from the first bytes of its first request
+ * (the first bytes the service reads on a connection).
  * Only the family is kept; the bytes never leave the profiler.
  */
 #include <stdint.h>
@@ -72,6 +73,52 @@ static bool postgres(const unsigned char *b, size_t len)
 	return false;
 }
 
+static uint32_t le24(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+}
+
+static bool text_byte(unsigned char ch)
+{
+	return (ch >= 0x20 && ch < 0x7f) || ch == '\n' || ch == '\t' || ch == '\r';
+}
+
+/*
+ * MySQL/MariaDB: the server speaks first (its handshake is a write, no
+ * request), so a connection's first read is the client's
+ * HandshakeResponse41: a packet (3-byte little-endian length, sequence 1)
+ * of at least 32 bytes, capabilities with CLIENT_PROTOCOL_41, a max
+ * packet size, a character set and 23 zero bytes. A window that opens
+ * mid-connection sees a command instead: sequence 0, then COM_QUERY or
+ * COM_STMT_PREPARE with text, COM_STMT_EXECUTE with its 9 fixed bytes,
+ * or a bare COM_PING / COM_QUIT.
+ */
+static bool mysql(const unsigned char *b, size_t len)
+{
+	uint32_t n;
+
+	if (len < 5)
+		return false;
+	n = le24(b);
+	if (b[3] == 1 && len >= 16) {
+		uint32_t caps = (uint32_t)b[4] | (uint32_t)b[5] << 8;
+
+		return n >= 32 && (caps & 0x200) && b[12] && !b[13] && !b[14] && !b[15];
+	}
+	if (b[3] != 0 || n == 0)
+		return false;
+	switch (b[4]) {
+	case 0x03: case 0x16:	/* COM_QUERY, COM_STMT_PREPARE */
+		return n >= 2 && (len < 6 || text_byte(b[5]));
+	case 0x17:		/* COM_STMT_EXECUTE */
+		return n >= 10;
+	case 0x0e: case 0x01:	/* COM_PING, COM_QUIT */
+		return n == 1;
+	default:
+		return false;
+	}
+}
+
 enum ditto_framing framing_detect(const unsigned char *b, size_t len)
 {
 	if (len == 0)
@@ -79,6 +126,9 @@ enum ditto_framing framing_detect(const unsigned char *b, size_t len)
 	/* RESP arrays ("*3\r\n$3\r\nSET") or inline commands redis accepts. */
 	if (b[0] == '*' && len > 1 && b[1] >= '0' && b[1] <= '9')
 		return DITTO_FRAMING_RESP;
+	/* Before memcached's magic: a MySQL packet of 128 bytes starts with it. */
+	if (mysql(b, len))
+		return DITTO_FRAMING_MYSQL;
 	if (b[0] == 0x80)	/* memcached binary request magic */
 		return DITTO_FRAMING_MEMCACHE_BINARY;
 	if (http_method(b, len))

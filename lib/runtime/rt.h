@@ -49,6 +49,7 @@ enum rt_framing {
 	RT_FRAMING_MEMCACHE_BINARY,	/* memcached binary protocol */
 	RT_FRAMING_LENGTH_PREFIXED,	/* 4-byte big-endian length + payload */
 	RT_FRAMING_POSTGRES,		/* PostgreSQL protocol 3.0, simple and extended queries */
+	RT_FRAMING_MYSQL,		/* MySQL/MariaDB protocol 4.1, text and prepared statements */
 };
 
 enum rt_io {

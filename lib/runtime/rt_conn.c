@@ -155,6 +155,26 @@ static bool hold(struct rt_conn *c, struct rt_thread *t)
 	return c->held = true;
 }
 
+/* A greeting answers no request: it goes out whole in one write, not in
+ * the model's writes per response, and runs no body. */
+void rt_conn_greet(struct rt_conn *c)
+{
+	int r;
+
+	if (rt_frame_greet(c, &c->out)) {
+		c->want = RT_WANT_CLOSE;
+		return;
+	}
+	if (!pending(c))
+		return;
+	r = send_some(c, pending(c));
+	if (r > 0)
+		c->out.len = c->out_off = 0;
+	else
+		c->want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
+	note(c);
+}
+
 /* Serves the complete requests in the input, in order. */
 static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 {

@@ -4,10 +4,12 @@
  * helpers they share: the drawn response size and fitting a decimal
  * length field into a total. Memcached framings decide text or binary per
  * connection from its first byte, as memcached itself does; PostgreSQL's
- * cutter and builder take the connection, whose state they keep.
+ * and MySQL's cutter and builder take the connection, whose state they
+ * keep; MySQL's server speaks first (rt_frame_greet).
  */
 #include "rt_int.h"
 
+#include <errno.h>
 #include <string.h>
 
 struct framing {
@@ -46,6 +48,8 @@ long rt_frame_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req
 		return 0;
 	if (rt_config.framing == RT_FRAMING_POSTGRES)
 		return rt_pg_cut(c, p, n, req);
+	if (rt_config.framing == RT_FRAMING_MYSQL)
+		return rt_my_cut(c, p, n, req);
 	return framing_of(c, p, n)->cut(p, n, req);
 }
 
@@ -55,7 +59,16 @@ int rt_frame_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng 
 		return 0;
 	if (rt_config.framing == RT_FRAMING_POSTGRES)
 		return rt_pg_respond(c, req, rng, out);
+	if (rt_config.framing == RT_FRAMING_MYSQL)
+		return rt_my_respond(c, req, rng, out);
 	return framing_of(c, req->p, req->len)->respond(req, rng, out);
+}
+
+int rt_frame_greet(struct rt_conn *c, struct rt_buf *out)
+{
+	if (rt_config.framing == RT_FRAMING_MYSQL)
+		return rt_my_greet(c, out) ? -ENOMEM : 0;
+	return 0;
 }
 
 static uint64_t clamp(uint64_t v, uint64_t min)

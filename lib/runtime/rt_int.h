@@ -194,6 +194,56 @@ size_t rt_pg_statement_len(const char *s, size_t n);
 long rt_pg_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
 int rt_pg_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
 
+/* rt_frame_my.c, rt_frame_my_hello.c, rt_frame_my_reply.c: MySQL/MariaDB,
+ * whose server speaks first and whose prepared statements are state of
+ * the connection. Statement text is read with rt_pg_classify(): SQL's
+ * first keyword and select list are the same question in both. */
+#define RT_MY_STMTS 32		/* prepared statements remembered, by id */
+#define RT_MY_PACKET_MAX 0xfffffeu	/* largest payload of one packet built */
+enum { RT_MY_HELLO, RT_MY_SWITCHED, RT_MY_COMMANDS };	/* rt_conn.proto */
+enum { RT_MY_OP_AUTH_OK = 0x100, RT_MY_OP_AUTH_SWITCH };	/* else the command byte */
+struct rt_my_stmt {
+	uint32_t id;		/* 0: a free slot */
+	uint16_t params;
+	uint8_t cols, txn;	/* columns of its result; RT_PG_TXN_* */
+};
+struct rt_my_conn {
+	bool in_txn;
+	uint32_t next_id;
+	struct rt_my_stmt stmts[RT_MY_STMTS];
+};
+/* A reply's packets: their sequence numbers, the first row's value that
+ * rt_my_fit() grows, and the cap of the whole answer. */
+struct rt_my_reply {
+	struct rt_buf *out;
+	size_t row, val;	/* offsets of the row packet and its value's length */
+	size_t limit;
+	uint8_t seq;
+	bool have_row;
+	int err;
+};
+void rt_my_put(struct rt_my_reply *r, const void *p, size_t n);
+void rt_my_put_le(struct rt_my_reply *r, uint64_t v, int bytes);
+void rt_my_put_lenenc(struct rt_my_reply *r, uint64_t v);
+size_t rt_my_begin(struct rt_my_reply *r);	/* a packet; its length set by rt_my_end() */
+void rt_my_end(struct rt_my_reply *r, size_t at);
+uint16_t rt_my_status(const struct rt_conn *c);
+void rt_my_ok(struct rt_my_reply *r, const struct rt_conn *c, uint64_t affected);
+void rt_my_eof(struct rt_my_reply *r, const struct rt_conn *c);
+void rt_my_error(struct rt_my_reply *r, unsigned code, const char *state, const char *msg);
+void rt_my_columns(struct rt_my_reply *r, const struct rt_conn *c, unsigned n);	/* defs + EOF */
+void rt_my_row(struct rt_my_reply *r, unsigned cols, bool binary);	/* value "1", others NULL */
+void rt_my_fit(struct rt_my_reply *r, size_t start, struct rt_rng *rng);
+int rt_my_greet(struct rt_conn *c, struct rt_buf *out);
+/* The connection phase's packet (body of n bytes): 0, or -1 if malformed. */
+int rt_my_cut_hello(struct rt_conn *c, const char *body, size_t n, uint8_t seq, struct rt_req *req);
+void rt_my_auth_switch(struct rt_my_reply *r);
+long rt_my_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
+int rt_my_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
+
+/* What a server-speaks-first framing sends on accept; 0 or -ENOMEM. */
+int rt_frame_greet(struct rt_conn *c, struct rt_buf *out);
+
 /* ---- rt_conn.c: one connection's buffers and state ---- */
 enum rt_want { RT_WANT_READ, RT_WANT_WRITE, RT_WANT_CLOSE };
 
@@ -206,8 +256,12 @@ struct rt_conn {
 	bool closing;		/* close once out is sent */
 	bool held;		/* on its thread's held list */
 	uint8_t proto;		/* memcache: 0 undecided, 1 text, 2 binary;
-				 * postgres: 0 before the StartupMessage, 1 after */
-	struct rt_pg_conn pg;	/* postgres: transaction, prepared statements */
+				 * postgres: 0 before the StartupMessage, 1 after;
+				 * mysql: RT_MY_HELLO, RT_MY_SWITCHED, RT_MY_COMMANDS */
+	union {			/* transaction, prepared statements */
+		struct rt_pg_conn pg;
+		struct rt_my_conn my;
+	};
 	/* rt_conn_cap.c: when it last became idle (0: a request in
 	 * progress), set by its thread; its registry slot and whether it
 	 * was shut down for room, under the cap's lock */
@@ -216,6 +270,9 @@ struct rt_conn {
 	bool cap_shut;
 };
 struct rt_conn *rt_conn_new(int fd);
+/* Once accepted and set up: what the framing sends first (MySQL's
+ * handshake); want is RT_WANT_WRITE if it did not all go, CLOSE on error. */
+void rt_conn_greet(struct rt_conn *c);
 void rt_conn_free(struct rt_conn *c);	/* closes the fd */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);

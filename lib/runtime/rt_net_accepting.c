@@ -36,8 +36,9 @@ static void serve(int fd, struct rt_thread *t)
 		return;
 	}
 	rt_sock_setup(fd);
+	rt_conn_greet(c);
 	/* blocking writes finish, so only reads are waited for */
-	while (!rt_stopping() && rt_conn_readable(c, t) != RT_WANT_CLOSE)
+	while (!rt_stopping() && c->want != RT_WANT_CLOSE && rt_conn_readable(c, t) != RT_WANT_CLOSE)
 		;
 	rt_conn_free(c);
 }

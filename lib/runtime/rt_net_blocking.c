@@ -32,8 +32,10 @@ static void *session_main(void *arg)
 
 	if (c && !rt_thread_init(&t, s->stream)) {
 		rt_sock_setup(s->fd);
+		rt_conn_greet(c);
 		/* blocking writes finish, so only reads are waited for */
-		while (!rt_stopping() && rt_conn_readable(c, &t) != RT_WANT_CLOSE)
+		while (!rt_stopping() && c->want != RT_WANT_CLOSE &&
+		       rt_conn_readable(c, &t) != RT_WANT_CLOSE)
 			;
 	}
 	/* closed under the lock: the stop never shuts down a reused number */

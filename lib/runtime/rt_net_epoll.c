@@ -22,9 +22,11 @@ static int watch(int ep, int op, int fd, uint32_t events, uint64_t data)
 	return epoll_ctl(ep, op, fd, &ev);
 }
 
+/* A new connection waits to read, or to write what it says first. */
 static void add_conn(struct rt_worker *w, int ep, struct rt_conn *c)
 {
-	if (c && watch(ep, EPOLL_CTL_ADD, c->fd, EPOLLIN, (uintptr_t)c))
+	if (c && watch(ep, EPOLL_CTL_ADD, c->fd, c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN,
+			(uintptr_t)c))
 		rt_worker_drop(w, c);
 }
 

@@ -41,6 +41,11 @@ struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
 	rt_sock_setup(fd);
 	c->slot = w->nconns;
 	w->conns[w->nconns++] = c;
+	rt_conn_greet(c);
+	if (c->want == RT_WANT_CLOSE) {
+		rt_worker_drop(w, c);
+		return NULL;
+	}
 	return c;
 }
 

@@ -208,6 +208,7 @@ static const char *framing_name(enum ditto_framing f)
 	case DITTO_FRAMING_MEMCACHE_BINARY: return "RT_FRAMING_MEMCACHE_BINARY";
 	case DITTO_FRAMING_LENGTH_PREFIXED: return "RT_FRAMING_LENGTH_PREFIXED";
 	case DITTO_FRAMING_POSTGRES: return "RT_FRAMING_POSTGRES";
+	case DITTO_FRAMING_MYSQL: return "RT_FRAMING_MYSQL";
 	default: return "RT_FRAMING_RAW";
 	}
 }

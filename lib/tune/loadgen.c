@@ -305,7 +305,12 @@ static int check_numbers(const struct cfg *c)
 {
 	if (!c->port || c->port > 65535)
 		return ditto_err(-EINVAL, "load: port %u is not 1..65535", c->port);
-	if (c->framing > DITTO_FRAMING_POSTGRES)
+	/* MySQL's server speaks first and its load generators are the
+	 * clients' own (sysbench): the clone is driven by those. */
+	if (c->framing == DITTO_FRAMING_MYSQL)
+		return ditto_err(-ENOTSUP, "load: framing mysql is not generated here: "
+				 "drive a mysql service with its own client (sysbench)");
+	if (c->framing > DITTO_FRAMING_MYSQL)
 		return ditto_err(-EINVAL, "load: framing %u is unknown", c->framing);
 	if (c->mode < DITTO_LOAD_CLOSED || c->mode > DITTO_LOAD_FIXED)
 		return ditto_err(-EINVAL, "load: mode %d is unknown", (int)c->mode);

@@ -51,6 +51,38 @@ static void test_postgres(void)
 	check("startup, 7 bytes", startup, 7, DITTO_FRAMING_LENGTH_PREFIXED);
 }
 
+/* MySQL/MariaDB: the client's HandshakeResponse41 (the server's greeting
+ * is a write, never a request), and commands of a window that opens
+ * mid-connection. */
+static void test_mysql(void)
+{
+	/* length 0xb4, seq 1, caps 0x000aa20f, max packet 16 MiB, utf8mb4, filler */
+	static const unsigned char hello[] = { 0xb4, 0, 0, 1, 0x0f, 0xa2, 0x0a, 0, 0, 0, 0, 1,
+					       45, 0, 0, 0 };
+	static const unsigned char query[] = { 0x21, 0, 0, 0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T' };
+	static const unsigned char prepare[] = { 0x2b, 0, 0, 0, 0x16, 'S', 'E', 'L', 'E', 'C', 'T' };
+	static const unsigned char execute[] = { 0x12, 0, 0, 0, 0x17, 1, 0, 0, 0, 0, 1, 0, 0, 0 };
+	static const unsigned char ping[] = { 1, 0, 0, 0, 0x0e };
+	static const unsigned char query128[] = { 0x80, 0, 0, 0, 0x03, 's', 'e', 'l' };
+	/* Before protocol 4.1 (no CLIENT_PROTOCOL_41), a binary COM_QUERY,
+	 * and a handshake response shorter than its fixed fields: */
+	static const unsigned char old[] = { 0x40, 0, 0, 1, 0x0f, 0x00, 0, 0, 0, 0, 0, 1, 8, 0,
+					     0, 0 };
+	static const unsigned char binq[] = { 0x21, 0, 0, 0, 0x03, 0x01, 0x02 };
+	static const unsigned char short_hello[] = { 0x10, 0, 0, 1, 0x0f, 0xa2, 0x0a, 0, 0, 0, 0,
+						     1, 45, 0, 0, 0 };
+
+	check("HandshakeResponse41", hello, sizeof(hello), DITTO_FRAMING_MYSQL);
+	check("COM_QUERY", query, sizeof(query), DITTO_FRAMING_MYSQL);
+	check("COM_STMT_PREPARE", prepare, sizeof(prepare), DITTO_FRAMING_MYSQL);
+	check("COM_STMT_EXECUTE", execute, sizeof(execute), DITTO_FRAMING_MYSQL);
+	check("COM_PING", ping, sizeof(ping), DITTO_FRAMING_MYSQL);
+	check("COM_QUERY of 128 bytes", query128, sizeof(query128), DITTO_FRAMING_MYSQL);
+	check("pre-4.1 handshake", old, sizeof(old), DITTO_FRAMING_RAW);
+	check("COM_QUERY then binary", binq, sizeof(binq), DITTO_FRAMING_RAW);
+	check("handshake of 16 bytes", short_hello, sizeof(short_hello), DITTO_FRAMING_RAW);
+}
+
 /* The other framings keep their names. */
 static void test_others(void)
 {
@@ -67,6 +99,7 @@ static void test_others(void)
 int main(void)
 {
 	test_postgres();
+	test_mysql();
 	test_others();
 	if (failures)
 		return 1;

@@ -511,6 +511,149 @@ def scenario_pg(clone):
     pg_hostile(clone)
 
 
+# ---- MySQL / MariaDB ----
+
+def sysbench(clone, *args):
+    """oltp_read_only for 2 s on 2 threads: transactions, no error."""
+    argv = ['sysbench', 'oltp_read_only', '--mysql-host=127.0.0.1', '--mysql-port=%d' % clone.port,
+            '--mysql-user=clone', '--mysql-password=any', '--mysql-db=clone', '--tables=1',
+            '--table-size=1000', '--threads=2', '--time=2'] + list(args) + ['run']
+    rc, out = run_tool(argv)
+    done = re.search(r'transactions: +(\d+)', out)
+    errors = re.search(r'ignored errors: +(\d+)', out)
+    if rc != 0 or not done or int(done.group(1)) == 0 or not errors or int(errors.group(1)):
+        fail('sysbench %s: status %d: %s' % (' '.join(args), rc, out.strip()[-400:]))
+
+
+def my_packet(seq, body):
+    return struct.pack('<I', len(body))[:3] + bytes([seq]) + body
+
+
+def my_recv(s):
+    """One packet: (seq, payload)."""
+    head = recv_exact(s, 4)
+    return head[3], recv_exact(s, int.from_bytes(head[:3], 'little'))
+
+
+def my_hello(s, plugin=b'mysql_native_password'):
+    """Greeting, a HandshakeResponse41 naming plugin, and the switch to
+    mysql_native_password if the clone asks: the OK's sequence number."""
+    seq, hello = my_recv(s)
+    if seq != 0 or hello[0] != 10 or not hello.rstrip(b'\0').endswith(b'mysql_native_password'):
+        fail('mysql: greeting %r' % hello[:48])
+    caps = 0x0000a20f | 0x80000 | 0x200000
+    body = struct.pack('<IIB23x', caps, 1 << 24, 45) + b'clone\0' + b'\x14' + b'x' * 20 + plugin + b'\0'
+    s.sendall(my_packet(1, body))
+    seq, reply = my_recv(s)
+    if reply[0] == 0xfe:
+        if plugin == b'mysql_native_password' or not reply.startswith(b'\xfemysql_native_password\0'):
+            fail('mysql: auth switch %r' % reply)
+        s.sendall(my_packet(seq + 1, b'y' * 20))
+        seq, reply = my_recv(s)
+    if reply[0] != 0:
+        fail('mysql: handshake answered %r' % reply)
+    return seq
+
+
+def my_result(s):
+    """A result set: (columns, rows); rows as payloads."""
+    _, head = my_recv(s)
+    if head[0] in (0, 0xff):
+        return head, []
+    cols = head[0]
+    for _ in range(cols):
+        my_recv(s)
+    if my_recv(s)[1][0] != 0xfe:
+        fail('mysql: no EOF after %d column definitions' % cols)
+    rows = []
+    while True:
+        _, p = my_recv(s)
+        if p[0] == 0xfe and len(p) < 9:
+            return cols, rows
+        rows.append(p)
+
+
+def my_value(p, offset):
+    """The length-encoded value at p[offset:]: (its bytes)."""
+    n = p[offset]
+    size = {0xfc: 2, 0xfd: 3, 0xfe: 8}.get(n, 0)
+    if size:
+        n = int.from_bytes(p[offset + 1:offset + 1 + size], 'little')
+    return p[offset + 1 + size:offset + 1 + size + n]
+
+
+def my_commands(clone):
+    """Each command the connection phase and sysbench do not cover."""
+    s = clone.connect()
+    my_hello(s, b'caching_sha2_password')
+    s.sendall(my_packet(0, b'\x03select a, count(*), f(x, y) from t'))
+    cols, rows = my_result(s)
+    if cols != 3 or len(rows) != 1 or my_value(rows[0], 0).lstrip(b'0') != b'1' or \
+            not rows[0].endswith(b'\xfb\xfb'):
+        fail('mysql: query result %r %r' % (cols, rows[:1]))
+    s.sendall(my_packet(0, b'\x16SELECT c FROM t WHERE id BETWEEN ? AND ? -- ?'))
+    _, ok = my_recv(s)
+    stmt, ncols, params = struct.unpack('<xIHH', ok[:9])
+    for _ in range(params + 1 + ncols + 1):
+        my_recv(s)
+    if ncols != 1 or params != 3:
+        fail('mysql: prepared %d columns, %d parameters' % (ncols, params))
+    execute = struct.pack('<BIBI', 0x17, stmt, 0, 1) + b'\0\x01' + b'\x03\0' * 3 + b'\x01\0\0\0' * 3
+    s.sendall(my_packet(0, execute))
+    cols, rows = my_result(s)
+    if cols != 1 or len(rows) != 1 or rows[0][:2] != b'\0\0' or my_value(rows[0], 2).lstrip(b'0') != b'1':
+        fail('mysql: execute result %r %r' % (cols, rows[:1]))
+    s.sendall(my_packet(0, struct.pack('<BI', 0x19, stmt)))     # close: no answer
+    s.sendall(my_packet(0, execute))
+    head, _ = my_result(s)
+    if head[:3] != b'\xff\xdb\x04':
+        fail('mysql: closed statement executed: %r' % head)
+    for cmd, want in ((b'\x0e', 0), (b'\x02clone', 0), (b'\x1b\x01\x00', 0xfe), (b'\x03BEGIN', 0),
+                      (b'\x03', 0xff), (b'\x16' + b'?,' * 70000, 0xff), (b'\x63', 0xff)):
+        s.sendall(my_packet(0, cmd))
+        _, reply = my_recv(s)
+        if reply[0] != want:
+            fail('mysql: command %r answered %r' % (cmd[:8], reply[:16]))
+    s.sendall(my_packet(0, b'\x01'))
+    if not closed(s):
+        fail('mysql: COM_QUIT did not close')
+
+
+def my_hostile(clone):
+    """Malformed packets close the connection; the clone serves on."""
+    hello = struct.pack('<IIB23x', 0x000aa20f, 1 << 24, 45) + b'u\0\x00'
+    bad = [b'\0\0\0\x01',                                     # empty packet
+           my_packet(2, hello),                               # out of sequence
+           my_packet(1, struct.pack('<IIB23x', 0x0000000f, 1 << 24, 45) + b'u\0\0'),  # pre-4.1
+           my_packet(1, struct.pack('<IIB23x', 0x000aaa0f, 1 << 24, 45)),   # TLS, not offered
+           my_packet(1, hello[:33]),                          # no end to the user name
+           my_packet(1, hello[:-1] + b'\xff' + b'x' * 8),    # auth data past the end
+           b'\xff\xff\xff\x01' + b'\0' * 64]                # split over packets
+    after_hello = [my_packet(1, b'\x0e'),                      # a command out of sequence
+                   my_packet(0, b'\x17\x01\0\0\0'),           # execute without its fields
+                   my_packet(0, b'\x19\x01\0'),               # close without its id
+                   my_packet(0, b'\x1b\x01')]                  # set option without its value
+    for i, raw in enumerate(bad + after_hello):
+        s = clone.connect()
+        if i >= len(bad):
+            my_hello(s)
+        else:
+            my_recv(s)
+        try:
+            s.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            continue  # closed while it was still sending
+        if not closed(s):
+            fail('mysql: malformed packet %r did not close' % raw[:16])
+
+
+def scenario_mysql(clone):
+    for args in ((), ('--db-ps-mode=disable',)):
+        sysbench(clone, *args)
+    my_commands(clone)
+    my_hostile(clone)
+
+
 # ---- replay under strace ----
 
 # What tests/runtime/cfg_test.c's replay table asks per request.
@@ -894,7 +1037,8 @@ def scenario_fdcap(exe):
 
 
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
-             'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg}
+             'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
+             'mysql': scenario_mysql}
 
 
 def options(exe):

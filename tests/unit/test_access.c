@@ -662,7 +662,7 @@ END_TEST
 
 START_TEST(test_enum_names_round_trip)
 {
-	ENUM_ROUND_TRIP(framing, DITTO_FRAMING_UNKNOWN, DITTO_FRAMING_POSTGRES, "unknown");
+	ENUM_ROUND_TRIP(framing, DITTO_FRAMING_UNKNOWN, DITTO_FRAMING_MYSQL, "unknown");
 	ENUM_ROUND_TRIP(role, DITTO_ROLE_UNKNOWN, DITTO_ROLE_BACKGROUND, "unknown");
 	ENUM_ROUND_TRIP(io_model, DITTO_IO_UNKNOWN, DITTO_IO_SELECT, "unknown");
 	ENUM_ROUND_TRIP(fd_kind, DITTO_FD_NONE, DITTO_FD_OTHER, "none");
@@ -673,7 +673,7 @@ END_TEST
 START_TEST(test_enum_names_are_the_documented_ones)
 {
 	static const char *const framing[] = { "unknown", "raw", "http1", "resp", "memcache-text",
-					       "memcache-binary", "length-prefixed", "postgres" };
+					       "memcache-binary", "length-prefixed", "postgres", "mysql" };
 	static const char *const role[] = { "unknown", "main", "acceptor", "network", "worker",
 					    "background" };
 	static const char *const io[] = { "unknown", "blocking", "nonblocking", "epoll", "poll",
@@ -682,7 +682,7 @@ START_TEST(test_enum_names_are_the_documented_ones)
 					  "pipe", "eventfd", "timerfd", "epoll", "other" };
 	static const char *const mode[] = { "unknown", "sync", "async" };
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		ck_assert_str_eq(ditto_framing_name((enum ditto_framing)i), framing[i]);
 	for (int i = 0; i < 6; i++)
 		ck_assert_str_eq(ditto_role_name((enum ditto_role)i), role[i]);
@@ -701,7 +701,7 @@ START_TEST(test_enum_setters_store_names)
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
 	const char *v;
 
-	for (int f = DITTO_FRAMING_UNKNOWN; f <= DITTO_FRAMING_POSTGRES; f++) {
+	for (int f = DITTO_FRAMING_UNKNOWN; f <= DITTO_FRAMING_MYSQL; f++) {
 		ck_assert_int_eq(ditto_service_set_framing(s, (enum ditto_framing)f), 0);
 		ck_assert_int_eq(ditto_service_framing(s), f);
 		ck_assert_int_eq(ditto_model_get_str(m, "services[0].framing", &v), 0);

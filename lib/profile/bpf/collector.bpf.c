@@ -639,16 +639,36 @@ static __always_inline __u64 mmsg_bytes(__u64 ptr, long n)
 	return sum;
 }
 
-static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, long n)
+static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, long n, __u64 sk)
 {
 	unsigned long long bytes[2] = {};
 
 	if (r->first_len || !buf)
 		return;
 	r->first_len = n > 16 ? 16 : (__u32)n;
-	bpf_probe_read_user(bytes, n >= 16 ? 16 : (n >= 8 ? 8 : 0), (void *)buf);
+	r->first_sk = sk;
+	bpf_probe_read_user(bytes, n >= 16 ? 16 : (n >= 8 ? 8 : (n >= 4 ? 4 : 0)), (void *)buf);
 	r->first_bytes[0] = bytes[0];
 	r->first_bytes[1] = bytes[1];
+}
+
+/*
+ * A first request read as a 4-byte header, then the rest, as MySQL and
+ * MariaDB servers read a packet: the next read of that socket gives the
+ * 12 bytes after the header (little-endian words: bytes 4..7 go in the
+ * high half of the first).
+ */
+static __always_inline void first_request_more(struct dt_req_stats *r, __u64 buf, long n, __u64 sk)
+{
+	unsigned long long more[2] = {};
+	__u32 add = n >= 12 ? 12 : (n >= 8 ? 8 : (n >= 4 ? 4 : 0));
+
+	if (r->first_len != 4 || r->first_sk != sk || !buf || !add)
+		return;
+	bpf_probe_read_user(more, add == 12 ? 12 : (add == 8 ? 8 : 4), (void *)buf);
+	r->first_bytes[0] = (r->first_bytes[0] & 0xffffffffull) | more[0] << 32;
+	r->first_bytes[1] = more[0] >> 32 | more[1] << 32;
+	r->first_len = 4 + add;
 }
 
 /* A response is complete: its size goes to the histogram and the total. */
@@ -669,12 +689,13 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		c->req_bytes += bytes;
+		first_request_more(r, s->buf, bytes, s->sk);
 		return;
 	}
 	if (c->state == CONN_WRITING)
 		resp_done(r, c);
 	if (r->requests == 0)
-		first_request(r, s->buf, bytes);
+		first_request(r, s->buf, bytes, s->sk);
 	c->state = CONN_READING;
 	c->requests++;
 	c->req_bytes = bytes;

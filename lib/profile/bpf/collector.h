@@ -134,7 +134,8 @@ struct dt_req_stats {
 	/* Connections whose options were read at their first I/O, and
 	 * options that found no free slot in sockopts. */
 	unsigned long long sockopt_conns, sockopt_other;
-	unsigned long long first_bytes[2];	/* first 8 bytes of the first request: framing */
+	unsigned long long first_bytes[2];	/* first 16 bytes of the first request: framing */
+	unsigned long long first_sk;		/* the socket it came from */
 	unsigned int first_len;
 	/* Not summed as counters: user space merges the slots by key. */
 	struct dt_sockopt sockopts[MAX_SOCKOPTS];
