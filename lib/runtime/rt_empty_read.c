@@ -7,6 +7,13 @@
  * EAGAIN whatever the clients do: made on the client's own socket, a read
  * found the next request as often as not (a fast or pipelining client's),
  * and the rate followed the client's speed, not the model.
+ *
+ * The read end is accepted on the clone's own port, at another loopback
+ * address (127.0.0.2 and on; the clone listens on 127.0.0.1): a profiler
+ * that meets it after it was made takes a connected socket on a port the
+ * service does not listen on for one the service connected, a call to a
+ * back end, and the empty reads left the clone's inbound calls. An
+ * ephemeral port is the fallback when those are taken.
  */
 #include "rt_int.h"
 
@@ -20,17 +27,30 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int empty_fd = -1;	/* the end read from, non-blocking */
 static int peer_fd = -1;	/* the other end, kept open and silent */
 
+/* A listener on 127.0.0.x:port, x from 2; an ephemeral port at last. */
+static int listen_aside(struct sockaddr_in *sa)
+{
+	for (unsigned x = 2; x <= 10; x++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -1;
+		sa->sin_addr.s_addr = htonl(x <= 9 ? INADDR_LOOPBACK + x - 1 : INADDR_LOOPBACK);
+		sa->sin_port = x <= 9 ? htons(rt_opts.port) : 0;
+		if (!bind(fd, (struct sockaddr *)sa, sizeof(*sa)) && !listen(fd, 1))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 static void open_pair(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int lfd = listen_aside(&sa);
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (lfd < 0)
-		goto fail;
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &len))
+	if (lfd < 0 || getsockname(lfd, (struct sockaddr *)&sa, &len))
 		goto fail;
 	peer_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (peer_fd < 0 || connect(peer_fd, (struct sockaddr *)&sa, sizeof(sa)))
