@@ -102,6 +102,7 @@ struct rt_thread {
 	uint64_t body_state[2];
 	struct rt_replayer *replay;
 	double again_acc;	/* reads owed at rt_net.again_per_request */
+	uint64_t served;	/* requests served */
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;
@@ -278,6 +279,7 @@ void rt_net_busypoll_loop(struct rt_worker *w);
 int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_net_blocking_run(int lfd, unsigned proc);
 int rt_net_accepting_run(int lfd, unsigned proc);	/* blocking, no dispatch */
+int rt_net_handoff_run(int lfd, unsigned proc);	/* blocking pool, dispatch */
 
 /* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
 struct rt_acceptor {
@@ -289,9 +291,6 @@ struct rt_acceptor {
 	atomic_bool done;
 };
 void *rt_net_dispatch_acceptor(void *arg);
-/* The acceptor waits in the serving threads' multiplexing call (and on the
- * stop eventfd): it may run on the main thread, as memcached's does. */
-bool rt_net_dispatch_waits(void);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */
