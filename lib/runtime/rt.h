@@ -148,6 +148,10 @@ struct rt_net {
 	 * reads the request: a non-blocking skeleton reads once more at this
 	 * rate, as servers that read until EAGAIN do. */
 	double again_per_request;
+	/* accept4() calls per request that find no connection (EAGAIN): a
+	 * busy-polling loop that cannot go round as often per request as its
+	 * original makes the ones its rounds owe. */
+	double accept_again_per_request;
 };
 
 /* A background thread class: `threads` threads that each wake every

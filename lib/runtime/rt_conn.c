@@ -238,6 +238,7 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
 	enum rt_want want = read_and_serve(c, t, &empty);
 
 	t->again_acc -= empty ? 1.0 : 0;	/* the original's were such reads too */
+	t->empty_reads += empty;
 	if (want == RT_WANT_READ && reads_nonblocking() &&
 	    !rt_buf_reserve(&c->in, rt_sock_read_size()))
 		rt_empty_reads(t, c->in.data + c->in.len, rt_sock_read_size());

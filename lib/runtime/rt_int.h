@@ -103,6 +103,7 @@ struct rt_thread {
 	struct rt_replayer *replay;
 	double again_acc;	/* reads owed at rt_net.again_per_request */
 	uint64_t served;	/* requests served */
+	uint64_t empty_reads;	/* reads of its connections that found nothing */
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;
@@ -266,6 +267,7 @@ typedef void (*rt_loop_fn)(struct rt_worker *w);
 
 struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again);
 struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd);
+unsigned rt_worker_accept_burst(const struct rt_worker *w);	/* accepts per readiness */
 void rt_worker_drop(struct rt_worker *w, struct rt_conn *c);
 bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable);
 void rt_worker_push(struct rt_worker *w, int fd);

@@ -63,6 +63,7 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	t->hold = false;
 	t->again_acc = 0;
 	t->served = 0;
+	t->empty_reads = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
 	t->body_state[0] = 0;

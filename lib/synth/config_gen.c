@@ -239,7 +239,7 @@ static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
 static void net_section(struct cfg *g, struct dbuf *b)
 {
 	struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
-	double wpr = 1;
+	double wpr = 1, accept_again = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s); i++) {
 		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
@@ -255,6 +255,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			wr = c;
 		if (!strncmp(name, "epoll_wait", 10) || !strncmp(name, "epoll_pwait", 11))
 			mux = c;
+		if (sock && (!strcmp(name, "accept4") || !strcmp(name, "accept")) && g->requests > 0)
+			accept_again += ditto_syscall_errors(c) / g->requests;
 	}
 	if (wr && g->requests > 0)
 		wpr = synth_limit(g->lim, SYNTH_LIMIT_WRITES,
@@ -264,7 +266,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
-		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n\t},\n",
+		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
+		    "\t\t.accept_again_per_request = %.6f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -275,7 +278,9 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    num(g, "failed socket reads per request",
 			rd && g->requests > 0 ? synth_limit(g->lim, SYNTH_LIMIT_CALLS,
 							    ditto_syscall_errors(rd) / g->requests) : 0,
-			1e12));
+			1e12),
+		    num(g, "failed accept calls per request",
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
