@@ -120,6 +120,7 @@ ssize_t rt_sock_read(int fd, void *buf, size_t n);
  * n bytes into buf, all finding nothing. */
 struct rt_thread;
 void rt_empty_reads(struct rt_thread *t, void *buf, size_t n);
+void rt_empty_reads_open(void);	/* the loopback pair, at start */
 ssize_t rt_sock_write(int fd, const char *p, size_t n);
 void rt_sock_setup(int fd);	/* the options set at accept */
 size_t rt_sock_sendfile_bytes(size_t len);	/* of a response, sent from the file */

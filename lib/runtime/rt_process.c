@@ -36,6 +36,7 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
+	rt_empty_reads_open();
 	/* blocking: an acceptor starting a thread per connection (threads 0),
 	 * a listener handing ready connections to a pool (accept_dispatch),
 	 * else, in pre-forked workers, serving threads that accept
