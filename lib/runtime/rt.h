@@ -60,6 +60,19 @@ enum rt_io {
 	RT_IO_BUSYPOLL,		/* non-blocking fds polled in a spin loop */
 };
 
+/* How the acceptor of accept_dispatch waits for its listen socket: as the
+ * serving threads wait (in their epoll/poll/select call, or in accept4()
+ * for blocking and busy-polling ones), or as the original's acceptor
+ * class did when that differs (a main thread blocked in accept4() that
+ * hands sockets to epoll threads). */
+enum rt_accept_wait {
+	RT_ACCEPT_WAIT_AS_SERVING = 0,
+	RT_ACCEPT_WAIT_ACCEPT,		/* blocked in accept4() */
+	RT_ACCEPT_WAIT_EPOLL,
+	RT_ACCEPT_WAIT_POLL,
+	RT_ACCEPT_WAIT_SELECT,
+};
+
 /* What a replayed system call does; the generator derives it from the
  * syscall description table (argument roles and class). */
 enum rt_replay {
@@ -142,6 +155,10 @@ struct rt_net {
 	 * reads the request: a non-blocking skeleton reads once more at this
 	 * rate, as servers that read until EAGAIN do. */
 	double again_per_request;
+	/* accept4() calls per request that find no connection (EAGAIN): a
+	 * busy-polling loop that cannot go round as often per request as its
+	 * original makes the ones its rounds owe. */
+	double accept_again_per_request;
 };
 
 /* A background thread class: `threads` threads that each wake every
@@ -169,6 +186,11 @@ struct rt_config {
 	 * accepts and serves its own connections (rt_net_accepting.c). */
 	unsigned threads;
 	bool accept_dispatch;	/* an acceptor thread hands connections to the threads */
+	/* The acceptor (of accept_dispatch, or of one thread per connection)
+	 * is a thread of its own; false: the process's main thread accepts,
+	 * as the original's did (unless that plays the class "main"). */
+	bool acceptor_thread;
+	enum rt_accept_wait accept_wait;
 	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
 	struct rt_net net;
 	struct rt_hist response_bytes;	/* whole response on the wire, bytes */

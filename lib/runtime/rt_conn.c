@@ -242,15 +242,24 @@ static enum rt_want read_and_serve(struct rt_conn *c, struct rt_thread *t, bool 
 	return serve(c, t);
 }
 
+/* Whether the serving threads read non-blocking sockets: event loops,
+ * busy polling, and a blocking pool fed by a listener (rt_net_handoff.c),
+ * whose threads block on a futex, not in their reads. */
+static bool reads_nonblocking(void)
+{
+	return rt_config.io != RT_IO_BLOCKING || (rt_config.threads && rt_config.accept_dispatch);
+}
+
 /* A read, then the empty reads the model's EAGAIN rate owes (non-blocking
- * skeletons only: a blocking server does not read until EAGAIN). */
+ * reads only: a blocking read does not return EAGAIN). */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
 {
 	bool empty;
 	enum rt_want want = read_and_serve(c, t, &empty);
 
 	t->again_acc -= empty ? 1.0 : 0;	/* the original's were such reads too */
-	if (want == RT_WANT_READ && rt_config.io != RT_IO_BLOCKING &&
+	t->empty_reads += empty;
+	if (want == RT_WANT_READ && reads_nonblocking() &&
 	    !rt_buf_reserve(&c->in, rt_sock_read_size()))
 		rt_empty_reads(t, c->in.data + c->in.len, rt_sock_read_size());
 	return want;

@@ -69,6 +69,14 @@ fail:
 	peer_fd = -1;
 }
 
+/* At start, before "ready": its connect() is then none of the
+ * connections a profile of the clone sees it make (client_connections). */
+void rt_empty_reads_open(void)
+{
+	if (rt_config.net.again_per_request > 0 || rt_config.net.accept_again_per_request > 0)
+		pthread_once(&once, open_pair);
+}
+
 void rt_empty_reads(struct rt_thread *t, void *buf, size_t n)
 {
 	if (!(t->again_acc >= 1.0))

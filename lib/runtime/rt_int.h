@@ -102,6 +102,8 @@ struct rt_thread {
 	uint64_t body_state[2];
 	struct rt_replayer *replay;
 	double again_acc;	/* reads owed at rt_net.again_per_request */
+	uint64_t served;	/* requests served */
+	uint64_t empty_reads;	/* reads of its connections that found nothing */
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;
@@ -118,6 +120,7 @@ ssize_t rt_sock_read(int fd, void *buf, size_t n);
  * n bytes into buf, all finding nothing. */
 struct rt_thread;
 void rt_empty_reads(struct rt_thread *t, void *buf, size_t n);
+void rt_empty_reads_open(void);	/* the loopback pair, at start */
 ssize_t rt_sock_write(int fd, const char *p, size_t n);
 void rt_sock_setup(int fd);	/* the options set at accept */
 size_t rt_sock_sendfile_bytes(size_t len);	/* of a response, sent from the file */
@@ -322,6 +325,7 @@ typedef void (*rt_loop_fn)(struct rt_worker *w);
 
 struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again);
 struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd);
+unsigned rt_worker_accept_burst(const struct rt_worker *w);	/* accepts per readiness */
 void rt_worker_drop(struct rt_worker *w, struct rt_conn *c);
 bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable);
 void rt_worker_push(struct rt_worker *w, int fd);
@@ -335,6 +339,7 @@ void rt_net_busypoll_loop(struct rt_worker *w);
 int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_net_blocking_run(int lfd, unsigned proc);
 int rt_net_accepting_run(int lfd, unsigned proc);	/* blocking, no dispatch */
+int rt_net_handoff_run(int lfd, unsigned proc);	/* blocking pool, dispatch */
 
 /* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
 struct rt_acceptor {
@@ -346,9 +351,6 @@ struct rt_acceptor {
 	atomic_bool done;
 };
 void *rt_net_dispatch_acceptor(void *arg);
-/* The acceptor waits in the serving threads' multiplexing call (and on the
- * stop eventfd): it may run on the main thread, as memcached's does. */
-bool rt_net_dispatch_waits(void);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */

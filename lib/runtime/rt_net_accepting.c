@@ -7,15 +7,15 @@
  * process's `threads` threads blocks in accept4(), serves that connection
  * with blocking reads and writes until it closes, then accepts again; the
  * first runs on the main thread, so a one-thread worker process is one
- * thread, as the original's. The stop signals are blocked in the others:
- * a signal interrupts the main thread, which then kicks the others out of
- * their blocking calls (rt_stop_kick_join). A signal that comes just
- * before the main thread blocks is seen at its next connection or request.
+ * thread, as the original's. The stop signals are blocked in the others
+ * (rt_thread_start): a signal interrupts the main thread, which then
+ * kicks the others out of their blocking calls (rt_stop_kick_join). A
+ * signal that comes just before the main thread blocks is seen at its
+ * next connection or request.
  */
 #include "rt_int.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
@@ -68,16 +68,11 @@ static void *accepting_main(void *arg)
 	return NULL;
 }
 
-/* Threads 1..n-1 with the stop signals blocked (they inherit the mask). */
+/* Threads 1..n-1 (rt_thread_start blocks the stop signals in them). */
 static void start_others(struct accepting *a, unsigned n)
 {
-	sigset_t set, old;
-
-	rt_stop_signals(&set);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (unsigned i = 1; i < n; i++)
 		a[i].started = !rt_thread_start(&a[i].tid, accepting_main, &a[i], "serving");
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int rt_net_accepting_run(int lfd, unsigned proc)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The blocking skeleton: an acceptor thread in blocking accept4() starts
- * one thread per connection, which reads and writes with blocking calls.
- * The main thread waits for the stop, signals the acceptor out of accept,
- * shuts the connections down (their blocked reads return) and joins all.
+ * The blocking skeleton: an acceptor in blocking accept4() starts one
+ * thread per connection, which reads and writes with blocking calls. The
+ * acceptor is the main thread, as in a server whose main thread accepts,
+ * unless the original accepted on a thread of its own (acceptor_thread)
+ * or the main thread plays the class "main"; then the main thread waits
+ * for the stop and signals the acceptor out of accept. At the stop the
+ * connections are shut down (their blocked reads return) and all joined.
  */
 #include "rt_int.h"
 
@@ -81,14 +84,13 @@ static void start_session(int fd, uint64_t stream)
 	s->fd = fd;
 	s->stream = stream;
 	pthread_mutex_lock(&lock);
-	rc = pthread_create(&s->tid, NULL, session_main, s);
+	rc = rt_thread_start(&s->tid, session_main, s, "connection");
 	if (!rc) {
 		s->next = sessions;
 		sessions = s;
 	}
 	pthread_mutex_unlock(&lock);
 	if (rc) {
-		rt_err(rc, "cannot start a connection thread");
 		rt_conn_cap_close_fd(fd);
 		free(s);
 	}
@@ -140,16 +142,21 @@ int rt_net_blocking_run(int lfd, unsigned proc)
 {
 	struct blocking_acceptor a = { .lfd = lfd, .proc = proc };
 	struct pollfd p = { .fd = rt_stop_fd, .events = POLLIN };
+	bool own = rt_config.acceptor_thread || rt_background_main();
 	pthread_t tid;
 
-	if (rt_thread_start(&tid, acceptor_main, &a, "acceptor"))
+	if (own && rt_thread_start(&tid, acceptor_main, &a, "acceptor"))
 		return -1;
 	rt_announce_ready();
-	if (rt_background_main())
+	/* the stop signals come to this thread: accept4() returns EINTR */
+	if (!own)
+		acceptor_main(&a);
+	else if (rt_background_main())
 		rt_main_thread_run();
 	while (!rt_stopping())
 		poll(&p, 1, -1);
-	rt_stop_kick_join(tid, &a.done);
+	if (own)
+		rt_stop_kick_join(tid, &a.done);
 	stop_sessions();
 	return 0;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The acceptor thread of accept_dispatch: it waits for the listen socket
- * the way the serving threads wait for theirs (epoll_wait, poll or select:
- * a dispatcher like memcached's listens in an event loop too; blocking
- * accept4() for busy-polling pools), accepts, and queues each connection
- * round robin to a worker, whose eventfd (in its epoll/poll/select set;
- * busypoll peeks at the queue) wakes it. At stop it is signalled out of
- * its wait (rt_stop_kick_join).
+ * The acceptor of accept_dispatch: it waits for the listen socket the way
+ * the original's acceptor did (rt_config.accept_wait: a dispatcher like
+ * memcached's listens in an event loop, srv_epoll_pool's main thread
+ * blocks in accept4()), by default as the serving threads wait for
+ * theirs (blocking accept4() for busy-polling pools), accepts, and
+ * queues each connection round robin to a worker, whose eventfd (in its
+ * epoll/poll/select set; busypoll peeks at the queue) wakes it. At stop
+ * it is signalled out of its wait (rt_stop_kick_join), or, on the main
+ * thread, the stop signals interrupt it.
  */
 #include "rt_int.h"
 
@@ -17,10 +19,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-bool rt_net_dispatch_waits(void)
+/* The acceptor's wait as an io model: the original acceptor's, else the
+ * serving threads' (blocking and busy-polling ones: accept4() blocks). */
+static enum rt_io accept_io(void)
 {
-	return rt_config.io == RT_IO_EPOLL || rt_config.io == RT_IO_POLL ||
-	       rt_config.io == RT_IO_SELECT;
+	switch (rt_config.accept_wait) {
+	case RT_ACCEPT_WAIT_ACCEPT: return RT_IO_BLOCKING;
+	case RT_ACCEPT_WAIT_EPOLL: return RT_IO_EPOLL;
+	case RT_ACCEPT_WAIT_POLL: return RT_IO_POLL;
+	case RT_ACCEPT_WAIT_SELECT: return RT_IO_SELECT;
+	default: return rt_config.io;
+	}
 }
 
 /* Wait until the listen socket is readable, or the stop eventfd is (so
@@ -32,7 +41,7 @@ static void wait_listener(int lfd, int epfd)
 	int top = lfd > rt_stop_fd ? lfd : rt_stop_fd;
 	fd_set rd;
 
-	switch (rt_config.io) {
+	switch (accept_io()) {
 	case RT_IO_EPOLL:
 		if (epfd >= 0)
 			epoll_wait(epfd, &ev, 1, -1);
@@ -60,7 +69,7 @@ static int listener_epoll(int lfd)
 	struct epoll_event stop = { .events = EPOLLIN, .data.fd = rt_stop_fd };
 	int epfd;
 
-	if (rt_config.io != RT_IO_EPOLL)
+	if (accept_io() != RT_IO_EPOLL)
 		return -1;
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (epfd >= 0 && (epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev) ||

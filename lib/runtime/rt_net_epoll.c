@@ -34,7 +34,7 @@ static void on_listen(struct rt_worker *w, int ep, int lfd)
 {
 	bool again = true;
 
-	for (int i = 0; i < 32 && again; i++)
+	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again; i++)
 		add_conn(w, ep, rt_worker_accept(w, lfd, &again));
 }
 

@@ -103,7 +103,7 @@ static void on_fixed(struct rt_worker *w, const struct pollfd *p)
 	}
 	bool again = true;
 
-	for (int i = 0; i < 32 && again; i++)
+	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again; i++)
 		rt_worker_accept(w, p->fd, &again);
 }
 

@@ -77,10 +77,12 @@ static void worker_fini(struct rt_worker *w)
 }
 
 /* A dispatching service accepts on its main thread (memcached's libevent
- * loop does), unless that thread plays the class "main". */
+ * loop does, srv_epoll_pool's blocks in accept4()), unless the original
+ * accepted on a thread of its own or the main thread plays the class
+ * "main". */
 static bool acceptor_on_main(void)
 {
-	return rt_config.accept_dispatch && rt_net_dispatch_waits() && !rt_background_main();
+	return rt_config.accept_dispatch && !rt_config.acceptor_thread && !rt_background_main();
 }
 
 static int start(struct rt_worker *w, unsigned first, unsigned n, struct rt_acceptor *acc, const int *lfd)

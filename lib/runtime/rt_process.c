@@ -36,13 +36,17 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
-	/* blocking: an acceptor starting a thread per connection (or handing
-	 * connections out), else, in pre-forked workers, serving threads that
-	 * accept themselves. One process keeps a thread per connection: its
-	 * model's thread count may be the connections its window saw, and a
-	 * fixed set of threads would leave further clients waiting. */
-	if (rt_config.io == RT_IO_BLOCKING &&
-	    (rt_config.accept_dispatch || !rt_config.threads || rt_config.processes <= 1))
+	rt_empty_reads_open();
+	/* blocking: an acceptor starting a thread per connection (threads 0),
+	 * a listener handing ready connections to a pool (accept_dispatch),
+	 * else, in pre-forked workers, serving threads that accept
+	 * themselves. One process without dispatch keeps a thread per
+	 * connection: its model's thread count may be the connections its
+	 * window saw, and a fixed set of threads would leave further clients
+	 * waiting. */
+	if (rt_config.io == RT_IO_BLOCKING && rt_config.threads && rt_config.accept_dispatch)
+		rc = rt_net_handoff_run(lfd[0], proc);
+	else if (rt_config.io == RT_IO_BLOCKING && (!rt_config.threads || rt_config.processes <= 1))
 		rc = rt_net_blocking_run(lfd[0], proc);
 	else if (rt_config.io == RT_IO_BLOCKING)
 		rc = rt_net_accepting_run(lfd[0], proc);

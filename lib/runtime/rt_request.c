@@ -62,6 +62,8 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	rt_rng_seed(&t->hold_rng, rt_config.seed, HOLD_STREAMS | stream);
 	t->hold = false;
 	t->again_acc = 0;
+	t->served = 0;
+	t->empty_reads = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
 	t->body_state[0] = 0;
@@ -138,4 +140,5 @@ void rt_request_work(struct rt_thread *t)
 	}
 	rt_replay_run(t->replay, &t->rng);
 	rt_background_served();
+	t->served++;
 }

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 int rt_stop_fd = -1;
+static pthread_t main_thread;
+static atomic_bool main_known;
 static atomic_int stopping;
 static atomic_uint_fast64_t served;
 static atomic_int failed;
@@ -29,6 +31,10 @@ void rt_stop(void)
 	if (rt_stop_fd >= 0 && write(rt_stop_fd, &one, sizeof(one)) < 0) {
 		/* nothing to do in a signal handler; the flag is set */
 	}
+	/* The main thread may be blocked in accept4(), which no eventfd
+	 * wakes: a stop from another thread (--max-requests) kicks it. */
+	if (atomic_load(&main_known) && !pthread_equal(pthread_self(), main_thread))
+		pthread_kill(main_thread, SIGUSR1);
 }
 
 bool rt_stopping(void)
@@ -108,6 +114,8 @@ int rt_stop_init(void)
 {
 	sigset_t set;
 
+	main_thread = pthread_self();
+	atomic_store(&main_known, true);
 	rt_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (rt_stop_fd < 0) {
 		rt_err(errno, "eventfd for stopping");
@@ -141,10 +149,18 @@ void rt_stop_kick_join(pthread_t t, atomic_bool *done)
 	pthread_join(t, NULL);
 }
 
+/* Started threads inherit a mask with the stop signals blocked: the
+ * process's stop signals reach its main thread, the one that may block
+ * in accept4() (the others are kicked out of their calls with SIGUSR1). */
 int rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what)
 {
-	int rc = pthread_create(t, NULL, fn, arg);
+	sigset_t set, old;
+	int rc;
 
+	rt_stop_signals(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		rt_err(rc, "cannot start a %s thread", what);
 	return rc ? -1 : 0;

@@ -90,6 +90,21 @@ struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again)
 	return rt_worker_adopt(w, fd);
 }
 
+/*
+ * Connections accepted per readiness of a listen socket. Processes that
+ * share one socket accept one each time, as pre-forking servers do
+ * (nginx's multi_accept off, Apache's workers): every waiting process is
+ * woken and each takes one, so connections spread over the processes. A
+ * burst let the first process awake take all 16 connections of a load
+ * opened together but a few, and its clone's workers, loaded 5:1, were
+ * no longer one thread class as the original's.
+ */
+unsigned rt_worker_accept_burst(const struct rt_worker *w)
+{
+	return rt_config.processes > 1 && w->nlfd == 1 && rt_listen_count(rt_config.processes) == 1
+	       ? 1 : 32;
+}
+
 void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 {
 	struct rt_conn *last = w->conns[--w->nconns];

@@ -240,7 +240,7 @@ static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
 static void net_section(struct cfg *g, struct dbuf *b)
 {
 	struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
-	double wpr = 1;
+	double wpr = 1, accept_again = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s); i++) {
 		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
@@ -256,6 +256,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			wr = c;
 		if (!strncmp(name, "epoll_wait", 10) || !strncmp(name, "epoll_pwait", 11))
 			mux = c;
+		if (sock && (!strcmp(name, "accept4") || !strcmp(name, "accept")) && g->requests > 0)
+			accept_again += ditto_syscall_errors(c) / g->requests;
 	}
 	if (wr && g->requests > 0)
 		wpr = synth_limit(g->lim, SYNTH_LIMIT_WRITES,
@@ -265,7 +267,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
-		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n\t},\n",
+		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
+		    "\t\t.accept_again_per_request = %.6f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -276,7 +279,9 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    num(g, "failed socket reads per request",
 			rd && g->requests > 0 ? synth_limit(g->lim, SYNTH_LIMIT_CALLS,
 							    ditto_syscall_errors(rd) / g->requests) : 0,
-			1e12));
+			1e12),
+		    num(g, "failed accept calls per request",
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -310,6 +315,18 @@ static void fail_list(struct cfg *g, struct ditto_syscall *c, const struct repla
 	dbuf_puts(b, " } },\n");
 }
 
+/* A blocking pool fed by a listener (the runtime's rt_net_handoff.c):
+ * its threads wait and are woken on a condition variable, so the
+ * serving class's futex calls are the skeleton's own, not replayed. */
+static bool skeleton_futex(struct ditto_service *s, const struct replay_entry *e)
+{
+	struct ditto_network *net = ditto_service_network(s);
+
+	return net && !strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE") &&
+	       ditto_network_io_model(net) == DITTO_IO_BLOCKING &&
+	       ditto_network_network_dispatch(net) && ditto_network_network_threads(net);
+}
+
 /* One replay entry per modelled call the skeleton does not make itself. */
 static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 {
@@ -322,7 +339,8 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		unsigned hs, ho;
 
 		if (!in_class(g, c) || g->requests <= 0 ||
-		    replay_map(ditto_syscall_name(c), ditto_syscall_fd_kind(c), &e))
+		    replay_map(ditto_syscall_name(c), ditto_syscall_fd_kind(c), &e) ||
+		    skeleton_futex(g->s, &e))
 			continue;
 		hs = hist_arrays(g, ditto_syscall_size(c));
 		ho = hist_arrays(g, ditto_syscall_offset(c));
@@ -566,6 +584,37 @@ static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
 	return io == DITTO_IO_BLOCKING && net && !ditto_network_network_threads(net);
 }
 
+/* How the original's acceptor class waited for its listen socket, when
+ * that differs from how its serving class waits (rt.h's accept_wait). */
+static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io)
+{
+	for (size_t i = 0; i < ditto_service_thread_count(s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(s, i);
+		enum ditto_io_model a = ditto_thread_class_io_model(t);
+
+		if (ditto_thread_class_role(t) != DITTO_ROLE_ACCEPTOR || a == io)
+			continue;
+		switch (a) {
+		case DITTO_IO_BLOCKING: return "RT_ACCEPT_WAIT_ACCEPT";
+		case DITTO_IO_EPOLL: return "RT_ACCEPT_WAIT_EPOLL";
+		case DITTO_IO_POLL: return "RT_ACCEPT_WAIT_POLL";
+		case DITTO_IO_SELECT: return "RT_ACCEPT_WAIT_SELECT";
+		default: return "RT_ACCEPT_WAIT_AS_SERVING";
+		}
+	}
+	return "RT_ACCEPT_WAIT_AS_SERVING";
+}
+
+/* The acceptor on a thread of its own: the original accepted away from
+ * the main thread of its one process (the model's accept_dispatch). In
+ * several processes accept_dispatch says only that worker processes
+ * accepted, on whichever thread: there the acceptor is the main thread
+ * of each, as in most pre-forking servers. */
+static bool acceptor_thread(struct ditto_network *net, uint64_t procs)
+{
+	return net && ditto_network_accept_dispatch(net) && procs <= 1;
+}
+
 int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out)
 {
 	struct ditto_network *net = ditto_service_network(s);
@@ -645,11 +694,13 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	lit(&g, out, ditto_service_name(s));
 	dbuf_printf(out, ",\n\t.framing = %s,\n"
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
-		    "\t.accept_dispatch = %s,\n\t.reuseport = false,\n",
+		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"
+		    "\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)g.procs,
 		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
-		    net && ditto_network_network_dispatch(net) ? "true" : "false");
+		    net && ditto_network_network_dispatch(net) ? "true" : "false",
+		    acceptor_thread(net, g.procs) ? "true" : "false", accept_wait(s, io));
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);

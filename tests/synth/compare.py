@@ -58,6 +58,14 @@ def classes(model):
                   for t in m.get('services[0].threads'))
 
 
+def woken_by(model, role):
+    """Roles of the classes that wake the classes of role (sorted)."""
+    ts = d.Model.load(model).get('services[0].threads')
+    roles = {t['name']: t['role'] for t in ts}
+    return sorted({roles[w] for t in ts if t['role'] == role for w in t.get('woken_by', [])
+                   if w in roles})
+
+
 def network(model):
     """The network section as a shape: of the socket options, those most
     connections had (how many connections the window read is the load's)."""
