@@ -219,8 +219,11 @@ def launch_redis_under_load(tmp_path, *cli_args):
     port = free_port()
     out = tmp_path / 'model.msgpack'
     # One CPU window: an idle redis's timer keeps full windows going for
-    # seconds each (28 s for eight under the sanitizers).
-    cli = subprocess.Popen([CLI, 'profile', '-d', '3', '-q', '-W', '1', '-o', str(out)] +
+    # seconds each (28 s for eight under the sanitizers). A window of 8 s:
+    # with 3, redis-benchmark once waited on the launched redis until its
+    # timeout under the sanitizers, likely a stepped window outlasting the
+    # profile, which then stopped the redis under load.
+    cli = subprocess.Popen([CLI, 'profile', '-d', '8', '-q', '-W', '1', '-o', str(out)] +
                            list(cli_args) +
                            ['--', need('redis-server'), '--port', str(port), '--bind',
                             '127.0.0.1', '--save', '', '--appendonly', 'no'],
