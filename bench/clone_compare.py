@@ -73,7 +73,9 @@ def throughput(model, port):
     """Closed-loop rate of `ditto load` in the model's framing (8 connections, 2 s)."""
     r = ditto('load', '--model', model, '--port', port, '-c', 8, '-d', 2, '--json', check=False)
     if r.returncode != 0:
-        return 0.0
+        # a rate of 0 would read as a measurement: the row says FAILED
+        raise RuntimeError('ditto load on port %d: status %d: %s'
+                           % (port, r.returncode, r.stderr.strip()[-200:]))
     return json.loads(r.stdout)['achieved_qps']
 
 
