@@ -16,10 +16,10 @@
  *
  * Every accept of the process goes through rt_conn_cap_accept(). Past the
  * cap, the least recently active idle connection of the process (no
- * request in progress), whichever thread owns it, is shut down under the
- * registry's lock: its thread reads EOF and drops it as if the client had
- * left, and takes the same lock before it closes (so a shutdown never hits
- * a reused number). A request that arrives just then is lost, as at a
+ * request in progress), whichever thread owns it or is yet to adopt it, is
+ * shut down under the registry's lock: its thread reads EOF and drops it
+ * as if the client had left, and takes the same lock before it closes (so
+ * a shutdown never hits a reused number). A request that arrives just then is lost, as at a
  * keep-alive timeout. With none idle the new connection is closed at
  * once: refused, never left waiting in the backlog. Idleness is stamped
  * by each connection's own thread with no lock and no system call.
@@ -57,11 +57,17 @@ static size_t nshut;		/* of them shut down for room */
 static size_t cap = SIZE_MAX;	/* no cap before rt_conn_cap_init() */
 static rlim_t limit;
 static bool told;
-/* When each descriptor was accepted: a connection is idle since then
- * until its first request, in accept order even when its thread adopts it
- * later (a blocking skeleton's thread starts in its own time). */
+/* When each descriptor was accepted, while no thread has adopted it yet:
+ * a connection is idle since then until its first request, in accept
+ * order even when its thread adopts it later (a blocking skeleton's thread
+ * starts in its own time, an epoll thread takes a batch from its queue).
+ * Such a pending one is the oldest idle of all on a loaded host, so it is
+ * shut down like a registered one: SHUT marks it until its thread adopts
+ * it (and reads EOF) or closes it. Stamps are odd, SHUT is even. */
+#define SHUT 2
 static uint64_t *born;
 static size_t nborn;
+static size_t born_top;		/* above the highest number stamped */
 
 static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
 static int reserve = -1;
@@ -160,7 +166,7 @@ void rt_conn_cap_fini(void)
 	nreg = regcap = 0;
 	free(born);
 	born = NULL;
-	nborn = 0;
+	nborn = born_top = 0;
 	if (reserve >= 0)
 		close(reserve);
 	reserve = -1;
@@ -190,8 +196,15 @@ void rt_conn_cap_add(struct rt_conn *c)
 
 	c->cap_slot = SIZE_MAX;
 	pthread_mutex_lock(&lock);
-	t = c->fd >= 0 && (size_t)c->fd < nborn && born[c->fd] ? born[c->fd] : stamp();
-	atomic_store_explicit(&c->idle_since, t, memory_order_relaxed);
+	t = c->fd >= 0 && (size_t)c->fd < nborn ? born[c->fd] : 0;
+	if (t)
+		born[c->fd] = 0;
+	if (t == SHUT) {	/* shut down for room before its adoption */
+		c->cap_shut = true;
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	atomic_store_explicit(&c->idle_since, t ? t : stamp(), memory_order_relaxed);
 	if (nreg == regcap) {
 		size_t n = regcap ? 2 * regcap : 64;
 		struct rt_conn **p = realloc(reg, n * sizeof(*p));
@@ -231,9 +244,28 @@ void rt_conn_cap_close(struct rt_conn *c)
 void rt_conn_cap_close_fd(int fd)
 {
 	pthread_mutex_lock(&lock);
+	if (fd >= 0 && (size_t)fd < nborn) {
+		nshut -= born[fd] == SHUT;
+		born[fd] = 0;
+	}
 	nopen--;
 	pthread_mutex_unlock(&lock);
 	close(fd);
+}
+
+/* Under the lock: the oldest accepted connection no thread adopted yet,
+ * -1 if none is. */
+static int oldest_pending(uint64_t *when)
+{
+	int fd = -1;
+
+	for (size_t i = 0; i < born_top; i++) {
+		if ((born[i] & 1) && born[i] < *when) {
+			*when = born[i];
+			fd = (int)i;
+		}
+	}
+	return fd;
 }
 
 /* Under the lock: shuts the least recently active idle connection down;
@@ -242,6 +274,7 @@ static bool shut_oldest_idle(void)
 {
 	struct rt_conn *old = NULL;
 	uint64_t oldest = UINT64_MAX;
+	int pending;
 
 	for (size_t i = 0; i < nreg; i++) {
 		uint64_t t = atomic_load_explicit(&reg[i]->idle_since, memory_order_relaxed);
@@ -250,6 +283,13 @@ static bool shut_oldest_idle(void)
 			oldest = t;
 			old = reg[i];
 		}
+	}
+	pending = oldest_pending(&oldest);
+	if (pending >= 0) {
+		born[pending] = SHUT;
+		nshut++;
+		shutdown(pending, SHUT_RDWR);
+		return true;
 	}
 	if (!old)
 		return false;
@@ -279,8 +319,10 @@ static int admit(int fd)
 
 	pthread_mutex_lock(&lock);
 	nopen++;
-	if ((size_t)fd < nborn)
+	if ((size_t)fd < nborn) {
 		born[fd] = stamp();
+		born_top = (size_t)fd >= born_top ? (size_t)fd + 1 : born_top;
+	}
 	if (nopen - nshut > cap) {
 		tell();
 		room = shut_oldest_idle();

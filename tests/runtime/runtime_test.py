@@ -874,7 +874,7 @@ def scenario_turns(exe, threads):
 # The clone starts with soft limit FDCAP_SOFT and raises it to the hard one.
 FDCAP_SOFT, FDCAP_HARD = 48, 128
 FDCAP_IDLE = 400    # idle connections opened (at least), well above the limit
-FDCAP_SLACK = 4     # a connection its thread has not taken up yet is passed over
+FDCAP_SLACK = 4     # connections accepted in one wake-up by two threads may interleave
 
 
 def clone_pids(clone):
