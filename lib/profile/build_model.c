@@ -194,10 +194,7 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 static void add_service_info(struct ditto_service *svc, const struct snapshot *s,
 			     const struct network_rec *n)
 {
-	unsigned char first[16];
-
-	memcpy(first, s->reqs.first_bytes, sizeof(first));
-	ditto_service_set_framing(svc, framing_detect(first, s->reqs.first_len));
+	ditto_service_set_framing(svc, framing_vote(s->reqs.firsts, s->reqs.nfirst));
 	ditto_service_set_processes(svc, n->processes ? n->processes : 1);
 	for (size_t i = 0; i < s->nports; i++)
 		ditto_service_add_port(svc, s->ports[i]);

@@ -185,13 +185,22 @@ static void merge_sockopts(struct dt_req_stats *out, const struct dt_req_stats *
 	}
 }
 
-/* reqs is per CPU: add the counters up, take the first request's bytes
- * from the CPU that saw the most of them (a 4-byte header alone says
- * little). */
+/* The CPUs' first-request samples, taken in turn from each while room
+ * is left: every CPU's connections get a say in the framing. */
+static void merge_firsts(struct dt_req_stats *out, const struct dt_req_stats *per, int ncpu)
+{
+	for (unsigned i = 0; i < FIRST_SAMPLES; i++)
+		for (int cpu = 0; cpu < ncpu && out->nfirst < FIRST_SAMPLES; cpu++)
+			if (i < per[cpu].nfirst && i < FIRST_SAMPLES)
+				out->firsts[out->nfirst++] = per[cpu].firsts[i];
+}
+
+/* reqs is per CPU: add the counters up, collect the first-request
+ * samples. */
 static int read_reqs(struct collector *c, struct dt_req_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	size_t counters = offsetof(struct dt_req_stats, first_bytes) / sizeof(uint64_t);
+	size_t counters = offsetof(struct dt_req_stats, firsts) / sizeof(uint64_t);
 	struct dt_req_stats *per;
 	__u32 z = 0;
 
@@ -212,11 +221,8 @@ static int read_reqs(struct collector *c, struct dt_req_stats *out)
 		for (size_t i = 0; i < counters; i++)
 			dst[i] += src[i];
 		merge_sockopts(out, &per[cpu]);
-		if (per[cpu].first_len > out->first_len) {
-			memcpy(out->first_bytes, per[cpu].first_bytes, sizeof(out->first_bytes));
-			out->first_len = per[cpu].first_len;
-		}
 	}
+	merge_firsts(out, per, ncpu);
 	free(per);
 	return 0;
 }

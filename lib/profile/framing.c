@@ -145,3 +145,41 @@ enum ditto_framing framing_detect(const unsigned char *b, size_t len)
 		return DITTO_FRAMING_LENGTH_PREFIXED;
 	return DITTO_FRAMING_RAW;
 }
+
+/* A protocol named by its bytes, not a guess from their shape. */
+static bool specific(enum ditto_framing f)
+{
+	return f != DITTO_FRAMING_UNKNOWN && f != DITTO_FRAMING_RAW &&
+	       f != DITTO_FRAMING_LENGTH_PREFIXED;
+}
+
+/*
+ * The framing of several connections' first requests: the one most of
+ * them name, a specific protocol before a shape. A connection whose first
+ * read in the window is the middle of a request (its header was read
+ * before the window opened) looks raw; it never looks like a protocol
+ * the others do not speak.
+ */
+enum ditto_framing framing_vote(const struct dt_first *firsts, size_t n)
+{
+	unsigned votes[32] = { 0 };	/* room for framings to come */
+	enum ditto_framing best = DITTO_FRAMING_UNKNOWN;
+
+	for (size_t i = 0; i < n && i < FIRST_SAMPLES; i++) {
+		unsigned char b[16];
+		enum ditto_framing f;
+
+		memcpy(b, firsts[i].bytes, sizeof(b));
+		f = framing_detect(b, firsts[i].len > 16 ? 16 : firsts[i].len);
+		if ((unsigned)f < sizeof(votes) / sizeof(votes[0]))
+			votes[f]++;
+	}
+	for (unsigned f = 0; f < sizeof(votes) / sizeof(votes[0]); f++) {
+		if (!votes[f] || f == DITTO_FRAMING_UNKNOWN)
+			continue;
+		if (best == DITTO_FRAMING_UNKNOWN || specific(f) > specific(best) ||
+		    (specific(f) == specific(best) && votes[f] > votes[best]))
+			best = (enum ditto_framing)f;
+	}
+	return best;
+}

@@ -196,6 +196,7 @@ unsigned host_cpuid_caches(struct host_caches *out);
 
 /* ---- framing.c ---- */
 enum ditto_framing framing_detect(const unsigned char *bytes, size_t len);
+enum ditto_framing framing_vote(const struct dt_first *firsts, size_t n);
 
 /* ---- session_cpu.c: the CPU phase and hardware counters ---- */
 struct session_cpu;

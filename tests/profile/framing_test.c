@@ -2,7 +2,8 @@
 /*
  * Unit test of framing_detect() on the first bytes of requests, as the
  * collector keeps them (16 at most): every framing it names, and bytes
- * that only look like one.
+ * that only look like one; and of framing_vote() over several
+ * connections' samples.
  */
 #include <stdio.h>
 #include <string.h>
@@ -96,11 +97,60 @@ static void test_others(void)
 	check("nothing", "", 0, DITTO_FRAMING_UNKNOWN);
 }
 
+static size_t sample(struct dt_first *f, size_t n, const void *bytes, size_t len)
+{
+	memset(&f[n], 0, sizeof(f[n]));
+	memcpy(f[n].bytes, bytes, len > 16 ? 16 : len);
+	f[n].len = len > 16 ? 16 : (unsigned)len;
+	return n + 1;
+}
+
+static void check_vote(const char *what, const struct dt_first *f, size_t n,
+		       enum ditto_framing want)
+{
+	enum ditto_framing got = framing_vote(f, n);
+
+	if (got != want) {
+		failures++;
+		printf("FAIL vote %s: %s, want %s\n", what, ditto_framing_name(got),
+		       ditto_framing_name(want));
+	}
+}
+
+/* A window that opened mid-packet on some connections: their samples are
+ * a payload without its header, or a header alone. */
+static void test_vote(void)
+{
+	static const unsigned char query[] = { 0x21, 0, 0, 0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T' };
+	static const unsigned char payload[] = { 0x03, 'S', 'E', 'L', 'E', 'C', 'T', ' ', 'c' };
+	static const unsigned char header[] = { 0x21, 0, 0, 0 };
+	struct dt_first f[FIRST_SAMPLES];
+	size_t n = 0;
+
+	check_vote("no sample", f, 0, DITTO_FRAMING_UNKNOWN);
+	n = sample(f, n, payload, sizeof(payload));
+	n = sample(f, n, header, sizeof(header));
+	check_vote("mid-packet only", f, n, DITTO_FRAMING_RAW);
+	n = sample(f, n, query, sizeof(query));
+	check_vote("one whole COM_QUERY among two halves", f, n, DITTO_FRAMING_MYSQL);
+	n = 0;
+	n = sample(f, n, "\x00\x00\x00\x10payload", 11);
+	n = sample(f, n, "\x00\x00\x00\x20payload", 11);
+	n = sample(f, n, "junk", 4);
+	check_vote("length-prefixed over raw", f, n, DITTO_FRAMING_LENGTH_PREFIXED);
+	n = 0;
+	n = sample(f, n, "GET / HTTP/1.1\r\n", 16);
+	n = sample(f, n, "*3\r\n$3\r\nSET\r\n", 13);
+	n = sample(f, n, "*2\r\n$3\r\nGET\r\n", 13);
+	check_vote("most votes among protocols", f, n, DITTO_FRAMING_RESP);
+}
+
 int main(void)
 {
 	test_postgres();
 	test_mysql();
 	test_others();
+	test_vote();
 	if (failures)
 		return 1;
 	printf("framing_test: ok\n");

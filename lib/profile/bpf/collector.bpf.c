@@ -639,17 +639,17 @@ static __always_inline __u64 mmsg_bytes(__u64 ptr, long n)
 	return sum;
 }
 
-static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, long n, __u64 sk)
+/* The first read of a connection's first request in the window. */
+static __always_inline void first_request(struct dt_conn *c, __u64 buf, long n)
 {
 	unsigned long long bytes[2] = {};
 
-	if (r->first_len || !buf)
+	if (c->requests || !buf || n <= 0)
 		return;
-	r->first_len = n > 16 ? 16 : (__u32)n;
-	r->first_sk = sk;
+	c->first_len = n > 16 ? 16 : (__u32)n;
 	bpf_probe_read_user(bytes, n >= 16 ? 16 : (n >= 8 ? 8 : (n >= 4 ? 4 : 0)), (void *)buf);
-	r->first_bytes[0] = bytes[0];
-	r->first_bytes[1] = bytes[1];
+	c->first[0] = bytes[0];
+	c->first[1] = bytes[1];
 }
 
 /*
@@ -658,17 +658,30 @@ static __always_inline void first_request(struct dt_req_stats *r, __u64 buf, lon
  * 12 bytes after the header (little-endian words: bytes 4..7 go in the
  * high half of the first).
  */
-static __always_inline void first_request_more(struct dt_req_stats *r, __u64 buf, long n, __u64 sk)
+static __always_inline void first_request_more(struct dt_conn *c, __u64 buf, long n)
 {
 	unsigned long long more[2] = {};
 	__u32 add = n >= 12 ? 12 : (n >= 8 ? 8 : (n >= 4 ? 4 : 0));
 
-	if (r->first_len != 4 || r->first_sk != sk || !buf || !add)
+	if (c->requests != 1 || c->first_len != 4 || !buf || !add)
 		return;
 	bpf_probe_read_user(more, add == 12 ? 12 : (add == 8 ? 8 : 4), (void *)buf);
-	r->first_bytes[0] = (r->first_bytes[0] & 0xffffffffull) | more[0] << 32;
-	r->first_bytes[1] = more[0] >> 32 | more[1] << 32;
-	r->first_len = 4 + add;
+	c->first[0] = (c->first[0] & 0xffffffffull) | more[0] << 32;
+	c->first[1] = more[0] >> 32 | more[1] << 32;
+	c->first_len = 4 + add;
+}
+
+/* The connection's first request is read: its bytes become a sample. */
+static __always_inline void first_sample(struct dt_req_stats *r, const struct dt_conn *c)
+{
+	__u32 i = r->nfirst;
+
+	if (c->requests != 1 || !c->first_len || i >= FIRST_SAMPLES)
+		return;
+	r->firsts[i].bytes[0] = c->first[0];
+	r->firsts[i].bytes[1] = c->first[1];
+	r->firsts[i].len = c->first_len;
+	r->nfirst = i + 1;
 }
 
 /* A response is complete: its size goes to the histogram and the total. */
@@ -689,13 +702,12 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		c->req_bytes += bytes;
-		first_request_more(r, s->buf, bytes, s->sk);
+		first_request_more(c, s->buf, bytes);
 		return;
 	}
 	if (c->state == CONN_WRITING)
 		resp_done(r, c);
-	if (r->requests == 0)
-		first_request(r, s->buf, bytes, s->sk);
+	first_request(c, s->buf, bytes);
 	c->state = CONN_READING;
 	c->requests++;
 	c->req_bytes = bytes;
@@ -713,6 +725,7 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 		return;
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
+		first_sample(r, c);
 		HIST_ADD(r->req_bytes, log2_bucket(c->req_bytes), 1);
 		r->req_bytes_sum += c->req_bytes;
 		HIST_ADD(r->service_ns, lat_bucket(now - c->req_start_ns), 1);
@@ -732,6 +745,8 @@ static __always_inline void conn_close(struct dt_inflight *s)
 		return;
 	if (c->state == CONN_WRITING)
 		resp_done(r, c);
+	if (c->state == CONN_READING)	/* never answered: a sample all the same */
+		first_sample(r, c);
 	HIST_ADD(r->per_conn, log2_bucket(c->requests), 1);
 	r->closed++;
 	bpf_map_delete_elem(&conns, &s->sk);

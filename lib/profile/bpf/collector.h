@@ -104,6 +104,8 @@ struct dt_wake_key {
 /* Per accepted connection, keyed by the socket's struct sock address. */
 struct dt_conn {
 	unsigned long long requests, req_bytes, resp_bytes, req_start_ns;
+	unsigned long long first[2];	/* its first request's first 16 bytes */
+	unsigned int first_len;
 	unsigned char state;	/* CONN_IDLE, CONN_READING, CONN_WRITING */
 	unsigned char opts_read;	/* its socket options were looked at */
 };
@@ -122,6 +124,18 @@ struct dt_sockopt {
 	unsigned long long conns, calls;
 };
 
+/*
+ * The first bytes of the first request one connection made in the window,
+ * for the framing. Several connections are sampled: a window that opens
+ * between a header's read and its payload's sees the payload first, on
+ * that connection only.
+ */
+#define FIRST_SAMPLES 8
+struct dt_first {
+	unsigned long long bytes[2];
+	unsigned int len, pad;
+};
+
 /* Whole-service request statistics (one array entry, atomically added). */
 struct dt_req_stats {
 	unsigned long long requests, connections, closed, pipelined;
@@ -134,9 +148,8 @@ struct dt_req_stats {
 	/* Connections whose options were read at their first I/O, and
 	 * options that found no free slot in sockopts. */
 	unsigned long long sockopt_conns, sockopt_other;
-	unsigned long long first_bytes[2];	/* first 16 bytes of the first request: framing */
-	unsigned long long first_sk;		/* the socket it came from */
-	unsigned int first_len;
+	struct dt_first firsts[FIRST_SAMPLES];	/* not summed: collected */
+	unsigned int nfirst, pad;
 	/* Not summed as counters: user space merges the slots by key. */
 	struct dt_sockopt sockopts[MAX_SOCKOPTS];
 };
