@@ -191,6 +191,11 @@ struct rt_config {
 	 * as the original's did (unless that plays the class "main"). */
 	bool acceptor_thread;
 	enum rt_accept_wait accept_wait;
+	/* The main thread accepts and forks a process per connection, which
+	 * serves it with io's loop (or blocking reads) in one thread and exits
+	 * when it closes (PostgreSQL's postmaster and backends); processes is
+	 * then what the model saw, not what is started. */
+	bool fork_per_connection;
 	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
 	struct rt_net net;
 	struct rt_hist response_bytes;	/* whole response on the wire, bytes */

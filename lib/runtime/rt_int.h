@@ -45,6 +45,11 @@ int rt_stop_init(void);	/* handlers, eventfd, deadline timer of this process */
 void rt_stop_signals(sigset_t *set);	/* SIGTERM, SIGINT, SIGALRM: what stops a clone */
 void rt_stop(void);	/* async-signal-safe, idempotent */
 bool rt_stopping(void);
+/* In a child forked per connection: a stop of its own, requests counted
+ * with the parent's (rt_stop_share_count() before forking) and
+ * --max-requests stopping the parent too. */
+void rt_stop_child(pid_t parent);
+int rt_stop_share_count(void);
 void rt_fail(void);	/* a thread failed (message printed): stop, exit 1 */
 bool rt_failed(void);
 void rt_stop_count_request(void);	/* one request served; stops at --max-requests */
@@ -318,6 +323,7 @@ struct rt_worker {
 	struct rt_worker *pool;	/* all workers of the process */
 	unsigned npool;
 	bool shared;		/* its listen socket is other workers' too */
+	bool single;		/* stops its process when its last connection closes */
 	pthread_t tid;
 	bool started;
 };
@@ -340,6 +346,8 @@ int rt_net_pool_run(const int *lfd, unsigned nlfd, unsigned proc);
 int rt_net_blocking_run(int lfd, unsigned proc);
 int rt_net_accepting_run(int lfd, unsigned proc);	/* blocking, no dispatch */
 int rt_net_handoff_run(int lfd, unsigned proc);	/* blocking pool, dispatch */
+int rt_net_forking_run(int lfd, unsigned proc);	/* a process per connection */
+rt_loop_fn rt_net_loop_of(enum rt_io io);
 
 /* rt_net_dispatch.c: hands accepted sockets round robin to the workers. */
 struct rt_acceptor {
@@ -351,6 +359,10 @@ struct rt_acceptor {
 	atomic_bool done;
 };
 void *rt_net_dispatch_acceptor(void *arg);
+/* The acceptor's wait for its listen socket, as rt_config.accept_wait
+ * says; epfd from rt_acceptor_epoll() (-1 unless it waits in epoll). */
+int rt_acceptor_epoll(int lfd);
+void rt_acceptor_wait(int lfd, int epfd);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The clone's entry point: options, the listen sockets, then one process
- * (rt_process.c) or pre-forked ones (rt_prefork.c). Exit status: 0 after
+ * (rt_process.c; it may fork one per connection) or pre-forked ones
+ * (rt_prefork.c). Exit status: 0 after
  * a clean stop, 1 on a failure, 2 on a bad option, 3 when the port is in
  * use.
  */
@@ -12,7 +13,8 @@
 
 int main(int argc, char **argv)
 {
-	unsigned procs = rt_config.processes ? rt_config.processes : 1, n;
+	unsigned procs = rt_config.processes && !rt_config.fork_per_connection ?
+			 rt_config.processes : 1, n;
 	int rc = rt_opts_parse(argc, argv), *fds;
 
 	if (rc)

@@ -34,7 +34,7 @@ static enum rt_io accept_io(void)
 
 /* Wait until the listen socket is readable, or the stop eventfd is (so
  * the acceptor may run on the main thread), or a signal comes. */
-static void wait_listener(int lfd, int epfd)
+void rt_acceptor_wait(int lfd, int epfd)
 {
 	struct epoll_event ev;
 	struct pollfd p[2] = { { lfd, POLLIN, 0 }, { rt_stop_fd, POLLIN, 0 } };
@@ -63,7 +63,7 @@ static void wait_listener(int lfd, int epfd)
 	}
 }
 
-static int listener_epoll(int lfd)
+int rt_acceptor_epoll(int lfd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = lfd };
 	struct epoll_event stop = { .events = EPOLLIN, .data.fd = rt_stop_fd };
@@ -83,13 +83,13 @@ static int listener_epoll(int lfd)
 void *rt_net_dispatch_acceptor(void *arg)
 {
 	struct rt_acceptor *a = arg;
-	int epfd = listener_epoll(a->lfd);
+	int epfd = rt_acceptor_epoll(a->lfd);
 	unsigned next = 0;
 
 	while (!rt_stopping()) {
 		int fd;
 
-		wait_listener(a->lfd, epfd);
+		rt_acceptor_wait(a->lfd, epfd);
 		if (rt_stopping())
 			break;
 		fd = rt_conn_cap_accept(a->lfd, SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -73,6 +73,9 @@ static int setup(struct rt_worker *w, int ep)
 	for (unsigned i = 0; i < w->nlfd; i++)
 		if (watch(ep, EPOLL_CTL_ADD, w->lfd[i], EPOLLIN, TAG_LISTEN + i))
 			return -1;
+	/* adopted before the loop (a process forked for its connection) */
+	for (size_t i = w->nconns; i-- > 0;)
+		add_conn(w, ep, w->conns[i]);
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include <sys/select.h>
 #include <unistd.h>
 
-static rt_loop_fn loop_of(enum rt_io io)
+rt_loop_fn rt_net_loop_of(enum rt_io io)
 {
 	switch (io) {
 	case RT_IO_POLL:
@@ -31,7 +31,7 @@ static rt_loop_fn loop_of(enum rt_io io)
 
 static void *worker_main(void *arg)
 {
-	loop_of(rt_config.io)(arg);
+	rt_net_loop_of(rt_config.io)(arg);
 	return NULL;
 }
 

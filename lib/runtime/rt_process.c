@@ -44,7 +44,9 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 	 * connection: its model's thread count may be the connections its
 	 * window saw, and a fixed set of threads would leave further clients
 	 * waiting. */
-	if (rt_config.io == RT_IO_BLOCKING && rt_config.threads && rt_config.accept_dispatch)
+	if (rt_config.fork_per_connection)
+		rc = rt_net_forking_run(lfd[0], proc);
+	else if (rt_config.io == RT_IO_BLOCKING && rt_config.threads && rt_config.accept_dispatch)
 		rc = rt_net_handoff_run(lfd[0], proc);
 	else if (rt_config.io == RT_IO_BLOCKING && (!rt_config.threads || rt_config.processes <= 1))
 		rc = rt_net_blocking_run(lfd[0], proc);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +19,8 @@ int rt_stop_fd = -1;
 static pthread_t main_thread;
 static atomic_bool main_known;
 static atomic_int stopping;
-static atomic_uint_fast64_t served;
+static atomic_uint_fast64_t served_here, *served = &served_here;
+static pid_t parent;		/* a child forked per connection: its parent */
 static atomic_int failed;
 
 void rt_stop(void)
@@ -59,9 +61,12 @@ void rt_stop_count_request(void)
 
 	if (!rt_opts.max_requests)
 		return;
-	n = atomic_fetch_add(&served, 1) + 1;
-	if (n >= rt_opts.max_requests)
-		rt_stop();
+	n = atomic_fetch_add(served, 1) + 1;
+	if (n < rt_opts.max_requests)
+		return;
+	rt_stop();
+	if (parent > 0)
+		kill(parent, SIGTERM);
 }
 
 static void on_stop_signal(int sig)
@@ -137,6 +142,34 @@ int rt_stop_init(void)
 	return 0;
 }
 
+int rt_stop_share_count(void)
+{
+	void *p = mmap(NULL, sizeof(*served), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED) {
+		rt_err(errno, "a request count shared with the children");
+		return -1;
+	}
+	served = p;
+	atomic_init(served, atomic_load(&served_here));
+	return 0;
+}
+
+/* The parent's eventfd is shared: a stop of the child's own must not
+ * stop it (nor the other children). Interval timers are not inherited;
+ * the parent's stop comes as SIGTERM. */
+void rt_stop_child(pid_t p)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	if (rt_stop_fd >= 0)
+		close(rt_stop_fd);
+	rt_stop_fd = fd;	/* -1: the loops see the flag alone */
+	main_thread = pthread_self();
+	parent = p;
+}
+
 void rt_stop_kick_join(pthread_t t, atomic_bool *done)
 {
 	const struct timespec slice = { 0, 5 * 1000 * 1000 };
@@ -151,13 +184,15 @@ void rt_stop_kick_join(pthread_t t, atomic_bool *done)
 
 /* Started threads inherit a mask with the stop signals blocked: the
  * process's stop signals reach its main thread, the one that may block
- * in accept4() (the others are kicked out of their calls with SIGUSR1). */
+ * in accept4() (the others are kicked out of their calls with SIGUSR1).
+ * So does SIGCHLD, which wakes a forking acceptor to reap. */
 int rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what)
 {
 	sigset_t set, old;
 	int rc;
 
 	rt_stop_signals(&set);
+	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	rc = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

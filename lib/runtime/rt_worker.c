@@ -113,6 +113,8 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 	w->conns[c->slot] = last;
 	last->slot = c->slot;
 	rt_conn_free(c);
+	if (w->single && !w->nconns)
+		rt_stop();
 }
 
 /* Readiness in, served out; false when the connection was closed. */

@@ -25,6 +25,7 @@ struct cfg {
 	struct synth_knobs k;	/* in->knobs, or the defaults */
 	struct synth_limits *lim, own;	/* in->limits, or own */
 	uint64_t procs, threads;	/* processes, serving threads of each */
+	bool forks;		/* a process per connection (rt.h) */
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
@@ -409,7 +410,37 @@ static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
  * (rt_prefork.c), instead of one thread of it in every serving process. */
 static bool parents_class(struct cfg *g, struct ditto_thread_class *t)
 {
-	return g->procs > 1 && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
+	return g->procs > 1 && !g->forks && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
+}
+
+/*
+ * One acceptor thread in all the service's processes, serving done by
+ * several others that do not accept: a master forking a process per
+ * connection (PostgreSQL's postmaster). Several processes each with an
+ * acceptor handing out connections have as many acceptors as processes.
+ */
+static bool forks_per_connection(struct ditto_service *s, uint64_t procs)
+{
+	struct ditto_network *net = ditto_service_network(s);
+	uint64_t acceptors = 0;
+
+	if (!net || procs <= 1 || !ditto_network_network_dispatch(net) ||
+	    ditto_network_accept_dispatch(net))
+		return false;
+	for (size_t i = 0; i < ditto_service_thread_count(s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(s, i);
+
+		if (ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR)
+			acceptors += ditto_thread_class_count(t);
+	}
+	return acceptors == 1;
+}
+
+/* Processes the background classes are shared out over: all of them,
+ * but a forking parent runs them alone. */
+static uint64_t bg_procs(const struct cfg *g)
+{
+	return g->forks ? 1 : g->procs;
 }
 
 /* A class's threads in one clone process: thread counts are totals over
@@ -482,7 +513,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 
 		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t))
 			continue;
-		count = per_process(g, count);
+		count = (count + bg_procs(g) - 1) / bg_procs(g);
 		if (n == max_classes) {
 			synth_limit(g->lim, SYNTH_LIMIT_CLASSES,
 				    (double)ditto_service_thread_count(g->s) - (g->serving ? 1 : 0));
@@ -495,7 +526,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		used += count;
 		if (wake) {
 			/* wake-ups are the class's in all processes */
-			period = window_ns * count * g->procs / wake / g->k.background_rate;
+			period = window_ns * count * bg_procs(g) / wake / g->k.background_rate;
 			busy = (double)ditto_thread_class_cpu_ns(t) / wake;
 			per_wake = requests * count / wake / g->k.background_rate;
 			/* 0: not known (or a corrupt model), the clock paces it */
@@ -641,6 +672,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		g.lim = &g.own;
 	}
 	g.procs = config_processes(s, g.lim);
+	g.forks = forks_per_connection(s, g.procs);
 	/* network_threads counts the serving threads of all processes */
 	g.threads = per_process(&g, threads ? threads : 1);
 	thread_budget(&g);
@@ -695,12 +727,13 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	dbuf_printf(out, ",\n\t.framing = %s,\n"
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"
-		    "\t.reuseport = false,\n",
+		    "\t.fork_per_connection = %s,\n\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)g.procs,
 		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
-		    net && ditto_network_network_dispatch(net) ? "true" : "false",
-		    acceptor_thread(net, g.procs) ? "true" : "false", accept_wait(s, io));
+		    net && ditto_network_network_dispatch(net) && !g.forks ? "true" : "false",
+		    acceptor_thread(net, g.procs) ? "true" : "false", accept_wait(s, io),
+		    g.forks ? "true" : "false");
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);

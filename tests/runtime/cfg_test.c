@@ -24,6 +24,12 @@
 #ifndef CFG_DISPATCH
 #define CFG_DISPATCH false
 #endif
+#ifndef CFG_FORK
+#define CFG_FORK false
+#endif
+#ifndef CFG_ACCEPT_WAIT
+#define CFG_ACCEPT_WAIT RT_ACCEPT_WAIT_AS_SERVING
+#endif
 #ifndef CFG_REUSEPORT
 #define CFG_REUSEPORT false
 #endif
@@ -137,6 +143,8 @@ const struct rt_config rt_config = {
 	.processes = CFG_PROCESSES,
 	.threads = CFG_THREADS,
 	.accept_dispatch = CFG_DISPATCH,
+	.accept_wait = CFG_ACCEPT_WAIT,
+	.fork_per_connection = CFG_FORK,
 	.reuseport = CFG_REUSEPORT,
 	.net = {
 		.read_nr = CFG_READ_NR,

@@ -1036,9 +1036,62 @@ def scenario_fdcap(exe):
         s.close()
 
 
+# ---- a process per connection ----
+
+def child_pids(clone):
+    with open('/proc/%d/task/%d/children' % (clone.proc.pid, clone.proc.pid)) as f:
+        return [int(p) for p in f.read().split()]
+
+
+def wait_children(clone, n, what):
+    """The clone has n children (reaped ones are gone) within 3 s."""
+    deadline = time.time() + 3
+    while len(child_pids(clone)) != n and time.time() < deadline:
+        time.sleep(0.02)
+    if len(child_pids(clone)) != n:
+        fail('forking: %d children %s, expected %d' % (len(child_pids(clone)), what, n))
+
+
+def check_max_requests_forking(exe):
+    """--max-requests counts the requests of every child together."""
+    clone = Clone(exe, ['--max-requests', '50'])
+    served = 0
+    socks = [clone.connect() for _ in range(2)]
+    try:
+        for i in range(100):
+            lp_request(socks[i % 2], b'x')
+            served += 1
+    except (OSError, ValueError):
+        pass
+    for s in socks:
+        s.close()
+    clone.finish('--max-requests 50', STOP_S)
+    if not 50 <= served <= 52:
+        fail('forking: %d requests served under --max-requests 50' % served)
+
+
+def scenario_forking(clone):
+    """A process per connection, one thread each, gone when it closes."""
+    wait_children(clone, 0, 'before any client')
+    socks = [clone.connect() for _ in range(3)]
+    for i, s in enumerate(socks):
+        lp_request(s, b'client %d' % i)
+    wait_children(clone, 3, 'with 3 clients')
+    for pid in child_pids(clone):
+        n = len(os.listdir('/proc/%d/task' % pid))
+        if n != 1:
+            fail("forking: a connection's process has %d threads, expected 1" % n)
+    socks.pop().close()
+    wait_children(clone, 2, 'after one client left')
+    for s in socks:
+        s.close()
+    wait_children(clone, 0, 'after all clients left')
+    scenario_lp(clone)
+
+
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
-             'mysql': scenario_mysql}
+             'mysql': scenario_mysql, 'forking': scenario_forking}
 
 
 def options(exe):
@@ -1091,6 +1144,8 @@ def main():
         check_deadline(exe)
         if scenario == 'lp':
             options(exe)
+        if scenario == 'forking':
+            check_max_requests_forking(exe)
     print('%s %s: %s in %.1f s' % (os.path.basename(exe), scenario,
                                    'FAILED' if failures else 'ok', time.time() - start))
     return 1 if failures else 0

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A process per connection, as PostgreSQL's postmaster forks a backend:
+ * the main thread waits for the listen socket the way the original's
+ * acceptor did (rt_config.accept_wait), accepts, and forks. The child
+ * keeps only the connection and serves it on its one thread, with the
+ * event loop of rt_config.io or with blocking reads, and exits when the
+ * client closes it; fork copies no other thread, so the background
+ * classes run once, in the parent, where they lived. SIGCHLD interrupts
+ * the parent's wait (other threads block it) and it reaps, as the
+ * postmaster does; at its stop it sends each child SIGTERM and waits.
+ * Past MAX_CHILDREN live children a new connection is closed at once.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_CHILDREN 1024
+
+static pid_t kids[MAX_CHILDREN];
+static unsigned nkids;
+
+/* Only interrupts the wait (no SA_RESTART). */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+static int catch_children(void)
+{
+	struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
+	sigset_t set;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigaction(SIGCHLD, &sa, NULL) || pthread_sigmask(SIG_UNBLOCK, &set, NULL)) {
+		rt_err(errno, "SIGCHLD");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the child ---- */
+
+static void serve_blocking(int fd, uint64_t stream)
+{
+	struct rt_thread t = { .replay = NULL };
+	struct rt_conn *c = rt_conn_new(fd);
+
+	if (!c) {
+		rt_conn_cap_close_fd(fd);
+		return;
+	}
+	if (!rt_thread_init(&t, stream)) {
+		rt_sock_setup(fd);
+		rt_conn_greet(c);
+		while (!rt_stopping() && c->want != RT_WANT_CLOSE &&
+		       rt_conn_readable(c, &t) != RT_WANT_CLOSE)
+			;
+	}
+	rt_conn_free(c);
+	rt_thread_fini(&t);
+}
+
+/* A worker of its own with the connection adopted, no listen socket and
+ * no hand-over queue: its loop ends when the connection does. */
+static void serve_loop(int fd, uint64_t stream)
+{
+	struct rt_worker w = { .pool = &w, .npool = 1, .notify_fd = -1, .single = true };
+
+	w.fd_limit = rt_config.io == RT_IO_SELECT ? FD_SETSIZE : INT_MAX;
+	pthread_mutex_init(&w.qlock, NULL);
+	if (rt_thread_init(&w.t, stream)) {
+		rt_conn_cap_close_fd(fd);
+	} else if (rt_worker_adopt(&w, fd)) {
+		rt_net_loop_of(rt_config.io)(&w);
+	}
+	while (w.nconns)
+		rt_worker_drop(&w, w.conns[w.nconns - 1]);
+	free(w.conns);
+	pthread_mutex_destroy(&w.qlock);
+	rt_thread_fini(&w.t);
+}
+
+static void child(int fd, int lfd, int epfd, pid_t parent, uint64_t stream)
+{
+	close(lfd);
+	if (epfd >= 0)
+		close(epfd);
+	signal(SIGCHLD, SIG_DFL);
+	rt_stop_child(parent);
+	if (rt_config.io == RT_IO_BLOCKING)
+		serve_blocking(fd, stream);
+	else
+		serve_loop(fd, stream);
+	/* not exit(): the parent's scratch file and stdio are its own */
+	_exit(rt_failed() ? 1 : 0);
+}
+
+/* ---- the parent ---- */
+
+/* Forgets pid; false if it failed (it printed why). */
+static bool forget(pid_t pid, int st)
+{
+	for (unsigned i = 0; i < nkids; i++) {
+		if (kids[i] == pid) {
+			kids[i] = kids[--nkids];
+			break;
+		}
+	}
+	return (WIFEXITED(st) && !WEXITSTATUS(st)) ||
+	       (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+}
+
+static void reap(int flags)
+{
+	pid_t pid;
+	int st;
+
+	while (nkids && ((pid = waitpid(-1, &st, flags)) > 0 || (pid < 0 && errno == EINTR))) {
+		if (pid > 0 && !forget(pid, st)) {
+			rt_err(0, "the process of a connection failed");
+			rt_fail();
+		}
+	}
+}
+
+static void spawn(int fd, int lfd, int epfd, uint64_t stream)
+{
+	pid_t parent = getpid(), pid;
+
+	if (nkids == MAX_CHILDREN) {	/* refused, not left waiting */
+		rt_conn_cap_close_fd(fd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		child(fd, lfd, epfd, parent, stream);
+	if (pid < 0)
+		rt_err(errno, "fork for a connection");
+	else
+		kids[nkids++] = pid;
+	rt_conn_cap_close_fd(fd);	/* the child's now */
+}
+
+int rt_net_forking_run(int lfd, unsigned proc)
+{
+	int flags = SOCK_CLOEXEC | (rt_config.io == RT_IO_BLOCKING ? 0 : SOCK_NONBLOCK);
+	int epfd = rt_acceptor_epoll(lfd);
+	uint64_t seq = 0;
+
+	if ((rt_opts.max_requests && rt_stop_share_count()) || catch_children())
+		return -1;
+	rt_announce_ready();
+	while (!rt_stopping()) {
+		int fd;
+
+		rt_acceptor_wait(lfd, epfd);
+		reap(WNOHANG);
+		if (rt_stopping())
+			break;
+		fd = rt_conn_cap_accept(lfd, flags);
+		if (fd >= 0)
+			spawn(fd, lfd, epfd, (uint64_t)proc << 32 | (1u << 30) | seq++);
+		else if (!rt_conn_cap_goes_on(errno)) {
+			rt_err(errno, "accept");
+			rt_fail();
+		}
+	}
+	for (unsigned i = 0; i < nkids; i++)
+		kill(kids[i], SIGTERM);
+	reap(0);
+	if (epfd >= 0)
+		close(epfd);
+	return 0;
+}
