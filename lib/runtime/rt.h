@@ -161,11 +161,22 @@ struct rt_net {
 	double accept_again_per_request;
 };
 
+/* How a background class waits between wake-ups, as the original's
+ * did: as `sleeps` says, or in an event loop's call with a timeout (an
+ * idle process of PostgreSQL waits on its latch in epoll_wait). */
+enum rt_bg_wait {
+	RT_BG_WAIT_AS_SLEEPS = 0,
+	RT_BG_WAIT_EPOLL,
+	RT_BG_WAIT_POLL,
+	RT_BG_WAIT_SELECT,
+};
+
 /* A background thread class: `threads` threads that each wake every
  * period_ns and keep the CPU busy_ns per wake-up, waiting in
- * clock_nanosleep when `sleeps` (the original slept), else on a futex.
- * Under valgrind each wakes every requests_per_wake served requests
- * instead, when that is known (see rt_background.c). */
+ * clock_nanosleep when `sleeps` (the original slept), else on a futex,
+ * unless `wait` names an event loop's call. Under valgrind each wakes
+ * every requests_per_wake served requests instead, when that is known
+ * (see rt_background.c). */
 struct rt_background {
 	const char *name;
 	unsigned threads;
@@ -173,6 +184,7 @@ struct rt_background {
 	uint64_t busy_ns;
 	bool sleeps;
 	uint64_t requests_per_wake;
+	enum rt_bg_wait wait;
 };
 
 struct rt_config {

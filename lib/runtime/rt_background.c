@@ -3,8 +3,9 @@
  * Background thread classes: per entry `threads` threads that wake every
  * period_ns (absolute deadlines on CLOCK_MONOTONIC, so a late wake-up
  * does not drift) and keep the CPU busy for busy_ns. They wait on a
- * condition variable so that the stop wakes them at once; period 0 means
- * they only wait for the stop. One thread of a class named "main" is the
+ * condition variable so that the stop wakes them at once, in slices of
+ * clock_nanosleep, or in an event loop's call over the stop eventfd
+ * (rt_bg_wait.c); period 0 means they only wait for the stop. One thread of a class named "main" is the
  * process's main thread (rt_main_thread.c).
  */
 #include "rt_int.h"
@@ -162,11 +163,20 @@ void rt_background_served(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/* A class that waited in an event loop's call: the same wait, unlocked. */
+static void event_wait(const struct rt_background *b, int ep, uint64_t deadline)
+{
+	pthread_mutex_unlock(&lock);
+	rt_bg_wait_until(b->wait, ep, deadline, bg_done);
+	pthread_mutex_lock(&lock);
+}
+
 static void *bg_main(void *arg)
 {
 	struct bg_thread *t = arg;
 	const struct rt_background *b = t->b;
 	uint64_t next = rt_now_ns();
+	int ep = rt_bg_wait_open(b->wait);
 
 	pthread_mutex_lock(&lock);
 	while (!bg_done()) {
@@ -176,6 +186,10 @@ static void *bg_main(void *arg)
 			paced_wait(t);
 			continue;	/* no busy work under valgrind (rt_spin) */
 		}
+		if (!b->period_ns && b->wait) {
+			event_wait(b, ep, 0);
+			continue;
+		}
 		if (!b->period_ns) {
 			pthread_cond_wait(&cond, &lock);
 			continue;
@@ -183,12 +197,15 @@ static void *bg_main(void *arg)
 		next += b->period_ns;
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
-		if (b->sleeps) {
+		if (b->wait) {
+			event_wait(b, ep, next);
+		} else if (b->sleeps) {
 			pthread_mutex_unlock(&lock);
 			sleep_until(next);
 			pthread_mutex_lock(&lock);
 		}
-		while (!b->sleeps && !bg_done() && pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
+		while (!b->sleeps && !b->wait && !bg_done() &&
+		       pthread_cond_timedwait(&cond, &lock, &ts) != ETIMEDOUT)
 			;
 		if (bg_done())
 			break;
@@ -200,6 +217,8 @@ static void *bg_main(void *arg)
 			next = rt_now_ns();
 	}
 	pthread_mutex_unlock(&lock);
+	if (ep >= 0)
+		close(ep);
 	return NULL;
 }
 

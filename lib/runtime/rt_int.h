@@ -376,6 +376,9 @@ void rt_background_served(void);	/* a request was served */
 uint64_t rt_now_ns(void);	/* CLOCK_MONOTONIC */
 void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
 const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */
+/* rt_bg_wait.c: waits in how's call until deadline (0: until done()). */
+int rt_bg_wait_open(enum rt_bg_wait how);	/* an epoll set, or -1 */
+void rt_bg_wait_until(enum rt_bg_wait how, int ep, uint64_t deadline, bool (*done)(void));
 void rt_main_thread_run(void);	/* rt_main_thread.c */
 
 #endif /* DITTO_RT_INT_H */

@@ -394,6 +394,17 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 	return sleeps > futex;
 }
 
+/* A class that waited in an event loop's call waits in the same one. */
+static const char *class_wait(struct ditto_thread_class *t)
+{
+	switch (ditto_thread_class_io_model(t)) {
+	case DITTO_IO_EPOLL: return "RT_BG_WAIT_EPOLL";
+	case DITTO_IO_POLL: return "RT_BG_WAIT_POLL";
+	case DITTO_IO_SELECT: return "RT_BG_WAIT_SELECT";
+	default: return "RT_BG_WAIT_AS_SLEEPS";
+	}
+}
+
 /* The acceptor class of a service that hands connections to its serving
  * threads is played by the runtime's own acceptor (accept_dispatch). */
 static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
@@ -535,12 +546,13 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		dbuf_puts(b, "\t{ .name = ");
 		lit(g, b, ditto_thread_class_name(t));
 		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
-			    " .sleeps = %s, .requests_per_wake = %.0f },\n",
+			    " .sleeps = %s, .requests_per_wake = %.0f, .wait = %s },\n",
 			    (unsigned long long)count,
 			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
 			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
 			    class_sleeps(g->s, t) ? "true" : "false",
-			    num(g, "requests per background wake-up", per_wake, U64_FIELD_MAX));
+			    num(g, "requests per background wake-up", per_wake, U64_FIELD_MAX),
+			    class_wait(t));
 		n++;
 	}
 	if (!n)
