@@ -7,17 +7,20 @@ A private cluster (initdb in a temporary directory, trust authentication,
 framing must be postgres; the clone must take pgbench's default (TPC-B
 like) script and -S, in the simple, extended and prepared query modes,
 with no failed transaction; its response bytes per request, profiled
-under the same load, stay within a bound of the original's; and `ditto
-load --framing postgres` drives both."""
+under the same load, stay within a bound of the original's; its thread
+classes and network model are the original's, with a process forked per
+connection as the postmaster does; and `ditto load --framing postgres`
+drives both."""
 
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
 import ditto as d
-from compare import BYTES_BOUND, clone_service, per_request, profile_clone, rel
+from compare import BYTES_BOUND, classes, clone_service, network, per_request, profile_clone, rel
 from conftest import Clone, ditto, need
 from pg_cluster import Cluster
 
@@ -64,6 +67,20 @@ MODES = [(script, mode) for script in (('-S',), ()) for mode in ('simple', 'exte
                                                                   'prepared')]
 
 
+def children_under_load(clone, clients):
+    """The clone's child processes and their threads while pgbench holds
+    `clients` connections."""
+    load = subprocess.Popen(pgbench_argv(clone.port, '-S', seconds=3, clients=clients),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.5)
+        with open('/proc/%d/task/%d/children' % (clone.pid, clone.pid)) as f:
+            kids = [int(p) for p in f.read().split()]
+        return [len(os.listdir('/proc/%d/task' % k)) for k in kids]
+    finally:
+        load.wait(30)
+
+
 def test_postgres_clone_answers_pgbench(tmp_path, cluster, started):
     load = pgbench_argv(cluster.port, '-S', seconds=30)
     tree = tmp_path / 'pg-clone'
@@ -84,6 +101,8 @@ def test_postgres_clone_answers_pgbench(tmp_path, cluster, started):
                        pgbench_argv(clone.port, '-S', seconds=30))
     r = ditto('load', '--port', clone.port, '--framing', 'postgres', '-c', 2, '-d', 1)
     assert re.search(r'errors 0\b', r.stdout), r.stdout + r.stderr
+    # a process per connection, one thread each
+    assert children_under_load(clone, 3) == [1, 1, 1]
     assert clone.stop() == 0
     _, req_o, resp_o = per_request(orig)
     _, req_c, resp_c = per_request(cm)
@@ -91,6 +110,8 @@ def test_postgres_clone_answers_pgbench(tmp_path, cluster, started):
           (req_o, resp_o, req_c, resp_c))
     assert d.Model.load(cm).get('services[0].framing') == 'postgres'
     assert rel(resp_o, resp_c) <= RESP_BOUND, ('response bytes', resp_o, resp_c)
+    assert classes(orig) == classes(cm), (classes(orig), classes(cm))
+    assert network(orig) == network(cm), (network(orig), network(cm))
 
 
 def test_load_drives_postgres(cluster):
