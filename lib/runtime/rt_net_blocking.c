@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The blocking skeleton: an acceptor in blocking accept4() starts one
- * thread per connection, which reads and writes with blocking calls. The
+ * The blocking skeleton: an acceptor in blocking accept4() (after a wait
+ * in epoll, poll or select when the original's acceptor waited so) starts
+ * one thread per connection, which reads and writes with blocking calls. The
  * acceptor is the main thread, as in a server whose main thread accepts,
  * unless the original accepted on a thread of its own (acceptor_thread)
  * or the main thread plays the class "main"; then the main thread waits
@@ -105,10 +106,17 @@ struct blocking_acceptor {
 static void *acceptor_main(void *arg)
 {
 	struct blocking_acceptor *a = arg;
+	int epfd = rt_acceptor_epoll(a->lfd);
 	uint64_t seq = 0;
 
 	while (!rt_stopping()) {
-		int fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
+		int fd;
+
+		/* as the original's acceptor waited (Python's selector polls) */
+		rt_acceptor_wait(a->lfd, epfd);
+		if (rt_stopping())
+			break;
+		fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
 
 		if (fd >= 0) {
 			reap();
@@ -118,6 +126,8 @@ static void *acceptor_main(void *arg)
 			rt_fail();
 		}
 	}
+	if (epfd >= 0)
+		close(epfd);
 	atomic_store(&a->done, true);
 	return NULL;
 }
