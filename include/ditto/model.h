@@ -19,6 +19,7 @@
  *                               woken_by[], cpu_ns, ctx_switches, wakeups,
  *                               threads_created, processes_created
  *     network                   io_model, accept_dispatch, network_dispatch,
+ *                               serial_connections,
  *                               network_threads, processes,
  *                               client_connections, client_mode,
  *                               sockopt_connections, sockopts[]{level,
@@ -538,6 +539,15 @@ DITTO_API int ditto_network_set_accept_dispatch(struct ditto_network *n, bool v)
  * acceptor in each serving process that hands connections out. */
 DITTO_API bool ditto_network_network_dispatch(const struct ditto_network *n);
 DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v);
+/* The serving threads (of an event-loop io model) take their connections
+ * one after another and wait on the one they hold, never on two at once
+ * nor on the listener meanwhile: Apache's pre-forked children poll their
+ * connection between requests. A clone's thread then serves one
+ * connection at a time and further clients wait, as the original's did.
+ * False when the window cannot tell (one connection per thread all window
+ * with a dispatcher), and for blocking io, which serves one by nature. */
+DITTO_API bool ditto_network_serial_connections(const struct ditto_network *n);
+DITTO_API int ditto_network_set_serial_connections(struct ditto_network *n, bool v);
 /* Serving threads in all serving processes together (nginx with 2
  * single-threaded workers: 2, processes 2); each process has
  * network_threads / processes. 0: one thread per connection (blocking). */

@@ -15,7 +15,9 @@
  *  - it is blocked in poll/ppoll or select/pselect6 with the socket among
  *    the fds it waits to read (the array or bitmap read from
  *    /proc/PID/mem at the call's arguments).
- * Sets are read as they are when the window ends; a poll or select loop
+ * A thread that served connections and is blocked in an event call whose
+ * set holds no listener is marked TB_CONN_WAIT (netmodel.c: a sign of
+ * serial connections). Sets are read as they are when the window ends; a poll or select loop
  * that is running at that moment is not seen (its set lives only in the
  * call), nor is an epoll set that changes role during the window.
  * Connections predating the window are followed by the collector already
@@ -159,15 +161,18 @@ static bool select_holds_listener(const struct listeners *ls, unsigned long long
 /*
  * Whether the thread waits on a listening socket, and *how (the TB_ bit of
  * its multiplexing call, 0 for accept): a thread that made no call in the
- * window has no other record of its I/O model.
+ * window has no other record of its I/O model. *blocked: it is blocked in
+ * that multiplexing call now (not its last epoll set, read instead).
  */
 static bool waits_on_listener(const struct listeners *ls, const struct thread_rec *t,
-			      uint32_t *how)
+			      uint32_t *how, bool *blocked)
 {
 	unsigned long long a[3] = { 0 };
 	long nr = blocked_call(ls->tgid, t->tid, a);
 
 	*how = 0;
+	*blocked = nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT || nr == NR_EPOLL_PWAIT2 ||
+		   nr == NR_POLL || nr == NR_PPOLL || nr == NR_SELECT || nr == NR_PSELECT6;
 	switch (nr) {
 	case NR_ACCEPT:
 	case NR_ACCEPT4:
@@ -198,8 +203,9 @@ void listen_waiters_mark(struct snapshot *s)
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_rec *t = &s->threads[i];
 		uint32_t how;
+		bool holds, blocked;
 
-		if ((t->info.bits & TB_ACCEPTS) || t->info.exited_ns)
+		if (t->info.exited_ns)
 			continue;
 		/* Threads of a process mostly come together in the map, but
 		 * not always: re-reading a process's listeners is cheap. */
@@ -207,10 +213,16 @@ void listen_waiters_mark(struct snapshot *s)
 			ls.tgid = (pid_t)t->info.tgid;
 			ls.n = proc_listeners(ls.tgid, ls.l, MAX_LISTENERS);
 		}
-		if (ls.n && waits_on_listener(&ls, t, &how)) {
+		if (!ls.n)
+			continue;
+		holds = waits_on_listener(&ls, t, &how, &blocked);
+		if (holds && !(t->info.bits & TB_ACCEPTS)) {
 			t->info.bits |= TB_ACCEPTS | TB_ACCEPT_WAIT | how;
 			ditto_debug("thread %u waits on a listening socket: taken "
 				  "as accepting", t->tid);
 		}
+		/* a server of connections waiting on them alone (netmodel.c) */
+		if (!holds && blocked && (t->info.bits & TB_CONN_IO))
+			t->info.bits |= TB_CONN_WAIT;
 	}
 }

@@ -131,6 +131,38 @@ static bool per_connection(const struct snapshot *s, int cls,
 	return !net->has_main && one_connection_each(s, cls);
 }
 
+/*
+ * The serving threads take their connections one after another: none moved
+ * from a connection to another while the first was open, and there is a
+ * positive sign: one served two in turn, or, where the serving class
+ * accepts for itself, one waits at the window's end in an event call on
+ * its connection without the listener (a pre-forked Apache child polls its
+ * one connection between requests; an event loop that accepts keeps its
+ * listener in the set, and one holding several connections moves between
+ * open ones at nearly every request). A dispatcher's workers never watch
+ * the listener, so there only the first sign counts. Blocking threads need
+ * no flag (they can only serve one connection).
+ */
+static bool serial_connections(const struct snapshot *s, int cls, enum ditto_io_model io,
+			       bool dispatch)
+{
+	uint64_t moves = 0, waits = 0;
+
+	if (io != DITTO_IO_POLL && io != DITTO_IO_SELECT && io != DITTO_IO_EPOLL)
+		return false;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct thread_rec *t = &s->threads[i];
+
+		if (t->cls != cls || !(t->info.bits & TB_CONN_IO))
+			continue;
+		if (t->info.conn_interleaves)
+			return false;
+		moves += t->info.conn_moves;
+		waits += (t->info.bits & TB_CONN_WAIT) != 0;
+	}
+	return moves || (!dispatch && waits);
+}
+
 void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *n)
 {
 	struct class_calls cc[64];
@@ -165,4 +197,5 @@ void network_model(const struct snapshot *s, const struct classes *c, struct net
 	n->network_dispatch = n->acceptor != n->network;
 	n->processes = serving_processes(s, n->network);
 	n->network_threads = per_connection(s, n->network, net, n->processes) ? 0 : net->count;
+	n->serial_connections = serial_connections(s, n->network, n->io, n->network_dispatch);
 }

@@ -138,6 +138,17 @@ struct rt_sendfile {
 };
 
 /* How the request-serving threads use their sockets. */
+/* A wait in an event loop's call, as the original's thread made it: a
+ * background class between wake-ups (an idle process of PostgreSQL waits
+ * on its latch in epoll_wait), or a blocking server before it reads its
+ * connection's next request (a pre-forked Apache child polls it). */
+enum rt_wait {
+	RT_WAIT_NONE = 0,
+	RT_WAIT_EPOLL,
+	RT_WAIT_POLL,
+	RT_WAIT_SELECT,
+};
+
 struct rt_net {
 	long read_nr;		/* read, recvfrom, readv or recvmsg */
 	uint32_t read_size;	/* buffer size asked for per read */
@@ -159,16 +170,9 @@ struct rt_net {
 	 * busy-polling loop that cannot go round as often per request as its
 	 * original makes the ones its rounds owe. */
 	double accept_again_per_request;
-};
-
-/* How a background class waits between wake-ups, as the original's
- * did: as `sleeps` says, or in an event loop's call with a timeout (an
- * idle process of PostgreSQL waits on its latch in epoll_wait). */
-enum rt_bg_wait {
-	RT_BG_WAIT_AS_SLEEPS = 0,
-	RT_BG_WAIT_EPOLL,
-	RT_BG_WAIT_POLL,
-	RT_BG_WAIT_SELECT,
+	/* Blocking io: the wait before each read of a request (serial
+	 * connections of an event-loop original, model.h). */
+	enum rt_wait conn_wait;
 };
 
 /* A background thread class: `threads` threads that each wake every
@@ -184,7 +188,7 @@ struct rt_background {
 	uint64_t busy_ns;
 	bool sleeps;
 	uint64_t requests_per_wake;
-	enum rt_bg_wait wait;
+	enum rt_wait wait;
 };
 
 struct rt_config {

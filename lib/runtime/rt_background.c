@@ -5,7 +5,7 @@
  * does not drift) and keep the CPU busy for busy_ns. They wait on a
  * condition variable so that the stop wakes them at once, in slices of
  * clock_nanosleep, or in an event loop's call over the stop eventfd
- * (rt_bg_wait.c); period 0 means they only wait for the stop. One thread of a class named "main" is the
+ * (rt_wait.c); period 0 means they only wait for the stop. One thread of a class named "main" is the
  * process's main thread (rt_main_thread.c).
  */
 #include "rt_int.h"
@@ -167,7 +167,7 @@ void rt_background_served(void)
 static void event_wait(const struct rt_background *b, int ep, uint64_t deadline)
 {
 	pthread_mutex_unlock(&lock);
-	rt_bg_wait_until(b->wait, ep, deadline, bg_done);
+	rt_wait_until(b->wait, ep, deadline, bg_done);
 	pthread_mutex_lock(&lock);
 }
 
@@ -176,7 +176,7 @@ static void *bg_main(void *arg)
 	struct bg_thread *t = arg;
 	const struct rt_background *b = t->b;
 	uint64_t next = rt_now_ns();
-	int ep = rt_bg_wait_open(b->wait);
+	int ep = rt_wait_open(b->wait);
 
 	pthread_mutex_lock(&lock);
 	while (!bg_done()) {

@@ -376,9 +376,12 @@ void rt_background_served(void);	/* a request was served */
 uint64_t rt_now_ns(void);	/* CLOCK_MONOTONIC */
 void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
 const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */
-/* rt_bg_wait.c: waits in how's call until deadline (0: until done()). */
-int rt_bg_wait_open(enum rt_bg_wait how);	/* an epoll set, or -1 */
-void rt_bg_wait_until(enum rt_bg_wait how, int ep, uint64_t deadline, bool (*done)(void));
+/* rt_wait.c: waits in how's call until deadline (0: until done()). */
+int rt_wait_open(enum rt_wait how);	/* an epoll set, or -1 */
+void rt_wait_until(enum rt_wait how, int ep, uint64_t deadline, bool (*done)(void));
+int rt_conn_wait_open(int fd);	/* an epoll set for rt_conn_wait_request(), or -1 */
+void rt_conn_wait_request(const struct rt_conn *c, int ep);
+void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);
 void rt_main_thread_run(void);	/* rt_main_thread.c */
 
 #endif /* DITTO_RT_INT_H */

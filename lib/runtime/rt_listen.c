@@ -26,10 +26,15 @@ unsigned rt_listen_count(unsigned processes)
 	return per_thread() ? processes * threads : 1;
 }
 
-/* Blocking accept (acceptor threads) or non-blocking (event loops). */
+/* Blocking accept (acceptor threads) or non-blocking (event loops, and
+ * acceptors that wait in an event call first: processes woken together
+ * on a shared socket go back to waiting when another took the client). */
 static bool nonblocking(void)
 {
-	return !rt_config.accept_dispatch && rt_config.io != RT_IO_BLOCKING;
+	return (!rt_config.accept_dispatch && rt_config.io != RT_IO_BLOCKING) ||
+	       rt_config.accept_wait == RT_ACCEPT_WAIT_EPOLL ||
+	       rt_config.accept_wait == RT_ACCEPT_WAIT_POLL ||
+	       rt_config.accept_wait == RT_ACCEPT_WAIT_SELECT;
 }
 
 static int open_one(uint16_t port, bool reuseport, int *fd)

@@ -5,7 +5,8 @@
  * the class that serves), as a pre-forked worker (Apache prefork, nginx's
  * blocking cousins) or a thread pool on one listen socket. Each of the
  * process's `threads` threads blocks in accept4(), serves that connection
- * with blocking reads and writes until it closes, then accepts again; the
+ * with blocking reads and writes until it closes (waiting before each
+ * request as the original did, rt_net.conn_wait), then accepts again; the
  * first runs on the main thread, so a one-thread worker process is one
  * thread, as the original's. The stop signals are blocked in the others
  * (rt_thread_start): a signal interrupts the main thread, which then
@@ -17,10 +18,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 struct accepting {
-	int lfd;
+	int lfd, epfd;
 	uint64_t stream;
 	pthread_t tid;
 	bool started;
@@ -37,9 +39,7 @@ static void serve(int fd, struct rt_thread *t)
 	}
 	rt_sock_setup(fd);
 	rt_conn_greet(c);
-	/* blocking writes finish, so only reads are waited for */
-	while (!rt_stopping() && c->want != RT_WANT_CLOSE && rt_conn_readable(c, t) != RT_WANT_CLOSE)
-		;
+	rt_conn_serve_blocking(c, t);
 	rt_conn_free(c);
 }
 
@@ -48,14 +48,20 @@ static void *accepting_main(void *arg)
 	struct accepting *a = arg;
 	struct rt_thread t = { .replay = NULL };
 
+	a->epfd = rt_acceptor_epoll(a->lfd);
 	if (rt_thread_init(&t, a->stream)) {
 		rt_fail();
 		atomic_store(&a->done, true);
 		return NULL;
 	}
 	while (!rt_stopping()) {
-		int fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
+		int fd;
 
+		/* as the original's waited: an Apache child polls its listener */
+		rt_acceptor_wait(a->lfd, a->epfd);
+		if (rt_stopping())
+			break;
+		fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			serve(fd, &t);
 		} else if (!rt_conn_cap_goes_on(errno)) {
@@ -64,6 +70,8 @@ static void *accepting_main(void *arg)
 		}
 	}
 	rt_thread_fini(&t);
+	if (a->epfd >= 0)
+		close(a->epfd);
 	atomic_store(&a->done, true);
 	return NULL;
 }

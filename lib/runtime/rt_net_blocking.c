@@ -37,10 +37,7 @@ static void *session_main(void *arg)
 	if (c && !rt_thread_init(&t, s->stream)) {
 		rt_sock_setup(s->fd);
 		rt_conn_greet(c);
-		/* blocking writes finish, so only reads are waited for */
-		while (!rt_stopping() && c->want != RT_WANT_CLOSE &&
-		       rt_conn_readable(c, &t) != RT_WANT_CLOSE)
-			;
+		rt_conn_serve_blocking(c, &t);
 	}
 	/* closed under the lock: the stop never shuts down a reused number */
 	pthread_mutex_lock(&lock);

@@ -62,9 +62,7 @@ static void serve_blocking(int fd, uint64_t stream)
 	if (!rt_thread_init(&t, stream)) {
 		rt_sock_setup(fd);
 		rt_conn_greet(c);
-		while (!rt_stopping() && c->want != RT_WANT_CLOSE &&
-		       rt_conn_readable(c, &t) != RT_WANT_CLOSE)
-			;
+		rt_conn_serve_blocking(c, &t);
 	}
 	rt_conn_free(c);
 	rt_thread_fini(&t);

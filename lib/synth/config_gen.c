@@ -26,6 +26,9 @@ struct cfg {
 	struct synth_limits *lim, own;	/* in->limits, or own */
 	uint64_t procs, threads;	/* processes, serving threads of each */
 	bool forks;		/* a process per connection (rt.h) */
+	/* Serial connections of an event-loop original (model.h): blocking
+	 * io that waits in this call before each request, else NULL. */
+	const char *conn_wait;
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
@@ -269,7 +272,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
-		    "\t\t.accept_again_per_request = %.6f,\n\t},\n",
+		    "\t\t.accept_again_per_request = %.6f,\n\t\t.conn_wait = %s,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -282,7 +285,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 							    ditto_syscall_errors(rd) / g->requests) : 0,
 			1e12),
 		    num(g, "failed accept calls per request",
-			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12));
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12),
+		    g->conn_wait ? g->conn_wait : "RT_WAIT_NONE");
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -398,10 +402,10 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 static const char *class_wait(struct ditto_thread_class *t)
 {
 	switch (ditto_thread_class_io_model(t)) {
-	case DITTO_IO_EPOLL: return "RT_BG_WAIT_EPOLL";
-	case DITTO_IO_POLL: return "RT_BG_WAIT_POLL";
-	case DITTO_IO_SELECT: return "RT_BG_WAIT_SELECT";
-	default: return "RT_BG_WAIT_AS_SLEEPS";
+	case DITTO_IO_EPOLL: return "RT_WAIT_EPOLL";
+	case DITTO_IO_POLL: return "RT_WAIT_POLL";
+	case DITTO_IO_SELECT: return "RT_WAIT_SELECT";
+	default: return "RT_WAIT_NONE";
 	}
 }
 
@@ -627,9 +631,25 @@ static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
 	return io == DITTO_IO_BLOCKING && net && !ditto_network_network_threads(net);
 }
 
+/* Serial connections (model.h) of an event-loop io model: the clone's
+ * threads block on one connection at a time, waiting in the original's
+ * call before each request; NULL otherwise. */
+static const char *serial_wait(struct ditto_network *net, enum ditto_io_model io)
+{
+	if (!net || !ditto_network_serial_connections(net))
+		return NULL;
+	switch (io) {
+	case DITTO_IO_EPOLL: return "RT_WAIT_EPOLL";
+	case DITTO_IO_POLL: return "RT_WAIT_POLL";
+	case DITTO_IO_SELECT: return "RT_WAIT_SELECT";
+	default: return NULL;
+	}
+}
+
 /* How the original's acceptor class waited for its listen socket, when
- * that differs from how its serving class waits (rt.h's accept_wait). */
-static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io)
+ * that differs from how its serving class waits (rt.h's accept_wait). A
+ * serial server's threads accept as they wait for requests. */
+static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io, bool serial)
 {
 	for (size_t i = 0; i < ditto_service_thread_count(s); i++) {
 		struct ditto_thread_class *t = ditto_service_thread(s, i);
@@ -645,7 +665,14 @@ static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io)
 		default: return "RT_ACCEPT_WAIT_AS_SERVING";
 		}
 	}
-	return "RT_ACCEPT_WAIT_AS_SERVING";
+	if (!serial)
+		return "RT_ACCEPT_WAIT_AS_SERVING";
+	switch (io) {
+	case DITTO_IO_EPOLL: return "RT_ACCEPT_WAIT_EPOLL";
+	case DITTO_IO_POLL: return "RT_ACCEPT_WAIT_POLL";
+	case DITTO_IO_SELECT: return "RT_ACCEPT_WAIT_SELECT";
+	default: return "RT_ACCEPT_WAIT_AS_SERVING";
+	}
 }
 
 /* The acceptor on a thread of its own: the original accepted away from
@@ -692,6 +719,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	warn_missing(&g);
 	if (io == DITTO_IO_UNKNOWN && g.serving)
 		io = ditto_thread_class_io_model(g.serving);
+	g.conn_wait = serial_wait(net, io);
 	if (!cpu && ditto_service_cpu_count(s))
 		cpu = ditto_service_cpu(s, 0);
 	ipr = cpu ? ditto_cpu_insts_per_request(cpu) : NULL;
@@ -740,11 +768,13 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"
 		    "\t.fork_per_connection = %s,\n\t.reuseport = false,\n",
-		    framing_name(ditto_service_framing(s)), port, io_name(io),
+		    framing_name(ditto_service_framing(s)), port,
+		    io_name(g.conn_wait ? DITTO_IO_BLOCKING : io),
 		    (unsigned long long)g.procs,
 		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
 		    net && ditto_network_network_dispatch(net) && !g.forks ? "true" : "false",
-		    acceptor_thread(net, g.procs) ? "true" : "false", accept_wait(s, io),
+		    acceptor_thread(net, g.procs) ? "true" : "false",
+		    accept_wait(s, io, g.conn_wait != NULL),
 		    g.forks ? "true" : "false");
 	net_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");

@@ -30,6 +30,9 @@
 #ifndef CFG_ACCEPT_WAIT
 #define CFG_ACCEPT_WAIT RT_ACCEPT_WAIT_AS_SERVING
 #endif
+#ifndef CFG_CONN_WAIT
+#define CFG_CONN_WAIT RT_WAIT_NONE
+#endif
 #ifndef CFG_REUSEPORT
 #define CFG_REUSEPORT false
 #endif
@@ -154,6 +157,7 @@ const struct rt_config rt_config = {
 		.writes_per_request = CFG_WPR,
 		.epoll_events = CFG_EPOLL_EVENTS,
 		.hold_share = CFG_HOLD,
+		.conn_wait = CFG_CONN_WAIT,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

@@ -1089,9 +1089,31 @@ def scenario_forking(clone):
     scenario_lp(clone)
 
 
+# ---- serial connections ----
+
+def scenario_serial(clone):
+    """Processes that serve one connection at a time (two here): a third
+    client waits while two hold theirs, and is served once one leaves."""
+    held = [clone.connect() for _ in range(2)]
+    for i, s in enumerate(held):
+        lp_request(s, b'held %d' % i)
+    third = clone.connect()
+    third.sendall(struct.pack('>I', 5) + b'third')
+    r, _, _ = select.select([third], [], [], 0.5)
+    if r:
+        fail('serial: a third client was served while two held the processes')
+    held.pop().close()
+    third.settimeout(3)
+    lp_response(third)
+    third.close()
+    for s in held:
+        s.close()
+    scenario_lp(clone)
+
+
 SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
-             'mysql': scenario_mysql, 'forking': scenario_forking}
+             'mysql': scenario_mysql, 'forking': scenario_forking, 'serial': scenario_serial}
 
 
 def options(exe):

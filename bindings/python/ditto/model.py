@@ -235,6 +235,7 @@ class Network(_Element):
     io_model = _enum_prop('network', 'io_model', 'io_model')
     accept_dispatch = _bool_prop('network', 'accept_dispatch')
     network_dispatch = _bool_prop('network', 'network_dispatch')
+    serial_connections = _bool_prop('network', 'serial_connections')
     network_threads = _u64_prop('network', 'network_threads')
     processes = _u64_prop('network', 'processes')
     client_connections = _u64_prop('network', 'client_connections')

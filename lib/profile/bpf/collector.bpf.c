@@ -924,6 +924,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (s->accepted && s->sk && d && (d->bits & (SD_RECV | SD_SEND)) && t->conn_sk != s->sk) {
 		if (t->conn_sk)
 			t->conn_moves++;
+		if (t->conn_sk && bpf_map_lookup_elem(&conns, &t->conn_sk))
+			t->conn_interleaves++;
 		t->conn_sk = s->sk;
 	}
 	return 0;

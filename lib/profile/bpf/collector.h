@@ -46,6 +46,8 @@ enum fdk { FDK_NONE, FDK_TCP, FDK_UDP, FDK_UNIX, FDK_FILE, FDK_PIPE, FDK_EVENTFD
 #define TB_ASYNC_CONN	0x200	/* connect returned EINPROGRESS */
 #define TB_CREATED	0x400	/* created during the window */
 #define TB_ACCEPT_WAIT	0x800	/* accepts nothing in the window, waits on a listener */
+#define TB_CONN_WAIT	0x1000	/* served connections; at the end waits in an event call
+				 * whose set holds no listener (listen_waiters.c) */
 
 struct dt_desc {
 	signed char fd_arg, size_arg, iov_arg, iovcnt_arg, flags_arg, offset_arg;
@@ -93,6 +95,10 @@ struct dt_thread {
 	 * on, plus one (0: none); the last connection it read or wrote and
 	 * how often it moved from one connection to another. */
 	unsigned long long conn_sk, conn_moves;
+	/* Moves away from a connection still open: the thread held two at
+	 * once (an event loop), where a thread that serves one connection at
+	 * a time moves only when its connection has closed. */
+	unsigned long long conn_interleaves;
 	int epfd;
 	char comm[16];
 };
