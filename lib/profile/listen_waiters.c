@@ -30,9 +30,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profile_int.h"
@@ -196,33 +198,62 @@ static bool waits_on_listener(const struct listeners *ls, const struct thread_re
 	return t->info.epfd > 0 && epoll_holds_listener(ls, t->info.epfd - 1);
 }
 
+/* Marks t from one look at its call; true once it is settled (blocked in
+ * an event call, or not a server of connections). */
+static bool mark_one(struct listeners *ls, struct thread_rec *t)
+{
+	uint32_t how;
+	bool holds, blocked;
+
+	if (t->info.exited_ns)
+		return true;
+	/* Threads of a process mostly come together in the map, but not
+	 * always: re-reading a process's listeners is cheap. */
+	if ((pid_t)t->info.tgid != ls->tgid) {
+		ls->tgid = (pid_t)t->info.tgid;
+		ls->n = proc_listeners(ls->tgid, ls->l, MAX_LISTENERS);
+	}
+	if (!ls->n)
+		return true;
+	holds = waits_on_listener(ls, t, &how, &blocked);
+	if (holds && !(t->info.bits & TB_ACCEPTS)) {
+		t->info.bits |= TB_ACCEPTS | TB_ACCEPT_WAIT | how;
+		ditto_debug("thread %u waits on a listening socket: taken as accepting", t->tid);
+	}
+	/* a server of connections waiting on them alone (netmodel.c) */
+	if (!holds && blocked && (t->info.bits & TB_CONN_IO))
+		t->info.bits |= TB_CONN_WAIT;
+	return blocked || !(t->info.bits & TB_CONN_IO);
+}
+
+/* A server under load is often running when looked at: its call is looked
+ * at again a few times, 5 ms apart (50 ms at most for all). */
+#define LOOKS 10
+#define LOOK_GAP_NS 5000000
+
 void listen_waiters_mark(struct snapshot *s)
 {
+	const struct timespec gap = { 0, LOOK_GAP_NS };
 	struct listeners ls = { .tgid = -1 };
+	bool *open = calloc(s->nthreads ? s->nthreads : 1, sizeof(*open));
+	size_t left = 0;
 
 	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread_rec *t = &s->threads[i];
-		uint32_t how;
-		bool holds, blocked;
+		bool settled = mark_one(&ls, &s->threads[i]);
 
-		if (t->info.exited_ns)
-			continue;
-		/* Threads of a process mostly come together in the map, but
-		 * not always: re-reading a process's listeners is cheap. */
-		if ((pid_t)t->info.tgid != ls.tgid) {
-			ls.tgid = (pid_t)t->info.tgid;
-			ls.n = proc_listeners(ls.tgid, ls.l, MAX_LISTENERS);
+		if (open && !settled) {
+			open[i] = true;
+			left++;
 		}
-		if (!ls.n)
-			continue;
-		holds = waits_on_listener(&ls, t, &how, &blocked);
-		if (holds && !(t->info.bits & TB_ACCEPTS)) {
-			t->info.bits |= TB_ACCEPTS | TB_ACCEPT_WAIT | how;
-			ditto_debug("thread %u waits on a listening socket: taken "
-				  "as accepting", t->tid);
-		}
-		/* a server of connections waiting on them alone (netmodel.c) */
-		if (!holds && blocked && (t->info.bits & TB_CONN_IO))
-			t->info.bits |= TB_CONN_WAIT;
 	}
+	for (int look = 1; open && left && look < LOOKS; look++) {
+		nanosleep(&gap, NULL);
+		for (size_t i = 0; i < s->nthreads; i++) {
+			if (open[i] && mark_one(&ls, &s->threads[i])) {
+				open[i] = false;
+				left--;
+			}
+		}
+	}
+	free(open);
 }

@@ -140,8 +140,7 @@ struct rt_sendfile {
 /* How the request-serving threads use their sockets. */
 /* A wait in an event loop's call, as the original's thread made it: a
  * background class between wake-ups (an idle process of PostgreSQL waits
- * on its latch in epoll_wait), or a blocking server before it reads its
- * connection's next request (a pre-forked Apache child polls it). */
+ * on its latch in epoll_wait). */
 enum rt_wait {
 	RT_WAIT_NONE = 0,
 	RT_WAIT_EPOLL,
@@ -170,9 +169,6 @@ struct rt_net {
 	 * busy-polling loop that cannot go round as often per request as its
 	 * original makes the ones its rounds owe. */
 	double accept_again_per_request;
-	/* Blocking io: the wait before each read of a request (serial
-	 * connections of an event-loop original, model.h). */
-	enum rt_wait conn_wait;
 };
 
 /* A background thread class: `threads` threads that each wake every
@@ -212,6 +208,11 @@ struct rt_config {
 	 * when it closes (PostgreSQL's postmaster and backends); processes is
 	 * then what the model saw, not what is started. */
 	bool fork_per_connection;
+	/* Each serving thread waits on the listener as accept_wait says,
+	 * accepts one connection and serves it alone with io's loop until it
+	 * closes, then accepts the next (Apache's pre-forked children poll
+	 * their one connection); further clients wait in the backlog. */
+	bool serial_connections;
 	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
 	struct rt_net net;
 	struct rt_hist response_bytes;	/* whole response on the wire, bytes */
@@ -220,6 +221,10 @@ struct rt_config {
 	unsigned ncalls;
 	const struct rt_background *background;
 	unsigned nbackground;
+	/* How a pre-forking parent waits between looks at its children: as
+	 * the original master's class "main" did (Apache's wakes every second
+	 * in select). No wait or no period: it blocks in waitpid(). */
+	struct rt_background parent;
 	/* Set on each accepted connection, or around each response; none:
 	 * the clone's sockets keep the kernel's defaults (Nagle on). */
 	const struct rt_sockopt *sockopts;

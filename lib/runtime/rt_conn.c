@@ -265,6 +265,13 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
 	return want;
 }
 
+/* Blocking writes finish, so only reads are waited for. */
+void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t)
+{
+	while (!rt_stopping() && c->want != RT_WANT_CLOSE && rt_conn_readable(c, t) != RT_WANT_CLOSE)
+		;
+}
+
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t)
 {
 	int r = send_some(c, pending(c));

@@ -284,6 +284,8 @@ void rt_conn_greet(struct rt_conn *c);
 void rt_conn_free(struct rt_conn *c);	/* closes the fd */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
+/* Blocking reads and writes until it closes or the clone stops. */
+void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);
 /* Start a wake-up: whether its responses are held (rt_net.hold_share). */
 void rt_conn_hold_begin(struct rt_thread *t);
 /* Write the held responses of t; each connection's new want is set, and
@@ -323,7 +325,8 @@ struct rt_worker {
 	struct rt_worker *pool;	/* all workers of the process */
 	unsigned npool;
 	bool shared;		/* its listen socket is other workers' too */
-	bool single;		/* stops its process when its last connection closes */
+	bool single;		/* its loop ends when its connection closes (done) */
+	bool done;
 	pthread_t tid;
 	bool started;
 };
@@ -333,6 +336,12 @@ struct rt_conn *rt_worker_accept(struct rt_worker *w, int lfd, bool *again);
 struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd);
 unsigned rt_worker_accept_burst(const struct rt_worker *w);	/* accepts per readiness */
 void rt_worker_drop(struct rt_worker *w, struct rt_conn *c);
+bool rt_worker_running(const struct rt_worker *w);	/* its loop goes on */
+/* A worker of its own that serves one connection at a time with the io's
+ * loop: a child forked for it, a serial server's thread (rt_config). */
+int rt_worker_init_one(struct rt_worker *w, uint64_t stream);
+void rt_worker_serve_one(struct rt_worker *w, int fd);
+void rt_worker_fini_one(struct rt_worker *w);
 bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable);
 void rt_worker_push(struct rt_worker *w, int fd);
 size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max);
@@ -378,10 +387,9 @@ void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
 const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */
 /* rt_wait.c: waits in how's call until deadline (0: until done()). */
 int rt_wait_open(enum rt_wait how);	/* an epoll set, or -1 */
+void rt_wait_once(enum rt_wait how, int ep, int ms);	/* one call, ms -1: no timeout */
 void rt_wait_until(enum rt_wait how, int ep, uint64_t deadline, bool (*done)(void));
-int rt_conn_wait_open(int fd);	/* an epoll set for rt_conn_wait_request(), or -1 */
-void rt_conn_wait_request(const struct rt_conn *c, int ep);
-void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);
+
 void rt_main_thread_run(void);	/* rt_main_thread.c */
 
 #endif /* DITTO_RT_INT_H */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Blocking serving threads that accept their own connections: the
- * model's blocking io without network_dispatch (the class that accepts is
- * the class that serves), as a pre-forked worker (Apache prefork, nginx's
- * blocking cousins) or a thread pool on one listen socket. Each of the
- * process's `threads` threads blocks in accept4(), serves that connection
- * with blocking reads and writes until it closes (waiting before each
- * request as the original did, rt_net.conn_wait), then accepts again; the
+ * Serving threads that accept their own connections and serve one at a
+ * time: the model's blocking io without network_dispatch (the class that
+ * accepts is the class that serves), as a pre-forked worker or a thread
+ * pool on one listen socket, and serial connections of an event-loop io
+ * (rt_config.serial_connections: Apache's prefork children). Each of the
+ * process's `threads` threads waits as accept_wait says, accepts, serves
+ * that connection with blocking reads and writes, or with the io's loop
+ * over it alone, until it closes, then accepts again; the
  * first runs on the main thread, so a one-thread worker process is one
  * thread, as the original's. The stop signals are blocked in the others
  * (rt_thread_start): a signal interrupts the main thread, which then
@@ -46,14 +47,13 @@ static void serve(int fd, struct rt_thread *t)
 static void *accepting_main(void *arg)
 {
 	struct accepting *a = arg;
-	struct rt_thread t = { .replay = NULL };
+	bool loop = rt_config.io != RT_IO_BLOCKING;	/* serial connections */
+	int flags = SOCK_CLOEXEC | (loop ? SOCK_NONBLOCK : 0);
+	struct rt_worker w;
 
 	a->epfd = rt_acceptor_epoll(a->lfd);
-	if (rt_thread_init(&t, a->stream)) {
+	if (rt_worker_init_one(&w, a->stream))
 		rt_fail();
-		atomic_store(&a->done, true);
-		return NULL;
-	}
 	while (!rt_stopping()) {
 		int fd;
 
@@ -61,15 +61,17 @@ static void *accepting_main(void *arg)
 		rt_acceptor_wait(a->lfd, a->epfd);
 		if (rt_stopping())
 			break;
-		fd = rt_conn_cap_accept(a->lfd, SOCK_CLOEXEC);
-		if (fd >= 0) {
-			serve(fd, &t);
-		} else if (!rt_conn_cap_goes_on(errno)) {
+		fd = rt_conn_cap_accept(a->lfd, flags);
+		if (fd >= 0 && loop)
+			rt_worker_serve_one(&w, fd);
+		else if (fd >= 0)
+			serve(fd, &w.t);
+		else if (!rt_conn_cap_goes_on(errno)) {
 			rt_err(errno, "accept");
 			rt_fail();
 		}
 	}
-	rt_thread_fini(&t);
+	rt_worker_fini_one(&w);
 	if (a->epfd >= 0)
 		close(a->epfd);
 	atomic_store(&a->done, true);

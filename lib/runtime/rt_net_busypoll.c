@@ -118,7 +118,7 @@ void rt_net_busypoll_loop(struct rt_worker *w)
 	bool paced = rt_config.net.again_per_request > 0;
 	struct pacer p = { .last_served_ns = rt_now_ns() };
 
-	while (!rt_stopping()) {
+	while (rt_worker_running(w)) {
 		uint64_t start = rt_now_ns();
 		unsigned failed = 0;
 

@@ -125,7 +125,7 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
 		rt_fail();
 	}
-	while (!rt_stopping()) {
+	while (rt_worker_running(w)) {
 		int n = epoll_wait(ep, ev, (int)max, -1);
 
 		if (n < 0 && errno == EINTR)

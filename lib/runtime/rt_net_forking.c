@@ -14,10 +14,8 @@
 #include "rt_int.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,24 +66,15 @@ static void serve_blocking(int fd, uint64_t stream)
 	rt_thread_fini(&t);
 }
 
-/* A worker of its own with the connection adopted, no listen socket and
- * no hand-over queue: its loop ends when the connection does. */
 static void serve_loop(int fd, uint64_t stream)
 {
-	struct rt_worker w = { .pool = &w, .npool = 1, .notify_fd = -1, .single = true };
+	struct rt_worker w;
 
-	w.fd_limit = rt_config.io == RT_IO_SELECT ? FD_SETSIZE : INT_MAX;
-	pthread_mutex_init(&w.qlock, NULL);
-	if (rt_thread_init(&w.t, stream)) {
+	if (rt_worker_init_one(&w, stream))
 		rt_conn_cap_close_fd(fd);
-	} else if (rt_worker_adopt(&w, fd)) {
-		rt_net_loop_of(rt_config.io)(&w);
-	}
-	while (w.nconns)
-		rt_worker_drop(&w, w.conns[w.nconns - 1]);
-	free(w.conns);
-	pthread_mutex_destroy(&w.qlock);
-	rt_thread_fini(&w.t);
+	else
+		rt_worker_serve_one(&w, fd);
+	rt_worker_fini_one(&w);
 }
 
 static void child(int fd, int lfd, int epfd, pid_t parent, uint64_t stream)

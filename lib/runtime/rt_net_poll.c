@@ -111,7 +111,7 @@ static void run(struct rt_worker *w, int (*wait)(struct set *), const char *what
 {
 	struct set s = { 0 };
 
-	while (!rt_stopping()) {
+	while (rt_worker_running(w)) {
 		int n;
 
 		if (build(w, &s)) {

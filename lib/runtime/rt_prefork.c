@@ -19,12 +19,20 @@
 
 static pid_t *children;
 static unsigned nchildren;
+static volatile sig_atomic_t forwarded;
+
+/* Only interrupts the parent's wait (no SA_RESTART). */
+static void on_child(int sig)
+{
+	(void)sig;
+}
 
 static void forward(int sig)
 {
 	int saved = errno;
 
 	(void)sig;
+	forwarded = 1;
 	for (unsigned i = 0; i < nchildren; i++)
 		if (children[i] > 0)
 			kill(children[i], SIGTERM);
@@ -45,7 +53,11 @@ static int install_forward(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;
 	stop_signals(&sa.sa_mask);
-	return sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ? -1 : 0;
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
+		return -1;
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	return sigaction(SIGCHLD, &sa, NULL) ? -1 : 0;
 }
 
 /* In the child: keep only this process's listen sockets. */
@@ -98,19 +110,39 @@ static bool wait_ready(int fd, unsigned *exited, bool *ok)
 	return true;
 }
 
+/* The master's wake-up: its call with its period as timeout (SIGCHLD and
+ * the stop signals cut it short), its CPU time, then a look at the
+ * children; a stopping parent looks every 100 ms. */
+static int parent_wake(int ep)
+{
+	const struct rt_background *p = &rt_config.parent;
+	uint64_t ms = (p->period_ns + 999999) / 1000000;
+
+	if (forwarded && ms > 100)
+		ms = 100;
+	rt_wait_once(p->wait, ep, ms > 1000000 ? 1000000 : (int)ms);
+	rt_spin(p->busy_ns);
+	return WNOHANG;
+}
+
 static bool wait_all(unsigned exited, bool ok)
 {
+	bool paced = rt_config.parent.wait && rt_config.parent.period_ns;
+	int ep = paced ? rt_wait_open(rt_config.parent.wait) : -1;
+
 	while (exited < nchildren) {
 		int st;
-		pid_t pid = waitpid(-1, &st, 0);
+		pid_t pid = waitpid(-1, &st, paced ? parent_wake(ep) : 0);
 
-		if (pid < 0 && errno == EINTR)
+		if (pid == 0 || (pid < 0 && errno == EINTR))
 			continue;
 		if (pid < 0)
 			break;
 		exited++;
 		ok = reaped(pid, st) && ok;
 	}
+	if (ep >= 0)
+		close(ep);
 	return ok;
 }
 

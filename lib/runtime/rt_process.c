@@ -46,6 +46,8 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 	 * waiting. */
 	if (rt_config.fork_per_connection)
 		rc = rt_net_forking_run(lfd[0], proc);
+	else if (rt_config.serial_connections && rt_config.io != RT_IO_BLOCKING)
+		rc = rt_net_accepting_run(lfd[0], proc);
 	else if (rt_config.io == RT_IO_BLOCKING && rt_config.threads && rt_config.accept_dispatch)
 		rc = rt_net_handoff_run(lfd[0], proc);
 	else if (rt_config.io == RT_IO_BLOCKING && (!rt_config.threads || rt_config.processes <= 1))

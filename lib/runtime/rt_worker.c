@@ -8,8 +8,10 @@
 #include "rt_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -113,8 +115,7 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 	w->conns[c->slot] = last;
 	last->slot = c->slot;
 	rt_conn_free(c);
-	if (w->single && !w->nconns)
-		rt_stop();
+	w->done |= w->single && !w->nconns;
 }
 
 /* Readiness in, served out; false when the connection was closed. */
@@ -172,4 +173,40 @@ size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max)
 	atomic_store(&w->queued, w->qlen);
 	pthread_mutex_unlock(&w->qlock);
 	return n;
+}
+
+bool rt_worker_running(const struct rt_worker *w)
+{
+	return !rt_stopping() && !w->done;
+}
+
+/* No listen socket and no hand-over queue: the thread adopts what it
+ * accepted (or what its parent accepted) and serves it alone. */
+int rt_worker_init_one(struct rt_worker *w, uint64_t stream)
+{
+	memset(w, 0, sizeof(*w));
+	w->pool = w;
+	w->npool = 1;
+	w->notify_fd = -1;
+	w->single = true;
+	w->fd_limit = rt_config.io == RT_IO_SELECT ? FD_SETSIZE : INT_MAX;
+	pthread_mutex_init(&w->qlock, NULL);
+	return rt_thread_init(&w->t, stream);
+}
+
+void rt_worker_serve_one(struct rt_worker *w, int fd)
+{
+	w->done = false;
+	if (rt_worker_adopt(w, fd))
+		rt_net_loop_of(rt_config.io)(w);
+	while (w->nconns)
+		rt_worker_drop(w, w->conns[w->nconns - 1]);
+}
+
+void rt_worker_fini_one(struct rt_worker *w)
+{
+	free(w->conns);
+	w->conns = NULL;
+	pthread_mutex_destroy(&w->qlock);
+	rt_thread_fini(&w->t);
 }

@@ -26,9 +26,7 @@ struct cfg {
 	struct synth_limits *lim, own;	/* in->limits, or own */
 	uint64_t procs, threads;	/* processes, serving threads of each */
 	bool forks;		/* a process per connection (rt.h) */
-	/* Serial connections of an event-loop original (model.h): blocking
-	 * io that waits in this call before each request, else NULL. */
-	const char *conn_wait;
+	bool serial;		/* serial connections of an event loop (model.h) */
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
@@ -272,7 +270,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
-		    "\t\t.accept_again_per_request = %.6f,\n\t\t.conn_wait = %s,\n\t},\n",
+		    "\t\t.accept_again_per_request = %.6f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -285,8 +283,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 							    ditto_syscall_errors(rd) / g->requests) : 0,
 			1e12),
 		    num(g, "failed accept calls per request",
-			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12),
-		    g->conn_wait ? g->conn_wait : "RT_WAIT_NONE");
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");
@@ -624,6 +621,29 @@ static void warn_missing(struct cfg *g)
 		ditto_warn("synth: %s: no syscalls section: the clone makes only its socket calls", name);
 }
 
+/* The class the pre-forking parent plays (parents_class): its wake-ups
+ * and waits, for rt_config.parent. */
+static void parent_section(struct cfg *g, struct dbuf *out)
+{
+	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
+
+	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
+		struct ditto_thread_class *t = ditto_service_thread(g->s, i);
+		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
+
+		if (!parents_class(g, t) || !count || !wake)
+			continue;
+		dbuf_puts(out, "\t.parent = { .name = ");
+		lit(g, out, ditto_thread_class_name(t));
+		dbuf_printf(out, ", .threads = 1, .period_ns = %.0f, .busy_ns = %.0f, .wait = %s },\n",
+			    num(g, "the parent's period (ns)", window_ns * count / wake, U64_FIELD_MAX),
+			    num(g, "the parent's busy time (ns)",
+				(double)ditto_thread_class_cpu_ns(t) / wake, U64_FIELD_MAX),
+			    class_wait(t));
+		return;
+	}
+}
+
 /* Blocking with network_threads 0: one thread per connection (rt.h's
  * threads 0), not a pool that accepts for itself. */
 static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
@@ -631,19 +651,14 @@ static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
 	return io == DITTO_IO_BLOCKING && net && !ditto_network_network_threads(net);
 }
 
-/* Serial connections (model.h) of an event-loop io model: the clone's
- * threads block on one connection at a time, waiting in the original's
- * call before each request; NULL otherwise. */
-static const char *serial_wait(struct ditto_network *net, enum ditto_io_model io)
+/* Serial connections (model.h) of an event-loop io model whose serving
+ * threads accept for themselves: each clone thread accepts one and serves
+ * it alone with the io's loop (rt.h). Behind a dispatcher the clone keeps
+ * its pool (not reproduced: a worker there holds what it is handed). */
+static bool serial(struct ditto_network *net, enum ditto_io_model io)
 {
-	if (!net || !ditto_network_serial_connections(net))
-		return NULL;
-	switch (io) {
-	case DITTO_IO_EPOLL: return "RT_WAIT_EPOLL";
-	case DITTO_IO_POLL: return "RT_WAIT_POLL";
-	case DITTO_IO_SELECT: return "RT_WAIT_SELECT";
-	default: return NULL;
-	}
+	return net && ditto_network_serial_connections(net) && !ditto_network_network_dispatch(net) &&
+	       (io == DITTO_IO_EPOLL || io == DITTO_IO_POLL || io == DITTO_IO_SELECT);
 }
 
 /* How the original's acceptor class waited for its listen socket, when
@@ -719,7 +734,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	warn_missing(&g);
 	if (io == DITTO_IO_UNKNOWN && g.serving)
 		io = ditto_thread_class_io_model(g.serving);
-	g.conn_wait = serial_wait(net, io);
+	g.serial = serial(net, io);
 	if (!cpu && ditto_service_cpu_count(s))
 		cpu = ditto_service_cpu(s, 0);
 	ipr = cpu ? ditto_cpu_insts_per_request(cpu) : NULL;
@@ -767,16 +782,17 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	dbuf_printf(out, ",\n\t.framing = %s,\n"
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"
-		    "\t.fork_per_connection = %s,\n\t.reuseport = false,\n",
-		    framing_name(ditto_service_framing(s)), port,
-		    io_name(g.conn_wait ? DITTO_IO_BLOCKING : io),
+		    "\t.fork_per_connection = %s,\n\t.serial_connections = %s,\n"
+		    "\t.reuseport = false,\n",
+		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)g.procs,
 		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
 		    net && ditto_network_network_dispatch(net) && !g.forks ? "true" : "false",
 		    acceptor_thread(net, g.procs) ? "true" : "false",
-		    accept_wait(s, io, g.conn_wait != NULL),
-		    g.forks ? "true" : "false");
+		    accept_wait(s, io, g.serial),
+		    g.forks ? "true" : "false", g.serial ? "true" : "false");
 	net_section(&g, out);
+	parent_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");
 	hist_ref(&g, hresp, resp, 64, out);
 	dbuf_puts(out, ",\n\t.insts_per_request = ");

@@ -30,8 +30,8 @@
 #ifndef CFG_ACCEPT_WAIT
 #define CFG_ACCEPT_WAIT RT_ACCEPT_WAIT_AS_SERVING
 #endif
-#ifndef CFG_CONN_WAIT
-#define CFG_CONN_WAIT RT_WAIT_NONE
+#ifndef CFG_SERIAL
+#define CFG_SERIAL false
 #endif
 #ifndef CFG_REUSEPORT
 #define CFG_REUSEPORT false
@@ -148,6 +148,7 @@ const struct rt_config rt_config = {
 	.accept_dispatch = CFG_DISPATCH,
 	.accept_wait = CFG_ACCEPT_WAIT,
 	.fork_per_connection = CFG_FORK,
+	.serial_connections = CFG_SERIAL,
 	.reuseport = CFG_REUSEPORT,
 	.net = {
 		.read_nr = CFG_READ_NR,
@@ -157,7 +158,6 @@ const struct rt_config rt_config = {
 		.writes_per_request = CFG_WPR,
 		.epoll_events = CFG_EPOLL_EVENTS,
 		.hold_share = CFG_HOLD,
-		.conn_wait = CFG_CONN_WAIT,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

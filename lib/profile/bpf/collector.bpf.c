@@ -919,9 +919,11 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!t)
 		return 0;
 	t->bits |= bits;
-	/* Which connections a thread serves: one all window is the mark of
-	 * a thread per connection whose threads predate the window. */
-	if (s->accepted && s->sk && d && (d->bits & (SD_RECV | SD_SEND)) && t->conn_sk != s->sk) {
+	/* Which connections a thread serves (where bytes moved: a read that
+	 * found nothing serves none): one all window is the mark of a thread
+	 * per connection whose threads predate the window. */
+	if (s->accepted && s->sk && d && (d->bits & (SD_RECV | SD_SEND)) && ret > 0 &&
+	    t->conn_sk != s->sk) {
 		if (t->conn_sk)
 			t->conn_moves++;
 		if (t->conn_sk && bpf_map_lookup_elem(&conns, &t->conn_sk))
