@@ -10,7 +10,7 @@ libcapstone-dev libpfm4-dev libmsgpack-dev check libsubunit-dev
 abigail-tools bpftool binutils linux-libc-dev python3 python3-pytest
 python3-setuptools python3-pip
 redis-server redis-tools memcached libmemcached-tools wrk strace make valgrind nginx
-postgresql postgresql-contrib mariadb-server sysbench
+postgresql postgresql-contrib mariadb-server sysbench apache2
 locales
 "
 
