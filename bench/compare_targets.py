@@ -113,7 +113,8 @@ TARGETS = [Target('redis', redis, redis_load, 'redis-server'),
            Target('nginx-sendfile', lambda p: Nginx(p, 1, True), wrk('/'), 'nginx'),
            Target('nginx-2-workers', lambda p: Nginx(p, 2, False), wrk('/'), 'nginx'),
            Target('postgres', postgres, pgbench)]
-for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_futex_pool', 'srv_prefork', 'srv_poll',
-            'srv_select', 'srv_blocking', 'srv_busypoll', 'srv_nagle', 'srv_sendfile'):
+for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_futex_pool', 'srv_prefork', 'srv_forking',
+            'srv_poll', 'srv_select', 'srv_blocking', 'srv_busypoll', 'srv_nagle',
+            'srv_sendfile'):
     TARGETS.append(Target(_gt, lambda p, a=gt_argv(_gt): Service(a(p), p), gt_load,
                           argv=gt_argv(_gt)))
