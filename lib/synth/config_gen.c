@@ -448,6 +448,16 @@ static bool forks_per_connection(struct ditto_service *s, uint64_t procs)
 	return acceptors == 1;
 }
 
+/* A class serving connections besides the serving class, in a service
+ * forking a process per connection: more of those processes (a profile
+ * splits them when some connections are busier than others). The clone's
+ * children serve every connection; as a thread of the parent it would be
+ * one the original's master never had, busy in its loop. */
+static bool forked_server_class(const struct cfg *g, struct ditto_thread_class *t)
+{
+	return g->forks && ditto_thread_class_role(t) == DITTO_ROLE_NETWORK;
+}
+
 /* Processes the background classes are shared out over: all of them,
  * but a forking parent runs them alone. */
 static uint64_t bg_procs(const struct cfg *g)
@@ -523,7 +533,8 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
 
-		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t))
+		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t) ||
+		    forked_server_class(g, t))
 			continue;
 		count = (count + bg_procs(g) - 1) / bg_procs(g);
 		if (n == max_classes) {

@@ -136,6 +136,7 @@ check srv_epoll_pool --threads 2
 check srv_poll
 check srv_select
 check srv_prefork --threads 2
+check srv_forking
 
 # srv_proxy calls a back end: a srv_blocking of its own, stopped after it.
 if start_server srv_blocking; then

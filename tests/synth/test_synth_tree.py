@@ -258,3 +258,34 @@ def test_chase_scale_knob_sets_the_chased_reads(tmp_path):
     assert counts[0] == (0, 0)
     assert 0 < counts[1][0] and 0 < counts[1][1]
     assert 1.6 * sum(counts[1]) <= sum(counts[2]) <= 2.4 * sum(counts[1]), counts
+
+
+def test_a_forking_service_plays_no_serving_class_in_its_parent(tmp_path):
+    # A process per connection (one acceptor, serving processes that do not
+    # accept: srv_forking, PostgreSQL) whose children the profile split in
+    # two network classes, one busier: the clone's children serve every
+    # connection, and the second class is not a thread of its parent.
+    m = d.Model()
+    s = m.add_service('forking', framing='length-prefixed', processes=4)
+    s.add_thread('network', count=3, role='network', io_model='epoll')
+    s.add_thread('acceptor', count=1, role='acceptor', io_model='select')
+    s.add_thread('network2', count=1, role='network', io_model='epoll')
+    s.add_thread('background', count=1, role='background', io_model='blocking')
+    net = s.network
+    net.io_model = 'epoll'
+    net.accept_dispatch = False
+    net.network_dispatch = True
+    net.network_threads = 3
+    net.processes = 3
+    s.requests.count = 1000
+    for cls, n in (('network', 600), ('network2', 400)):
+        for call in ('read', 'write'):
+            s.add_syscall(cls, call, 'tcp', calls=n)
+        s.add_syscall(cls, 'epoll_wait', 'epoll', calls=n)
+    path = tmp_path / 'forking.msgpack'
+    m.save(str(path))
+    ditto('synth', path, '-o', tmp_path / 'forking', '--no-build')
+    config = (tmp_path / 'forking' / 'clone_config.c').read_text()
+    assert '.fork_per_connection = true' in config
+    assert '.nbackground = 1,' in config
+    assert '"network2"' not in config and '"background"' in config
