@@ -57,3 +57,15 @@ def test_validation_names_an_option_past_an_int():
     d['services'][0]['network']['sockopts'][0]['value'] = 2 ** 31
     problems = Model.from_bytes(mpack.packb(d), validate=False).problems()
     assert any('sockopts' in p and 'value' in p for p, _ in problems), problems
+
+
+def test_serial_connections_round_trips_and_defaults_to_false():
+    """network.serial_connections (model.h): absent in older models is
+    false; set, it survives the codec and shows in the JSON."""
+    m, s = service()
+    assert s.network.serial_connections is False
+    s.network.serial_connections = True
+    back = Model.from_bytes(m.to_bytes())
+    assert back.service('svc').network.serial_connections is True
+    assert back.json()['services'][0]['network']['serial_connections'] is True
+    assert back.get('services[0].network.serial_connections') is True
