@@ -111,3 +111,23 @@ def mix_distance(a, b):
 
 def rel(a, b):
     return abs(a - b) / a if a else abs(b)
+
+
+def socket_calls(model):
+    """Calls per request on TCP sockets, by (class, call)."""
+    calls, _, _ = per_request(model)
+    return {(c, n): v for (c, n, fd), v in calls.items() if fd == 'tcp'}
+
+
+def assert_requests_match(orig, cm):
+    """Socket calls per request by kind within SYSCALL_BOUND, response
+    bytes within BYTES_BOUND (printed first)."""
+    so, sc = socket_calls(orig), socket_calls(cm)
+    _, _, resp_o = per_request(orig)
+    _, _, resp_c = per_request(cm)
+    print('  socket calls per request: %s vs %s' % (so, sc))
+    print('  response bytes per request: %.1f vs %.1f' % (resp_o, resp_c))
+    assert so.keys() == sc.keys(), (so, sc)
+    for k in so:
+        assert rel(so[k], sc[k]) <= SYSCALL_BOUND, (k, so[k], sc[k])
+    assert rel(resp_o, resp_c) <= BYTES_BOUND, ('response bytes', resp_o, resp_c)

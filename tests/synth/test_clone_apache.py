@@ -21,17 +21,14 @@ where Apache's listener takes one only when a worker of its child is
 idle."""
 
 import os
-import re
 import shutil
-import subprocess
 import time
 
 import pytest
 
-from compare import (BYTES_BOUND, SYSCALL_BOUND, classes, clone_service, network, per_request,
-                     profile_clone, rel)
+from compare import assert_requests_match, classes, clone_service, network, profile_clone
 from conftest import Clone, Service, free_port, need
-from test_clone_processes import tree
+from test_clone_processes import tree_while
 
 APACHE = shutil.which('apache2') or ('/usr/sbin/apache2' if os.access('/usr/sbin/apache2', os.X_OK)
                                      else None)
@@ -74,18 +71,7 @@ def wrk(port, conns, seconds=12):
 
 
 def tree_under_load(port, conns, pid):
-    load = subprocess.Popen(wrk(port, conns, 3), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        time.sleep(1.0)
-        return tree(pid)
-    finally:
-        load.terminate()
-        load.communicate(timeout=30)
-
-
-def socket_calls(model):
-    calls, _, _ = per_request(model)
-    return {(c, n): v for (c, n, fd), v in calls.items() if fd == 'tcp'}
+    return tree_while(wrk(port, conns, 3), pid)
 
 
 def apache(tmp_path):
@@ -116,20 +102,12 @@ def test_apache_prefork_clone_keeps_its_shape(tmp_path, started):
     cm = profile_clone(clone, 'apache', str(tmp_path / 'clone-profile.msgpack'),
                        wrk(clone.port, conns), duration=3, windows=0)
     assert clone.stop() == 0
-    so, sc = socket_calls(orig), socket_calls(cm)
-    _, _, resp_o = per_request(orig)
-    _, _, resp_c = per_request(cm)
     print('tree %s vs %s' % (orig_tree, clone_tree))
     print('  classes: %s vs %s' % (classes(orig), classes(cm)))
     print('  network: %s vs %s' % (network(orig), network(cm)))
-    print('  socket calls per request: %s vs %s' % (so, sc))
-    print('  response bytes per request: %.1f vs %.1f' % (resp_o, resp_c))
     assert clone_tree == orig_tree
     assert orig_tree == (1, [1] * CONNECTIONS)
     assert network(orig)['serial_connections']
     assert network(orig) == network(cm)
     assert classes(orig) == classes(cm)
-    assert so.keys() == sc.keys(), (so, sc)
-    for k in so:
-        assert rel(so[k], sc[k]) <= SYSCALL_BOUND, (k, so[k], sc[k])
-    assert rel(resp_o, resp_c) <= BYTES_BOUND, ('response bytes', resp_o, resp_c)
+    assert_requests_match(orig, cm)

@@ -9,14 +9,12 @@ not installed (scripts/bootstrap.sh installs it)."""
 
 import os
 import shutil
-import subprocess
-import time
 
 import pytest
 
 from compare import classes, clone_service, network, profile_clone
 from conftest import Clone, Service, free_port, need
-from test_clone_processes import tree
+from test_clone_processes import tree_while
 
 NGINX = shutil.which('nginx') or ('/usr/sbin/nginx' if os.access('/usr/sbin/nginx', os.X_OK)
                                   else None)
@@ -50,13 +48,7 @@ def wrk(port, seconds=12):
 
 def tree_under_load(port, pid):
     """The process tree while wrk's connections are open."""
-    load = subprocess.Popen(wrk(port, 3), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        time.sleep(1.0)
-        return tree(pid)
-    finally:
-        load.terminate()
-        load.communicate(timeout=30)
+    return tree_while(wrk(port, 3), pid)
 
 
 def test_nginx_workers_clone_keeps_the_process_tree(tmp_path, started):

@@ -98,16 +98,20 @@ def throughput(port, conns):
     return out['requests'] / out['seconds'] if out['seconds'] else 0.0
 
 
-def under_load_tree(port, conns, pid):
-    """The process tree while the load's connections are open."""
-    load = subprocess.Popen(client(port, conns, seconds=5, exact=False),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def tree_while(load_argv, pid):
+    """The process tree of pid while load_argv's connections are open."""
+    load = subprocess.Popen(load_argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         time.sleep(1.0)
         return tree(pid)
     finally:
         load.terminate()
         load.communicate(timeout=30)
+
+
+def under_load_tree(port, conns, pid):
+    """The process tree while the load's connections are open."""
+    return tree_while(client(port, conns, seconds=5, exact=False), pid)
 
 
 @pytest.mark.parametrize('name', [case(n) for n in sorted(CASES)])
