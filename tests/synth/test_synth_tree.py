@@ -289,3 +289,40 @@ def test_a_forking_service_plays_no_serving_class_in_its_parent(tmp_path):
     assert '.fork_per_connection = true' in config
     assert '.nbackground = 1,' in config
     assert '"network2"' not in config and '"background"' in config
+
+
+def test_serial_connections_and_the_parents_wait_reach_the_config(tmp_path):
+    # Apache prefork's shape: a master (class main, waking every second in
+    # select) and 3 single-threaded children that poll their listener and
+    # serve one connection at a time. The clone keeps poll, serves
+    # serially, accepts after a poll, and its parent waits in select.
+    m = d.Model()
+    s = m.add_service('prefork', framing='http1', processes=3)
+    s.add_thread('network', count=3, role='network', io_model='poll')
+    main = s.add_thread('main', count=1, role='main', io_model='select')
+    main.wakeups = 3
+    net = s.network
+    net.io_model = 'poll'
+    net.accept_dispatch = True
+    net.network_dispatch = False
+    net.serial_connections = True
+    net.network_threads = 3
+    net.processes = 3
+    s.requests.count = 1000
+    for call, fd in (('read', 'tcp'), ('writev', 'tcp'), ('poll', 'none')):
+        s.add_syscall('network', call, fd, calls=1000)
+    path = tmp_path / 'prefork.msgpack'
+    m.save(str(path))
+    ditto('synth', path, '-o', tmp_path / 'prefork', '--no-build')
+    config = (tmp_path / 'prefork' / 'clone_config.c').read_text()
+    assert '.io = RT_IO_POLL' in config
+    assert '.serial_connections = true' in config
+    assert '.accept_wait = RT_ACCEPT_WAIT_POLL' in config
+    assert '.parent = { .name = "main"' in config and '.wait = RT_WAIT_SELECT' in config
+    # without the flag: event loops that accept for themselves
+    net.serial_connections = False
+    m.save(str(path))
+    ditto('synth', path, '-o', tmp_path / 'loops', '--no-build')
+    config = (tmp_path / 'loops' / 'clone_config.c').read_text()
+    assert '.serial_connections = false' in config
+    assert '.accept_wait = RT_ACCEPT_WAIT_AS_SERVING' in config

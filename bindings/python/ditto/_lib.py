@@ -384,6 +384,10 @@ _SIGS = {
     'ditto_thread_class_set_role': (c_int, [_P, _E]),
     'ditto_thread_class_io_model': (_E, [_P]),
     'ditto_thread_class_set_io_model': (c_int, [_P, _E]),
+    'ditto_thread_class_cpu_ns': (c_uint64, [_P]),
+    'ditto_thread_class_set_cpu_ns': (c_int, [_P, c_uint64]),
+    'ditto_thread_class_wakeups': (c_uint64, [_P]),
+    'ditto_thread_class_set_wakeups': (c_int, [_P, c_uint64]),
 
     # model.h: syscalls
     'ditto_service_syscall_count': (c_size_t, [_P]),

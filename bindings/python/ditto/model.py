@@ -120,6 +120,8 @@ class ThreadClass(_Element):
     count = _u64_prop('thread_class', 'count')
     role = _enum_prop('thread_class', 'role', 'role')
     io_model = _enum_prop('thread_class', 'io_model', 'io_model')
+    cpu_ns = _u64_prop('thread_class', 'cpu_ns')
+    wakeups = _u64_prop('thread_class', 'wakeups')
 
     def __repr__(self):
         return '<ditto.ThreadClass %s>' % self.name
