@@ -64,6 +64,20 @@ static void on_conn(struct rt_worker *w, int ep, struct rt_conn *c, uint32_t eve
 		rt_worker_drop(w, c);
 }
 
+/*
+ * A listen socket that other processes' (or threads') epoll sets watch
+ * too wakes one of them per connection, as nginx's workers ask: woken all
+ * at once, the first to run took every connection of a load opened
+ * together, and the other worker served nothing.
+ */
+static uint32_t listen_exclusive(const struct rt_worker *w)
+{
+	bool shared = w->shared || (rt_config.processes > 1 && !rt_config.fork_per_connection &&
+				    rt_listen_count(rt_config.processes) == 1);
+
+	return shared ? EPOLLEXCLUSIVE : 0;
+}
+
 static int setup(struct rt_worker *w, int ep)
 {
 	if (watch(ep, EPOLL_CTL_ADD, rt_stop_fd, EPOLLIN, TAG_STOP))
@@ -71,7 +85,7 @@ static int setup(struct rt_worker *w, int ep)
 	if (w->notify_fd >= 0 && watch(ep, EPOLL_CTL_ADD, w->notify_fd, EPOLLIN, TAG_NOTIFY))
 		return -1;
 	for (unsigned i = 0; i < w->nlfd; i++)
-		if (watch(ep, EPOLL_CTL_ADD, w->lfd[i], EPOLLIN, TAG_LISTEN + i))
+		if (watch(ep, EPOLL_CTL_ADD, w->lfd[i], EPOLLIN | listen_exclusive(w), TAG_LISTEN + i))
 			return -1;
 	/* adopted before the loop (a process forked for its connection) */
 	for (size_t i = w->nconns; i-- > 0;)
