@@ -34,9 +34,11 @@ CASES = {
 # with srv_prefork and srv_forking alike), and the profiler's weighted
 # call-tree distance (classify.c, SPLIT_THRESHOLD 0.4: about 2.3 to 1) then
 # splits the children into two network classes, in the original or the
-# clone, at random. Paced, every connection gets its share.
+# clone, at random. Paced, every connection gets its share. srv_blocking's
+# threads per connection split the same way (a check run: network 1 + 3).
 PACED = {
     'srv_forking': ['--rate', '20000'],
+    'srv_blocking': ['--rate', '20000'],
 }
 # Classes known by construction (role, count, io model), checked in the
 # original's model as well as in the clone's: srv_futex_pool's pool reads
