@@ -272,6 +272,20 @@ void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t)
 		;
 }
 
+void rt_conn_serve_blocking_fd(int fd, struct rt_thread *t)
+{
+	struct rt_conn *c = rt_conn_new(fd);
+
+	if (!c) {
+		rt_conn_cap_close_fd(fd);
+		return;
+	}
+	rt_sock_setup(fd);
+	rt_conn_greet(c);
+	rt_conn_serve_blocking(c, t);
+	rt_conn_free(c);
+}
+
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t)
 {
 	int r = send_some(c, pending(c));

@@ -286,6 +286,8 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
 /* Blocking reads and writes until it closes or the clone stops. */
 void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);
+/* The same for an accepted socket: set up, greeted, served, closed. */
+void rt_conn_serve_blocking_fd(int fd, struct rt_thread *t);
 /* Start a wake-up: whether its responses are held (rt_net.hold_share). */
 void rt_conn_hold_begin(struct rt_thread *t);
 /* Write the held responses of t; each connection's new want is set, and

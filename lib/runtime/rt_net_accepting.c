@@ -30,20 +30,6 @@ struct accepting {
 	atomic_bool done;
 };
 
-static void serve(int fd, struct rt_thread *t)
-{
-	struct rt_conn *c = rt_conn_new(fd);
-
-	if (!c) {
-		rt_conn_cap_close_fd(fd);
-		return;
-	}
-	rt_sock_setup(fd);
-	rt_conn_greet(c);
-	rt_conn_serve_blocking(c, t);
-	rt_conn_free(c);
-}
-
 static void *accepting_main(void *arg)
 {
 	struct accepting *a = arg;
@@ -65,7 +51,7 @@ static void *accepting_main(void *arg)
 		if (fd >= 0 && loop)
 			rt_worker_serve_one(&w, fd);
 		else if (fd >= 0)
-			serve(fd, &w.t);
+			rt_conn_serve_blocking_fd(fd, &w.t);
 		else if (!rt_conn_cap_goes_on(errno)) {
 			rt_err(errno, "accept");
 			rt_fail();

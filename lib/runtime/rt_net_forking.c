@@ -48,30 +48,16 @@ static int catch_children(void)
 
 /* ---- the child ---- */
 
-static void serve_blocking(int fd, uint64_t stream)
-{
-	struct rt_thread t = { .replay = NULL };
-	struct rt_conn *c = rt_conn_new(fd);
-
-	if (!c) {
-		rt_conn_cap_close_fd(fd);
-		return;
-	}
-	if (!rt_thread_init(&t, stream)) {
-		rt_sock_setup(fd);
-		rt_conn_greet(c);
-		rt_conn_serve_blocking(c, &t);
-	}
-	rt_conn_free(c);
-	rt_thread_fini(&t);
-}
-
-static void serve_loop(int fd, uint64_t stream)
+/* One thread's state for its one connection, served with blocking calls
+ * or with the io's loop. */
+static void serve(int fd, uint64_t stream)
 {
 	struct rt_worker w;
 
 	if (rt_worker_init_one(&w, stream))
 		rt_conn_cap_close_fd(fd);
+	else if (rt_config.io == RT_IO_BLOCKING)
+		rt_conn_serve_blocking_fd(fd, &w.t);
 	else
 		rt_worker_serve_one(&w, fd);
 	rt_worker_fini_one(&w);
@@ -84,10 +70,7 @@ static void child(int fd, int lfd, int epfd, pid_t parent, uint64_t stream)
 		close(epfd);
 	signal(SIGCHLD, SIG_DFL);
 	rt_stop_child(parent);
-	if (rt_config.io == RT_IO_BLOCKING)
-		serve_blocking(fd, stream);
-	else
-		serve_loop(fd, stream);
+	serve(fd, stream);
 	/* not exit(): the parent's scratch file and stdio are its own */
 	_exit(rt_failed() ? 1 : 0);
 }

@@ -40,9 +40,12 @@ void rt_wait_once(enum rt_wait how, int ep, int ms)
 
 	switch (how) {
 	case RT_WAIT_EPOLL:
-		if (ep >= 0)
+		if (ep >= 0) {
 			epoll_wait(ep, &ev, 1, ms);
-		return;
+			return;
+		}
+		/* no set (out of descriptors): poll, not a spinning caller */
+		/* fall through */
 	case RT_WAIT_POLL:
 		poll(&p, rt_stop_fd >= 0, ms);
 		return;

@@ -672,6 +672,17 @@ static bool serial(struct ditto_network *net, enum ditto_io_model io)
 	       (io == DITTO_IO_EPOLL || io == DITTO_IO_POLL || io == DITTO_IO_SELECT);
 }
 
+static const char *accept_wait_of(enum ditto_io_model io)
+{
+	switch (io) {
+	case DITTO_IO_BLOCKING: return "RT_ACCEPT_WAIT_ACCEPT";
+	case DITTO_IO_EPOLL: return "RT_ACCEPT_WAIT_EPOLL";
+	case DITTO_IO_POLL: return "RT_ACCEPT_WAIT_POLL";
+	case DITTO_IO_SELECT: return "RT_ACCEPT_WAIT_SELECT";
+	default: return "RT_ACCEPT_WAIT_AS_SERVING";
+	}
+}
+
 /* How the original's acceptor class waited for its listen socket, when
  * that differs from how its serving class waits (rt.h's accept_wait). A
  * serial server's threads accept as they wait for requests. */
@@ -681,24 +692,10 @@ static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io, 
 		struct ditto_thread_class *t = ditto_service_thread(s, i);
 		enum ditto_io_model a = ditto_thread_class_io_model(t);
 
-		if (ditto_thread_class_role(t) != DITTO_ROLE_ACCEPTOR || a == io)
-			continue;
-		switch (a) {
-		case DITTO_IO_BLOCKING: return "RT_ACCEPT_WAIT_ACCEPT";
-		case DITTO_IO_EPOLL: return "RT_ACCEPT_WAIT_EPOLL";
-		case DITTO_IO_POLL: return "RT_ACCEPT_WAIT_POLL";
-		case DITTO_IO_SELECT: return "RT_ACCEPT_WAIT_SELECT";
-		default: return "RT_ACCEPT_WAIT_AS_SERVING";
-		}
+		if (ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR && a != io)
+			return accept_wait_of(a);
 	}
-	if (!serial)
-		return "RT_ACCEPT_WAIT_AS_SERVING";
-	switch (io) {
-	case DITTO_IO_EPOLL: return "RT_ACCEPT_WAIT_EPOLL";
-	case DITTO_IO_POLL: return "RT_ACCEPT_WAIT_POLL";
-	case DITTO_IO_SELECT: return "RT_ACCEPT_WAIT_SELECT";
-	default: return "RT_ACCEPT_WAIT_AS_SERVING";
-	}
+	return serial && io != DITTO_IO_BLOCKING ? accept_wait_of(io) : "RT_ACCEPT_WAIT_AS_SERVING";
 }
 
 /* The acceptor on a thread of its own: the original accepted away from

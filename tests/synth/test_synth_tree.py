@@ -260,6 +260,14 @@ def test_chase_scale_knob_sets_the_chased_reads(tmp_path):
     assert 1.6 * sum(counts[1]) <= sum(counts[2]) <= 2.4 * sum(counts[1]), counts
 
 
+def synth_config(tmp_path, model, name):
+    """The clone_config.c `ditto synth` writes for model (not built)."""
+    path = tmp_path / (name + '.msgpack')
+    model.save(str(path))
+    ditto('synth', path, '-o', tmp_path / name, '--no-build')
+    return (tmp_path / name / 'clone_config.c').read_text()
+
+
 def test_a_forking_service_plays_no_serving_class_in_its_parent(tmp_path):
     # A process per connection (one acceptor, serving processes that do not
     # accept: srv_forking, PostgreSQL) whose children the profile split in
@@ -282,10 +290,7 @@ def test_a_forking_service_plays_no_serving_class_in_its_parent(tmp_path):
         for call in ('read', 'write'):
             s.add_syscall(cls, call, 'tcp', calls=n)
         s.add_syscall(cls, 'epoll_wait', 'epoll', calls=n)
-    path = tmp_path / 'forking.msgpack'
-    m.save(str(path))
-    ditto('synth', path, '-o', tmp_path / 'forking', '--no-build')
-    config = (tmp_path / 'forking' / 'clone_config.c').read_text()
+    config = synth_config(tmp_path, m, 'forking')
     assert '.fork_per_connection = true' in config
     assert '.nbackground = 1,' in config
     assert '"network2"' not in config and '"background"' in config
@@ -311,18 +316,13 @@ def test_serial_connections_and_the_parents_wait_reach_the_config(tmp_path):
     s.requests.count = 1000
     for call, fd in (('read', 'tcp'), ('writev', 'tcp'), ('poll', 'none')):
         s.add_syscall('network', call, fd, calls=1000)
-    path = tmp_path / 'prefork.msgpack'
-    m.save(str(path))
-    ditto('synth', path, '-o', tmp_path / 'prefork', '--no-build')
-    config = (tmp_path / 'prefork' / 'clone_config.c').read_text()
+    config = synth_config(tmp_path, m, 'prefork')
     assert '.io = RT_IO_POLL' in config
     assert '.serial_connections = true' in config
     assert '.accept_wait = RT_ACCEPT_WAIT_POLL' in config
     assert '.parent = { .name = "main"' in config and '.wait = RT_WAIT_SELECT' in config
     # without the flag: event loops that accept for themselves
     net.serial_connections = False
-    m.save(str(path))
-    ditto('synth', path, '-o', tmp_path / 'loops', '--no-build')
-    config = (tmp_path / 'loops' / 'clone_config.c').read_text()
+    config = synth_config(tmp_path, m, 'loops')
     assert '.serial_connections = false' in config
     assert '.accept_wait = RT_ACCEPT_WAIT_AS_SERVING' in config
