@@ -15,10 +15,13 @@
 #include "profile_int.h"
 #include "threads.h"
 
-/* Within one behaviour group, threads whose weighted call trees are
- * further apart than this are different classes. Above the artifact's 0.2:
- * with weights in the distance, a worker pool loaded 2:1 must stay one
- * class ((r - 1) / (r + 1) = 0.33 at r = 2). */
+/* Within one behaviour group, threads whose call trees, each as shares of
+ * its own samples, are further apart than this are different classes. The
+ * shares leave load out: threads of one role on one code path serve what
+ * the kernel or their clients give them (nginx's workers on a shared socket,
+ * a load generator's connections on a busy host), which the clone cannot
+ * choose either. Code that differs
+ * (another leaf, another loop) is far apart at any load. */
 #define SPLIT_THRESHOLD 0.4
 /* Fewer samples than this give no usable tree: such threads follow the
  * largest class of their group. */
@@ -261,7 +264,7 @@ static int split_group(const struct snapshot *s, const struct thread_sampler *ts
 			idx[n] = i;
 			tids[n++] = (int)s->threads[i].tid;
 		}
-	if (n >= 2 && (err = tsamp_cluster(ts, tids, n, SPLIT_THRESHOLD, cls, &ncls)))
+	if (n >= 2 && (err = tsamp_cluster(ts, tids, n, SPLIT_THRESHOLD, TSAMP_SHAPE, cls, &ncls)))
 		goto out;
 	for (size_t j = 0; j < n; j++) {
 		sub[idx[j]] = n >= 2 && cls[j] < 64 ? cls[j] : 0;

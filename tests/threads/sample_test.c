@@ -5,7 +5,7 @@
  * distance matrix and the classes. Needs root or CAP_PERFMON (exit 77,
  * "skipped", otherwise).
  *
- *   sample_test [-f HZ] [-s SECONDS] [-t THRESHOLD] [-v] [--expect-spin]
+ *   sample_test [-f HZ] [-s SECONDS] [-t THRESHOLD] [-v] [--shape] [--expect-spin]
  *               [--min-unwind FRACTION] (-p PID | -- COMMAND ARGS...)
  *
  * --expect-spin checks the classes of spin_target: {spin-a1, spin-a2}
@@ -33,6 +33,7 @@
 struct opts {
 	int hz, seconds, pid;
 	double threshold, min_unwind;
+	unsigned flags;		/* TSAMP_SHAPE with --shape */
 	bool verbose, expect_spin;
 	const char *expect_label;	/* a frame some thread's tree must hold */
 	char **cmd;
@@ -114,6 +115,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->verbose = true;
 		} else if (!strcmp(a, "--expect-spin")) {
 			o->expect_spin = true;
+		} else if (!strcmp(a, "--shape")) {
+			o->flags |= TSAMP_SHAPE;
 		} else if (v && !strcmp(a, "-f")) {
 			o->hz = atoi(argv[++i]);
 		} else if (v && !strcmp(a, "-s")) {
@@ -264,7 +267,7 @@ static int report(const struct thread_sampler *s, const struct opts *o)
 	report_threads(s, o);
 	report_matrix(s, tids, n);
 	t0 = now_s();
-	if ((err = tsamp_cluster(s, tids, n, o->threshold, cls, &nclasses)) < 0) {
+	if ((err = tsamp_cluster(s, tids, n, o->threshold, o->flags, cls, &nclasses)) < 0) {
 		printf("cluster: %s\n", ditto_last_error());
 		return 1;
 	}
@@ -321,7 +324,7 @@ int main(int argc, char **argv)
 	int pid, err, rc, status;
 
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: sample_test [-f HZ] [-s SECONDS] [-t THRESHOLD] [-v] "
+		fprintf(stderr, "usage: sample_test [-f HZ] [-s SECONDS] [-t THRESHOLD] [-v] [--shape] "
 			"[--expect-spin] [--expect-label NAME] [--min-unwind F] (-p PID | -- COMMAND...)\n");
 		return 2;
 	}

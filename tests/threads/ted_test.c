@@ -100,6 +100,50 @@ static void test_identical_and_weights(void)
 	calltree_free(&c);
 }
 
+static double shape_dist(const struct calltree *a, const struct calltree *b)
+{
+	struct ted_tree x, y;
+	double d = NAN;
+
+	if (ted_tree_build(a, NULL, 0, 100000, &x) || ted_tree_build(b, NULL, 0, 100000, &y))
+		abort();
+	ted_tree_normalise(&x);
+	ted_tree_normalise(&y);
+	if (ted_distance(&x, &y, NULL, &d))
+		abort();
+	ted_tree_free(&x);
+	ted_tree_free(&y);
+	return d;
+}
+
+/* Normalised, a thread's load leaves its distance: one code path at 1:10
+ * samples is one shape, a different leaf is not. */
+static void test_shape(void)
+{
+	struct calltree a, c, e, other;
+
+	tree(&a, "T");
+	tree(&c, "T");
+	tree(&e, "T");
+	tree(&other, "T");
+	add(&a, "main;work;leaf", 60);
+	add(&a, "main;work", 40);
+	add(&c, "main;work;leaf", 6);
+	add(&c, "main;work", 4);
+	add(&other, "main;work;other", 60);
+	add(&other, "main;work", 40);
+	CHECK(shape_dist(&a, &c) < 1e-12, "same shape, 10x fewer samples: %g", shape_dist(&a, &c));
+	/* nodes 1,1,1,0.6 each; leaf and other renamed: 1.2 over 7.2 */
+	CHECK(fabs(shape_dist(&c, &other) - 1.2 / 7.2) < 1e-9, "other leaf: %g",
+	      shape_dist(&c, &other));
+	CHECK(shape_dist(&e, &e) == 0 && fabs(shape_dist(&e, &a) - 1) < 1e-12,
+	      "an empty tree: %g", shape_dist(&e, &a));
+	calltree_free(&a);
+	calltree_free(&c);
+	calltree_free(&e);
+	calltree_free(&other);
+}
+
 static void test_disjoint(void)
 {
 	struct calltree a, b, e1, e2;
@@ -397,6 +441,7 @@ int main(int argc, char **argv)
 {
 	test_identical_and_weights();
 	test_disjoint();
+	test_shape();
 	test_classic();
 	test_order();
 	test_random_against_reference();

@@ -332,7 +332,7 @@ static int distance_matrix(const struct ted_tree *t, size_t n, double *d)
 }
 
 int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, double threshold,
-		  int *class_of, size_t *nclasses)
+		  unsigned flags, int *class_of, size_t *nclasses)
 {
 	struct ted_tree *t;
 	double *d;
@@ -351,6 +351,8 @@ int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, dou
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
 	err = build_trees(s, tids, n, t);
+	for (size_t i = 0; !err && (flags & TSAMP_SHAPE) && i < n; i++)
+		ted_tree_normalise(&t[i]);
 	if (!err)
 		err = distance_matrix(t, n, d);
 	if (!err)

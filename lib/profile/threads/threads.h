@@ -114,17 +114,22 @@ void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out);
  */
 int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out);
 
+/* tsamp_cluster flag: compare each tree's shares of its own samples, so
+ * threads that run the same code at different loads are near (a pool
+ * whose threads served 1:3 of the requests is one class). */
+#define TSAMP_SHAPE 1u
+
 /*
  * Cluster tids[0..n) by average linkage on tsamp_distance, merging while the
  * closest classes are nearer than threshold (in [0,1]; TSAMP_DEFAULT_THRESHOLD
- * is the artifact's). class_of[i] gets 0..*nclasses-1, numbered in order of
+ * is the artifact's). flags: 0 or TSAMP_SHAPE. class_of[i] gets 0..*nclasses-1, numbered in order of
  * first appearance in tids. All threads without samples share one class
  * ("idle"): nothing tells them apart here; the scheduler and syscall
  * collectors can split it. O(n^2) distances, O(n^3) linkage: meant for up to
  * a few hundred threads.
  */
 int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, double threshold,
-		  int *class_of, size_t *nclasses);
+		  unsigned flags, int *class_of, size_t *nclasses);
 
 /* Debugging: print tid's call tree (nodes with >= min_share of its samples). */
 int tsamp_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f);

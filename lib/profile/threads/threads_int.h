@@ -74,6 +74,8 @@ struct ted_tree {
  */
 int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_share,
 		   size_t max_nodes, struct ted_tree *out);
+/* Weights as shares of the root's (the thread's samples); empty trees stay. */
+void ted_tree_normalise(struct ted_tree *t);
 /* raw TED and TED / (total(a) + total(b)); either pointer may be NULL. */
 int ted_distance(const struct ted_tree *a, const struct ted_tree *b, double *raw, double *norm);
 void ted_tree_free(struct ted_tree *t);

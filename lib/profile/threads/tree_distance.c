@@ -265,6 +265,19 @@ int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_sh
 	return err;
 }
 
+void ted_tree_normalise(struct ted_tree *t)
+{
+	double root = t->n ? t->w[t->n - 1] : 0;
+
+	if (root <= 0)
+		return;
+	t->total = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		t->w[i] /= root;
+		t->total += t->w[i];
+	}
+}
+
 static double rename_cost(const struct ted_tree *a, size_t i, const struct ted_tree *b, size_t j)
 {
 	if (a->label[i] == b->label[j])
