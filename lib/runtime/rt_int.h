@@ -394,4 +394,12 @@ void rt_wait_until(enum rt_wait how, int ep, uint64_t deadline, bool (*done)(voi
 
 void rt_main_thread_run(void);	/* rt_main_thread.c */
 
+/* rt_share.c: connections per process on one shared listen socket. */
+int rt_share_init(unsigned procs);	/* the parent, before forking */
+void rt_share_enter(unsigned proc);	/* a child: which count is its own */
+void rt_share_count(int delta);	/* a connection adopted (+1) or dropped (-1) */
+bool rt_share_accepting(void);	/* false: leave the next ones to the others */
+int rt_share_kick_fd(void);	/* -1 unless shared: EPOLLET in every set */
+void rt_share_kick(void);	/* the others look at the socket's queue again */
+
 #endif /* DITTO_RT_INT_H */

@@ -13,7 +13,7 @@
 
 /* epoll's data: a connection's address or one of these small tags,
  * which no address can be. */
-enum { TAG_STOP = 1, TAG_NOTIFY = 2, TAG_LISTEN = 3 };
+enum { TAG_STOP = 1, TAG_NOTIFY = 2, TAG_KICK = 3, TAG_LISTEN = 4 };
 
 static int watch(int ep, int op, int fd, uint32_t events, uint64_t data)
 {
@@ -34,7 +34,8 @@ static void on_listen(struct rt_worker *w, int ep, int lfd)
 {
 	bool again = true;
 
-	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again; i++)
+	/* another process may have taken one since the gate (rt_share.c) */
+	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again && rt_share_accepting(); i++)
 		add_conn(w, ep, rt_worker_accept(w, lfd, &again));
 }
 
@@ -84,6 +85,9 @@ static int setup(struct rt_worker *w, int ep)
 		return -1;
 	if (w->notify_fd >= 0 && watch(ep, EPOLL_CTL_ADD, w->notify_fd, EPOLLIN, TAG_NOTIFY))
 		return -1;
+	if (w->nlfd && rt_share_kick_fd() >= 0 &&
+	    watch(ep, EPOLL_CTL_ADD, rt_share_kick_fd(), EPOLLIN | EPOLLET, TAG_KICK))
+		return -1;
 	for (unsigned i = 0; i < w->nlfd; i++)
 		if (watch(ep, EPOLL_CTL_ADD, w->lfd[i], EPOLLIN | listen_exclusive(w), TAG_LISTEN + i))
 			return -1;
@@ -93,13 +97,51 @@ static int setup(struct rt_worker *w, int ep)
 	return 0;
 }
 
-static void dispatch(struct rt_worker *w, int ep, const struct epoll_event *ev)
+/*
+ * Processes on one shared socket take turns (rt_share.c): a process too
+ * far ahead unwatches the socket and kicks the others, and looks again
+ * every GATE_MS while it does, since the others' accepts do not wake it.
+ */
+#define GATE_MS 20
+
+static void watch_listen(struct rt_worker *w, int ep, int op)
+{
+	for (unsigned i = 0; i < w->nlfd; i++)
+		watch(ep, op, w->lfd[i], EPOLLIN | listen_exclusive(w), TAG_LISTEN + i);
+}
+
+static int gate_listen(struct rt_worker *w, int ep, bool *armed)
+{
+	bool want = rt_share_accepting();
+
+	if (want != *armed) {
+		watch_listen(w, ep, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL);
+		*armed = want;
+		if (!want)
+			rt_share_kick();
+	}
+	return *armed ? -1 : GATE_MS;
+}
+
+/* Another process stopped taking connections: added again, the socket is
+ * looked at, and a connection its wake-up left queued is seen. */
+static void on_kick(struct rt_worker *w, int ep, bool armed)
+{
+	if (armed) {
+		watch_listen(w, ep, EPOLL_CTL_DEL);
+		watch_listen(w, ep, EPOLL_CTL_ADD);
+	}
+}
+
+static void dispatch(struct rt_worker *w, int ep, const struct epoll_event *ev, bool armed)
 {
 	uint64_t d = ev->data.u64;
 
 	if (d == TAG_STOP)
 		return;		/* the loop condition sees it */
-	if (d == TAG_NOTIFY)
+	if (d == TAG_KICK)
+		on_kick(w, ep, armed);
+	else if (d == TAG_NOTIFY)
 		on_notify(w, ep);
 	else if (d >= TAG_LISTEN && d < TAG_LISTEN + w->nlfd)
 		on_listen(w, ep, w->lfd[d - TAG_LISTEN]);
@@ -134,13 +176,14 @@ void rt_net_epoll_loop(struct rt_worker *w)
 	unsigned max = rt_config.net.epoll_events ? rt_config.net.epoll_events : RT_EPOLL_EVENTS_DEFAULT;
 	struct epoll_event *ev = calloc(max, sizeof(*ev));
 	int ep = epoll_create1(EPOLL_CLOEXEC);
+	bool armed = true;
 
 	if (!ev || ep < 0 || setup(w, ep)) {
 		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
 		rt_fail();
 	}
 	while (rt_worker_running(w)) {
-		int n = epoll_wait(ep, ev, (int)max, -1);
+		int n = epoll_wait(ep, ev, (int)max, gate_listen(w, ep, &armed));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -151,7 +194,7 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		}
 		rt_conn_hold_begin(&w->t);
 		for (int i = 0; i < n; i++)
-			dispatch(w, ep, &ev[i]);
+			dispatch(w, ep, &ev[i], armed);
 		flush(w, ep);
 	}
 	if (ep >= 0)

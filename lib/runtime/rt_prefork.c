@@ -70,6 +70,7 @@ static void child(const int *lfd, unsigned nlfd, unsigned p, unsigned procs, con
 			close(lfd[i]);
 	close(ready[0]);
 	rt_ready_fd = ready[1];
+	rt_share_enter(p);
 	/* rt_stop_init() installs the child's handlers, then unblocks */
 	exit(rt_process_run(lfd + first, n, p) ? 1 : 0);
 }
@@ -154,6 +155,10 @@ int rt_prefork_run(const int *lfd, unsigned nlfd)
 	bool ok = true;
 
 	children = calloc(procs, sizeof(*children));
+	/* event loops on one shared socket balance their connections */
+	if (nlfd == 1 && !rt_config.fork_per_connection && !rt_config.serial_connections &&
+	    rt_config.io != RT_IO_BLOCKING && rt_share_init(procs))
+		return -1;
 	if (!children || install_forward() || pipe2(ready, O_CLOEXEC)) {
 		rt_err(children ? errno : ENOMEM, "setting up %u processes", procs);
 		return -1;

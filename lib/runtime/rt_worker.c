@@ -43,6 +43,7 @@ struct rt_conn *rt_worker_adopt(struct rt_worker *w, int fd)
 	rt_sock_setup(fd);
 	c->slot = w->nconns;
 	w->conns[w->nconns++] = c;
+	rt_share_count(1);
 	rt_conn_greet(c);
 	if (c->want == RT_WANT_CLOSE) {
 		rt_worker_drop(w, c);
@@ -112,6 +113,7 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 	struct rt_conn *last = w->conns[--w->nconns];
 
 	rt_conn_hold_forget(&w->t, c);
+	rt_share_count(-1);
 	w->conns[c->slot] = last;
 	last->slot = c->slot;
 	rt_conn_free(c);

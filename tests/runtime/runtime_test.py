@@ -1111,7 +1111,29 @@ def scenario_serial(clone):
     scenario_lp(clone)
 
 
-SCENARIOS = {'lp': scenario_lp, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
+def scenario_balance(clone):
+    """Pre-forked processes on one shared listen socket: a burst of two
+    connections per process ends with two in each (opened together, one
+    process used to take them all), three rounds."""
+    pids = clone_pids(clone)[1:]
+    for rnd in range(3):
+        socks = [clone.connect() for _ in range(2 * len(pids))]
+        for i, s in enumerate(socks):
+            lp_request(s, b'burst %d' % i)
+        owners = socket_owners(pids, clone.port)
+        ports = [s.getsockname()[1] for s in socks]
+        per = sorted(sum(1 for p in ports if owners.get(p) == pid) for pid in pids)
+        print('  round %d: connections per process %s' % (rnd, per))
+        if per != [2] * len(pids):
+            fail('balance: %d connections went %s to %d processes, want 2 each' %
+                 (len(socks), per, len(pids)))
+        for s in socks:
+            s.close()
+        time.sleep(0.2)
+    scenario_lp(clone)
+
+
+SCENARIOS = {'lp': scenario_lp, 'balance': scenario_balance, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
              'mysql': scenario_mysql, 'forking': scenario_forking, 'serial': scenario_serial}
 
