@@ -9,15 +9,18 @@ under pgbench, the ground-truth servers of tests/servers under srv_client):
   2. the clone runs under the same load and is profiled the same way;
   3. `ditto model diff` metrics are summarised: thread classes and network
      model, syscalls and bytes per request, instruction mix, branch and
-     working-set distances;
+     working-set distances; the original is profiled a second time under
+     the same load, and its syscalls per request against its own first
+     profile give the error a profile of the same service makes;
   4. both run at once and `ditto load` drives each in turn, closed loop, in
      rounds interleaved: the throughput ratio clone/original per round;
   5. with --cachegrind, the ground-truth servers and their clones run under
      `valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes` with the
      same short load: I1/D1/LL miss rates and the branch misprediction rate.
 Then one table, a row per service: shape match (thread classes and network
-model), the worst syscalls-per-request error by kind, the bytes-per-request
-error, and the throughput ratio (median and spread of the rounds).
+model), the worst syscalls-per-request error by kind, the same for the
+original against itself, the bytes-per-request error, and the throughput
+ratio (median and spread of the rounds).
 Exit status 1 if a service could not be compared (its row says FAILED).
 """
 
@@ -101,18 +104,21 @@ def call_errors(model, cmodel):
     return worst, max(rel(rso, rsc), rel(rqo, rqc)), (co, cc, rqo, rqc, rso, rsc)
 
 
-def details(name, model, cmodel, calls):
+def details(name, model, cmodel, calls, again):
+    """again: the original's second profile's calls per request."""
     co, cc, rqo, rqc, rso, rsc = calls
     print('== %s' % name)
     print('  thread classes   %s   original %s  clone %s' % (
         'same' if classes(model) == classes(cmodel) else 'DIFFER', classes(model), classes(cmodel)))
     print('  network model    %s' % ('same' if network(model) == network(cmodel) else
                                      'DIFFER: %s vs %s' % (network(model), network(cmodel))))
-    print('  %-40s %10s %10s %8s' % ('per request', 'original', 'clone', 'rel err'))
-    for key in sorted(set(co) | set(cc)):
-        a, b = co.get(key, 0.0), cc.get(key, 0.0)
-        if max(a, b) >= 0.01:
-            print('  %-40s %10.3f %10.3f %7.1f%%' % (':'.join(key), a, b, 100 * rel(a, b)))
+    print('  %-40s %10s %10s %8s %10s %8s' % ('per request', 'original', 'clone', 'rel err',
+                                             'again', 'rel err'))
+    for key in sorted(set(co) | set(cc) | set(again)):
+        a, b, c = co.get(key, 0.0), cc.get(key, 0.0), again.get(key, 0.0)
+        if max(a, b, c) >= 0.01:
+            print('  %-40s %10.3f %10.3f %7.1f%% %10.3f %7.1f%%' % (
+                ':'.join(key), a, b, 100 * rel(a, b), c, 100 * rel(a, c)))
     print('  %-40s %10.1f %10.1f %7.1f%%' % ('response bytes', rso, rsc, 100 * rel(rso, rsc)))
     print('  %-40s %10.1f %10.1f %7.1f%%' % ('request bytes (client)', rqo, rqc,
                                               100 * rel(rqo, rqc)))
@@ -141,6 +147,8 @@ def compare_one(t, tmp, with_cache):
     tree = os.path.join(tmp, t.name + '-clone')
     try:
         model = clone_service(orig.pid, tree, t.load(orig.port))
+        again = profile_clone(orig, t.svc_name, os.path.join(tmp, t.name + '-again.msgpack'),
+                              t.load(orig.port), windows=0)
         clone = Clone(tree)
         try:
             cmodel = profile_clone(clone, t.svc_name,
@@ -152,7 +160,8 @@ def compare_one(t, tmp, with_cache):
     finally:
         orig.stop()
     (calls_err, worst), bytes_err, calls = call_errors(model, cmodel)
-    details(t.name, model, cmodel, calls)
+    (self_err, self_worst), _, again_calls = call_errors(model, again)
+    details(t.name, model, cmodel, calls, again_calls[1])
     ratios = sorted(r for _, _, r in rates)
     print('  throughput (ditto load, %d rounds interleaved): original %s, clone %s' % (
         ROUNDS, ' '.join('%.0f' % a for a, _, _ in rates), ' '.join('%.0f' % b for _, b, _ in rates)))
@@ -160,17 +169,18 @@ def compare_one(t, tmp, with_cache):
         cache_rows(t, tree)
     print()
     shape = classes(model) == classes(cmodel) and network(model) == network(cmodel)
-    return (t.name, 'yes' if shape else 'NO', calls_err, worst, bytes_err,
+    return (t.name, 'yes' if shape else 'NO', calls_err, worst, self_err, self_worst, bytes_err,
             ratios[len(ratios) // 2], ratios[0], ratios[-1])
 
 
 def table(rows):
-    print('| service | shape match | syscalls/request error (worst kind) | bytes/request error '
-          '| throughput clone/original (median, min-max of %d) |' % ROUNDS)
-    print('|---|---|---|---|---|')
-    for name, shape, err, worst, berr, med, lo, hi in rows:
-        print('| %s | %s | %.1f%% (%s) | %.1f%% | %.2f (%.2f-%.2f) |' % (
-            name, shape, 100 * err, worst, 100 * berr, med, lo, hi))
+    print('| service | shape match | syscalls/request error (worst kind) | original against '
+          'itself | bytes/request error | throughput clone/original (median, min-max of %d) |'
+          % ROUNDS)
+    print('|---|---|---|---|---|---|')
+    for name, shape, err, worst, serr, sworst, berr, med, lo, hi in rows:
+        print('| %s | %s | %.1f%% (%s) | %.1f%% (%s) | %.1f%% | %.2f (%.2f-%.2f) |' % (
+            name, shape, 100 * err, worst, 100 * serr, sworst, 100 * berr, med, lo, hi))
 
 
 def main(argv):
@@ -187,7 +197,7 @@ def main(argv):
                 rows.append(compare_one(t, tmp, with_cache))
             except Exception as e:      # one service failing does not hide the others
                 print('== %s: FAILED: %s\n' % (t.name, e))
-                rows.append((t.name, 'FAILED', 0.0, str(e)[:60], 0.0, 0.0, 0.0, 0.0))
+                rows.append((t.name, 'FAILED', 0.0, str(e)[:60], 0.0, '-', 0.0, 0.0, 0.0, 0.0))
     table(rows)
     return 1 if any(r[1] == 'FAILED' for r in rows) else 0
 
