@@ -110,11 +110,11 @@ static void show_network(struct ditto_model *m, size_t si)
 	struct ditto_network *n = ditto_service_network(ditto_model_service(m, si));
 
 	printf("  network: io_model %s, accept dispatch %s, network dispatch %s,\n"
-	       "           serial connections %s, %s network threads, %s processes,\n"
-	       "           client %s connections (%s)\n",
+	       "           serial connections %s, master process %s, %s network threads,\n"
+	       "           %s processes, client %s connections (%s)\n",
 	       ditto_io_model_name(ditto_network_io_model(n)),
 	       yes_no(ditto_network_accept_dispatch(n)), yes_no(ditto_network_network_dispatch(n)),
-	       yes_no(ditto_network_serial_connections(n)),
+	       yes_no(ditto_network_serial_connections(n)), yes_no(ditto_network_master_process(n)),
 	       opt_count(m, "services[%zu].network.network_threads", si).s,
 	       opt_count(m, "services[%zu].network.processes", si).s,
 	       opt_count(m, "services[%zu].network.client_connections", si).s,

@@ -548,6 +548,13 @@ DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v
  * with a dispatcher), and for blocking io, which serves one by nature. */
 DITTO_API bool ditto_network_serial_connections(const struct ditto_network *n);
 DITTO_API int ditto_network_set_serial_connections(struct ditto_network *n, bool v);
+/* The main process serves no connection: the serving processes are
+ * children it forked (nginx's or Apache's master, with one worker or
+ * several). A clone then forks its serving processes from a parent that
+ * plays the main class, even for one serving process. False when the main
+ * process serves, and in models that predate the field. */
+DITTO_API bool ditto_network_master_process(const struct ditto_network *n);
+DITTO_API int ditto_network_set_master_process(struct ditto_network *n, bool v);
 /* Serving threads in all serving processes together (nginx with 2
  * single-threaded workers: 2, processes 2); each process has
  * network_threads / processes. 0: one thread per connection (blocking). */

@@ -261,6 +261,7 @@ static const struct field network_fields[] = {
 	F("accept_dispatch", FT_BOOL, MG_SAME, CP_RAW),
 	F("network_dispatch", FT_BOOL, MG_SAME, CP_RAW),
 	F("serial_connections", FT_BOOL, MG_SAME, CP_RAW),
+	F("master_process", FT_BOOL, MG_SAME, CP_RAW),
 	F("network_threads", FT_U64, MG_MAX, CP_RAW),
 	F("processes", FT_U64, MG_MAX, CP_RAW),
 	F("client_connections", FT_U64, MG_MAX, CP_RAW),

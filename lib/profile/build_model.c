@@ -208,6 +208,7 @@ static void add_network(struct ditto_service *svc, const struct network_rec *n)
 	ditto_network_set_accept_dispatch(net, n->accept_dispatch);
 	ditto_network_set_network_dispatch(net, n->network_dispatch);
 	ditto_network_set_serial_connections(net, n->serial_connections);
+	ditto_network_set_master_process(net, n->master_process);
 	ditto_network_set_network_threads(net, n->network_threads);
 	ditto_network_set_processes(net, n->processes);
 	ditto_network_set_client_connections(net, n->client_connections);

@@ -71,6 +71,22 @@ static uint64_t serving_processes(const struct snapshot *s, int cls)
 	return n;
 }
 
+/* Class cls serves only in processes other than the target's: the target
+ * is a master that forked them (model.h, master_process). */
+static bool served_by_children(const struct snapshot *s, int cls)
+{
+	bool others = false;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (s->threads[i].cls != cls)
+			continue;
+		if (s->threads[i].info.tgid == (uint32_t)s->target)
+			return false;
+		others = true;
+	}
+	return others;
+}
+
 /* Whether the target's main thread is in class cls and has all of bits. */
 static bool main_in(const struct snapshot *s, int cls, uint32_t bits)
 {
@@ -198,4 +214,5 @@ void network_model(const struct snapshot *s, const struct classes *c, struct net
 	n->processes = serving_processes(s, n->network);
 	n->network_threads = per_connection(s, n->network, net, n->processes) ? 0 : net->count;
 	n->serial_connections = serial_connections(s, n->network, n->io, n->network_dispatch);
+	n->master_process = served_by_children(s, n->network);
 }

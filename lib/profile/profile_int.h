@@ -149,7 +149,7 @@ void classes_free(struct classes *c);
 /* ---- netmodel.c ---- */
 struct network_rec {
 	enum ditto_io_model io;
-	bool accept_dispatch, network_dispatch, serial_connections;
+	bool accept_dispatch, network_dispatch, serial_connections, master_process;
 	uint64_t network_threads, processes, client_connections;
 	enum ditto_call_mode client_mode;
 	int acceptor, network;	/* class indexes, -1 when none */

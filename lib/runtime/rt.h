@@ -213,6 +213,9 @@ struct rt_config {
 	 * closes, then accepts the next (Apache's pre-forked children poll
 	 * their one connection); further clients wait in the backlog. */
 	bool serial_connections;
+	/* The serving processes are children of a parent that serves nothing
+	 * and plays `parent` (a master), even when processes is 1. */
+	bool master_process;
 	bool reuseport;		/* > 1 thread without dispatch: one SO_REUSEPORT socket each */
 	struct rt_net net;
 	struct rt_hist response_bytes;	/* whole response on the wire, bytes */

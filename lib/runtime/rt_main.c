@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 		free(fds);
 		return rc == -EADDRINUSE ? 3 : 1;
 	}
-	if (procs > 1)
+	if (procs > 1 || (rt_config.master_process && !rt_config.fork_per_connection))
 		rc = rt_prefork_run(fds, n);
 	else
 		rc = rt_process_run(fds, n, 0);

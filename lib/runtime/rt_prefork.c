@@ -149,15 +149,15 @@ static bool wait_all(unsigned exited, bool ok)
 
 int rt_prefork_run(const int *lfd, unsigned nlfd)
 {
-	unsigned procs = rt_config.processes, exited = 0;
+	unsigned procs = rt_config.processes ? rt_config.processes : 1, exited = 0;
 	int ready[2];
 	sigset_t set, old;
 	bool ok = true;
 
 	children = calloc(procs, sizeof(*children));
 	/* event loops on one shared socket balance their connections */
-	if (nlfd == 1 && !rt_config.fork_per_connection && !rt_config.serial_connections &&
-	    rt_config.io != RT_IO_BLOCKING && rt_share_init(procs))
+	if (procs > 1 && nlfd == 1 && !rt_config.fork_per_connection &&
+	    !rt_config.serial_connections && rt_config.io != RT_IO_BLOCKING && rt_share_init(procs))
 		return -1;
 	if (!children || install_forward() || pipe2(ready, O_CLOEXEC)) {
 		rt_err(children ? errno : ENOMEM, "setting up %u processes", procs);

@@ -27,6 +27,7 @@ struct cfg {
 	uint64_t procs, threads;	/* processes, serving threads of each */
 	bool forks;		/* a process per connection (rt.h) */
 	bool serial;		/* serial connections of an event loop (model.h) */
+	bool master;		/* a parent serving nothing forks the serving processes */
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	struct ditto_thread_class *serving;
@@ -422,7 +423,7 @@ static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
  * (rt_prefork.c), instead of one thread of it in every serving process. */
 static bool parents_class(struct cfg *g, struct ditto_thread_class *t)
 {
-	return g->procs > 1 && !g->forks && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
+	return (g->procs > 1 || g->master) && !g->forks && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
 }
 
 /*
@@ -735,6 +736,7 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 	}
 	g.procs = config_processes(s, g.lim);
 	g.forks = forks_per_connection(s, g.procs);
+	g.master = net && ditto_network_master_process(net) && !g.forks;
 	/* network_threads counts the serving threads of all processes */
 	g.threads = per_process(&g, threads ? threads : 1);
 	thread_budget(&g);
@@ -791,14 +793,15 @@ int config_generate(struct ditto_service *s, const struct config_in *in, struct 
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"
 		    "\t.fork_per_connection = %s,\n\t.serial_connections = %s,\n"
-		    "\t.reuseport = false,\n",
+		    "\t.master_process = %s,\n\t.reuseport = false,\n",
 		    framing_name(ditto_service_framing(s)), port, io_name(io),
 		    (unsigned long long)g.procs,
 		    (unsigned long long)(per_connection(net, io) ? 0 : g.threads),
 		    net && ditto_network_network_dispatch(net) && !g.forks ? "true" : "false",
 		    acceptor_thread(net, g.procs) ? "true" : "false",
 		    accept_wait(s, io, g.serial),
-		    g.forks ? "true" : "false", g.serial ? "true" : "false");
+		    g.forks ? "true" : "false", g.serial ? "true" : "false",
+		    g.master ? "true" : "false");
 	net_section(&g, out);
 	parent_section(&g, out);
 	dbuf_puts(out, "\t.response_bytes = ");

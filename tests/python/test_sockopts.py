@@ -69,3 +69,14 @@ def test_serial_connections_round_trips_and_defaults_to_false():
     assert back.service('svc').network.serial_connections is True
     assert back.json()['services'][0]['network']['serial_connections'] is True
     assert back.get('services[0].network.serial_connections') is True
+
+
+def test_master_process_round_trips_and_defaults_to_false():
+    """network.master_process (model.h): absent in older models is false;
+    set, it survives the codec and shows in the JSON."""
+    m, s = service()
+    assert s.network.master_process is False
+    s.network.master_process = True
+    back = Model.from_bytes(m.to_bytes())
+    assert back.service('svc').network.master_process is True
+    assert back.json()['services'][0]['network']['master_process'] is True

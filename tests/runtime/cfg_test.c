@@ -30,6 +30,9 @@
 #ifndef CFG_ACCEPT_WAIT
 #define CFG_ACCEPT_WAIT RT_ACCEPT_WAIT_AS_SERVING
 #endif
+#ifndef CFG_MASTER
+#define CFG_MASTER false
+#endif
 #ifndef CFG_SERIAL
 #define CFG_SERIAL false
 #endif
@@ -149,6 +152,7 @@ const struct rt_config rt_config = {
 	.accept_wait = CFG_ACCEPT_WAIT,
 	.fork_per_connection = CFG_FORK,
 	.serial_connections = CFG_SERIAL,
+	.master_process = CFG_MASTER,
 	.reuseport = CFG_REUSEPORT,
 	.net = {
 		.read_nr = CFG_READ_NR,

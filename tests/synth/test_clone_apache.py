@@ -14,11 +14,11 @@ started in the foreground, in a session of its own, and stopped by its
 PID; Debian's own instance is never touched. Skipped when apache2 is not
 installed (scripts/bootstrap.sh installs it).
 
-The worker MPM (a listener thread per child handing connections to a
-pool) is not here yet: its clone's process tree matches, but its shared
-listen socket's connections spread over the clone's processes by chance,
-where Apache's listener takes one only when a worker of its child is
-idle."""
+The worker MPM with one child (a master, and a child whose listener thread
+accepts only when one of its workers is idle and hands the connection to
+it) is the real listener-plus-pool server: its clone has the master as a
+parent process of its own (network.master_process), the listener, the
+pool and the idle threads."""
 
 import os
 import shutil
@@ -63,6 +63,19 @@ ServerLimit 3
 MaxRequestWorkers 3
 '''
 CONNECTIONS = 3
+# The worker MPM with one child: a listener thread that accepts only when
+# one of the child's workers is idle, and hands the connection to it; the
+# worker serves it (blocking, between poll timeouts) until it closes.
+WORKER = '''LoadModule mpm_worker_module {mods}/mod_mpm_worker.so
+StartServers 1
+ServerLimit 1
+ThreadsPerChild 4
+MinSpareThreads 1
+MaxSpareThreads 4
+MaxRequestWorkers 4
+ThreadLimit 4
+'''
+WORKER_CONNECTIONS = 3
 
 
 def wrk(port, conns, seconds=12):
@@ -74,12 +87,12 @@ def tree_under_load(port, conns, pid):
     return tree_while(wrk(port, conns, 3), pid)
 
 
-def apache(tmp_path):
+def apache(tmp_path, mpm=PREFORK):
     port = free_port()
     (tmp_path / 'www').mkdir()
     (tmp_path / 'www' / 'index.html').write_text('<html>hello</html>\n' * 8)
     conf = tmp_path / 'httpd.conf'
-    conf.write_text((PREFORK + COMMON).format(mods=MODULES, d=tmp_path, port=port))
+    conf.write_text((mpm + COMMON).format(mods=MODULES, d=tmp_path, port=port))
     # www-data reads the document root through the test's directory
     for p in (tmp_path, tmp_path / 'www'):
         os.chmod(p, 0o755)
@@ -108,6 +121,29 @@ def test_apache_prefork_clone_keeps_its_shape(tmp_path, started):
     assert clone_tree == orig_tree
     assert orig_tree == (1, [1] * CONNECTIONS)
     assert network(orig)['serial_connections']
+    assert network(orig) == network(cm)
+    assert classes(orig) == classes(cm)
+    assert_requests_match(orig, cm)
+
+
+def test_apache_worker_clone_keeps_its_shape(tmp_path, started):
+    conns = WORKER_CONNECTIONS
+    srv = apache(tmp_path, WORKER)
+    started.append(srv)
+    time.sleep(1)   # the child and its threads started
+    orig_tree = tree_under_load(srv.port, conns, srv.pid)
+    orig = clone_service(srv.pid, tmp_path / 'clone', wrk(srv.port, conns), duration=3, windows=0)
+    srv.stop()
+    clone = Clone(tmp_path / 'clone')
+    started.append(clone)
+    clone_tree = tree_under_load(clone.port, conns, clone.pid)
+    cm = profile_clone(clone, 'apache', str(tmp_path / 'clone-profile.msgpack'),
+                       wrk(clone.port, conns), duration=3, windows=0)
+    assert clone.stop() == 0
+    print('tree %s vs %s' % (orig_tree, clone_tree))
+    print('  classes: %s vs %s' % (classes(orig), classes(cm)))
+    print('  network: %s vs %s' % (network(orig), network(cm)))
+    assert clone_tree == orig_tree
     assert network(orig) == network(cm)
     assert classes(orig) == classes(cm)
     assert_requests_match(orig, cm)

@@ -105,7 +105,8 @@ static double shape_dist(const struct calltree *a, const struct calltree *b)
 	struct ted_tree x, y;
 	double d = NAN;
 
-	if (ted_tree_build(a, NULL, 0, 100000, &x) || ted_tree_build(b, NULL, 0, 100000, &y))
+	if (ted_tree_build_at(a, calltree_trunk_end(a, 0.9), NULL, 0, 100000, &x) ||
+	    ted_tree_build_at(b, calltree_trunk_end(b, 0.9), NULL, 0, 100000, &y))
 		abort();
 	ted_tree_normalise(&x);
 	ted_tree_normalise(&y);
@@ -133,8 +134,9 @@ static void test_shape(void)
 	add(&other, "main;work;other", 60);
 	add(&other, "main;work", 40);
 	CHECK(shape_dist(&a, &c) < 1e-12, "same shape, 10x fewer samples: %g", shape_dist(&a, &c));
-	/* nodes 1,1,1,0.6 each; leaf and other renamed: 1.2 over 7.2 */
-	CHECK(fabs(shape_dist(&c, &other) - 1.2 / 7.2) < 1e-9, "other leaf: %g",
+	/* the trunk T,main goes (work has samples of its own); work 1 and
+	 * leaf or other 0.6: renamed, 1.2 over 3.2 */
+	CHECK(fabs(shape_dist(&c, &other) - 1.2 / 3.2) < 1e-9, "other leaf: %g",
 	      shape_dist(&c, &other));
 	CHECK(shape_dist(&e, &e) == 0 && fabs(shape_dist(&e, &a) - 1) < 1e-12,
 	      "an empty tree: %g", shape_dist(&e, &a));
@@ -142,6 +144,39 @@ static void test_shape(void)
 	calltree_free(&c);
 	calltree_free(&e);
 	calltree_free(&other);
+}
+
+/* The same loop started from main() and from start_thread(): one shape
+ * (the root weighs 3% more than the trunk in one: the partial stacks); a
+ * tree that never branches keeps its frames, so two chains that end in
+ * one function are still told apart by how they got there. */
+static void test_trunk(void)
+{
+	struct calltree on_main, started, chain1, chain2;
+
+	tree(&on_main, "T");
+	tree(&started, "T");
+	add(&on_main, "_start;libc_start_main;main;run;loop;poll", 30);
+	add(&on_main, "_start;libc_start_main;main;run;loop;serve;write", 70);
+	add(&started, "clone3;start_thread;worker;loop;poll", 300);
+	add(&started, "clone3;start_thread;worker;loop;serve;write", 700);
+	/* the unwinder's partial stacks: a few percent beside the trunk */
+	add(&started, "[partial];body", 30);
+	CHECK(shape_dist(&on_main, &started) < 1e-12, "same loop, other start: %g",
+	      shape_dist(&on_main, &started));
+	CHECK(dist(&on_main, &started, NULL, NULL) > 0.5, "weighted, unstripped: %g",
+	      dist(&on_main, &started, NULL, NULL));
+	tree(&chain1, "T");
+	tree(&chain2, "T");
+	add(&chain1, "a;b;memcpy", 10);
+	add(&chain2, "x;y;memcpy", 10);
+	/* a,b renamed x,y: 4 over 8 */
+	CHECK(fabs(shape_dist(&chain1, &chain2) - 0.5) < 1e-9, "two chains: %g",
+	      shape_dist(&chain1, &chain2));
+	calltree_free(&on_main);
+	calltree_free(&started);
+	calltree_free(&chain1);
+	calltree_free(&chain2);
 }
 
 static void test_disjoint(void)
@@ -442,6 +477,7 @@ int main(int argc, char **argv)
 	test_identical_and_weights();
 	test_disjoint();
 	test_shape();
+	test_trunk();
 	test_classic();
 	test_order();
 	test_random_against_reference();

@@ -427,6 +427,8 @@ _SIGS = {
     'ditto_network_network_dispatch': (c_bool, [_P]),
     'ditto_network_set_network_dispatch': (c_int, [_P, c_bool]),
     'ditto_network_serial_connections': (c_bool, [_P]),
+    'ditto_network_master_process': (c_bool, [_P]),
+    'ditto_network_set_master_process': (c_int, [_P, c_bool]),
     'ditto_network_set_serial_connections': (c_int, [_P, c_bool]),
     'ditto_network_network_threads': (c_uint64, [_P]),
     'ditto_network_set_network_threads': (c_int, [_P, c_uint64]),

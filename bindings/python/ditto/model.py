@@ -238,6 +238,7 @@ class Network(_Element):
     accept_dispatch = _bool_prop('network', 'accept_dispatch')
     network_dispatch = _bool_prop('network', 'network_dispatch')
     serial_connections = _bool_prop('network', 'serial_connections')
+    master_process = _bool_prop('network', 'master_process')
     network_threads = _u64_prop('network', 'network_threads')
     processes = _u64_prop('network', 'processes')
     client_connections = _u64_prop('network', 'client_connections')

@@ -280,16 +280,26 @@ static const struct calltree *tree_of(const struct thread_sampler *s, int tid)
 	return idmap_get(&s->by_tid, (uint32_t)tid, &idx) ? &s->threads[idx].tree : NULL;
 }
 
-/* Pruned, canonically ordered trees for tids[0..n); missing threads are empty. */
+/* Below a trunk of frames that hold this share of the samples, TSAMP_SHAPE
+ * compares trees (the unwinder's partial stacks, a few percent, aside). */
+#define TRUNK_SHARE 0.9
+
+/* Pruned, canonically ordered trees for tids[0..n); missing threads are
+ * empty. TSAMP_SHAPE: from the trunk's end, as shares of the samples. */
 static int build_trees(const struct thread_sampler *s, const int *tids, size_t n,
-		       struct ted_tree *trees)
+		       unsigned flags, struct ted_tree *trees)
 {
 	uint32_t *rank = NULL;
 	int err = labels_rank(&s->labels, &rank);
 
-	for (size_t i = 0; !err && i < n; i++)
-		err = ted_tree_build(tree_of(s, tids[i]), rank, TED_MIN_SHARE, TED_MAX_NODES,
-				     &trees[i]);
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct calltree *t = tree_of(s, tids[i]);
+		uint32_t root = t && (flags & TSAMP_SHAPE) ? calltree_trunk_end(t, TRUNK_SHARE) : 0;
+
+		err = ted_tree_build_at(t, root, rank, TED_MIN_SHARE, TED_MAX_NODES, &trees[i]);
+		if (!err && (flags & TSAMP_SHAPE))
+			ted_tree_normalise(&trees[i]);
+	}
 	free(rank);
 	return err;
 }
@@ -309,7 +319,7 @@ int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double 
 
 	if (!t)
 		return ditto_err(-ENOMEM, "threads: out of memory");
-	err = build_trees(s, tids, 2, t);
+	err = build_trees(s, tids, 2, 0, t);
 	if (!err)
 		err = ted_distance(&t[0], &t[1], NULL, out);
 	free_trees(t, 2);
@@ -350,9 +360,7 @@ int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, dou
 		free(d);
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
-	err = build_trees(s, tids, n, t);
-	for (size_t i = 0; !err && (flags & TSAMP_SHAPE) && i < n; i++)
-		ted_tree_normalise(&t[i]);
+	err = build_trees(s, tids, n, flags, t);
 	if (!err)
 		err = distance_matrix(t, n, d);
 	if (!err)

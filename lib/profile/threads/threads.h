@@ -116,7 +116,9 @@ int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double 
 
 /* tsamp_cluster flag: compare each tree's shares of its own samples, so
  * threads that run the same code at different loads are near (a pool
- * whose threads served 1:3 of the requests is one class). */
+ * whose threads served 1:3 of the requests is one class), from the first
+ * frame where the tree branches, so that how a thread was started (a
+ * worker loop on the main thread or on a started one) does not count. */
 #define TSAMP_SHAPE 1u
 
 /*

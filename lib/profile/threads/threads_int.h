@@ -76,6 +76,14 @@ int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_sh
 		   size_t max_nodes, struct ted_tree *out);
 /* Weights as shares of the root's (the thread's samples); empty trees stay. */
 void ted_tree_normalise(struct ted_tree *t);
+/* ted_tree_build of the subtree at node root (0: the whole tree). */
+int ted_tree_build_at(const struct calltree *t, uint32_t root, const uint32_t *rank,
+		      double min_share, size_t max_nodes, struct ted_tree *out);
+/* The first node, down the heaviest children from the root, whose heaviest
+ * child holds less than share of its weight: below the frames (nearly)
+ * every sample passed through, such as how the thread was started. 0 for
+ * a tree that never branches (kept whole). */
+uint32_t calltree_trunk_end(const struct calltree *t, double share);
 /* raw TED and TED / (total(a) + total(b)); either pointer may be NULL. */
 int ted_distance(const struct ted_tree *a, const struct ted_tree *b, double *raw, double *norm);
 void ted_tree_free(struct ted_tree *t);

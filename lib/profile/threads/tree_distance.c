@@ -56,18 +56,19 @@ static int cap_nodes(const struct calltree *t, uint32_t *newid, size_t k, size_t
 	return 0;
 }
 
-/* newid[i]: dense id of node i if kept, CT_NONE otherwise; returns how many. */
-static int select_nodes(const struct calltree *t, double min_share, size_t max_nodes,
-			uint32_t *newid, size_t *kept)
+/* newid[i]: dense id of node i if kept (the subtree of root, whose nodes
+ * come after it), CT_NONE otherwise; returns how many. */
+static int select_nodes(const struct calltree *t, uint32_t root, double min_share,
+			size_t max_nodes, uint32_t *newid, size_t *kept)
 {
-	double min_w = min_share * (double)t->v[0].weight;
+	double min_w = min_share * (double)t->v[root].weight;
 	size_t k = 0;
 	int err;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ctnode *c = &t->v[i];
-		bool keep = i == 0 || (newid[c->parent] != CT_NONE && c->weight > 0 &&
-				       (double)c->weight >= min_w);
+		bool keep = i == root || (i > root && newid[c->parent] != CT_NONE && c->weight > 0 &&
+					  (double)c->weight >= min_w);
 
 		newid[i] = keep ? 0 : CT_NONE;
 		k += keep;
@@ -79,7 +80,7 @@ static int select_nodes(const struct calltree *t, double min_share, size_t max_n
 	for (size_t i = 0; i < t->n; i++) {
 		if (newid[i] == CT_NONE)
 			continue;
-		if (i > 0 && newid[t->v[i].parent] == CT_NONE)
+		if (i > root && newid[t->v[i].parent] == CT_NONE)
 			newid[i] = CT_NONE;
 		else
 			newid[i] = (uint32_t)k++;
@@ -241,22 +242,46 @@ static int build_kept(const struct calltree *t, const uint32_t *rank, const uint
 	return err;
 }
 
+uint32_t calltree_trunk_end(const struct calltree *t, double share)
+{
+	uint32_t at = 0;
+
+	for (;;) {
+		uint32_t heavy = CT_NONE;
+
+		for (uint32_t c = t->v[at].first_child; c != CT_NONE; c = t->v[c].next_sibling)
+			if (heavy == CT_NONE || t->v[c].weight > t->v[heavy].weight)
+				heavy = c;
+		if (heavy == CT_NONE)
+			return 0;	/* a chain: kept whole */
+		if ((double)t->v[heavy].weight < share * (double)t->v[at].weight)
+			return at;
+		at = heavy;
+	}
+}
+
 int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_share,
 		   size_t max_nodes, struct ted_tree *out)
+{
+	return ted_tree_build_at(t, 0, rank, min_share, max_nodes, out);
+}
+
+int ted_tree_build_at(const struct calltree *t, uint32_t root, const uint32_t *rank,
+		      double min_share, size_t max_nodes, struct ted_tree *out)
 {
 	uint32_t *newid;
 	size_t n;
 	int err;
 
 	*out = (struct ted_tree){ 0 };
-	if (!t || !t->n || !t->v[0].weight)
+	if (!t || !t->n || root >= t->n || !t->v[root].weight)
 		return empty_tree(out);
 	if (max_nodes < 1 || max_nodes > TED_HARD_MAX)
 		max_nodes = TED_HARD_MAX;
 	newid = malloc(t->n * sizeof(*newid));
 	if (!newid)
 		return ditto_err(-ENOMEM, "threads: out of memory");
-	err = select_nodes(t, min_share, max_nodes, newid, &n);
+	err = select_nodes(t, root, min_share, max_nodes, newid, &n);
 	if (!err)
 		err = build_kept(t, rank, newid, n, out);
 	free(newid);
