@@ -72,9 +72,10 @@ def cachegrind(argv, port, load):
             'branch': field(r'Mispredicts') / max(brs, 1)}
 
 
-def throughput(model, port):
-    """Closed-loop rate of `ditto load` in the model's framing (8 connections, 2 s)."""
-    r = ditto('load', '--model', model, '--port', port, '-c', 8, '-d', 2, '--json', check=False)
+def throughput(model, port, clients):
+    """Closed-loop rate of `ditto load` in the model's framing (clients connections, 2 s)."""
+    r = ditto('load', '--model', model, '--port', port, '-c', clients, '-d', 2, '--json',
+              check=False)
     if r.returncode != 0:
         # a rate of 0 would read as a measurement: the row says FAILED
         raise RuntimeError('ditto load on port %d: status %d: %s'
@@ -82,11 +83,11 @@ def throughput(model, port):
     return json.loads(r.stdout)['achieved_qps']
 
 
-def throughputs(model, orig_port, clone_port):
+def throughputs(model, orig_port, clone_port, clients):
     """Rounds interleaved, original then clone: their rates and the ratios."""
     rows = []
     for _ in range(ROUNDS):
-        a, b = throughput(model, orig_port), throughput(model, clone_port)
+        a, b = throughput(model, orig_port, clients), throughput(model, clone_port, clients)
         rows.append((a, b, b / a if a else 0.0))
     return rows
 
@@ -154,7 +155,7 @@ def compare_one(t, tmp, with_cache):
             cmodel = profile_clone(clone, t.svc_name,
                                    os.path.join(tmp, t.name + '-clone-profile.msgpack'),
                                    t.load(clone.port))
-            rates = throughputs(model, orig.port, clone.port)
+            rates = throughputs(model, orig.port, clone.port, t.clients)
         finally:
             clone.stop()
     finally:

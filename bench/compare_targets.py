@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 
+import apache_httpd
 from harness import Service, need
 
 SERVERS = os.environ.get('DITTO_SERVERS_DIR', 'build/tests/servers')
@@ -17,10 +18,11 @@ NGINX = shutil.which('nginx') or '/usr/sbin/nginx'
 
 
 class Target:
-    def __init__(self, name, start, load, svc_name=None, argv=None):
+    def __init__(self, name, start, load, svc_name=None, argv=None, clients=8):
         self.name, self.start, self.load = name, start, load
         self.svc_name = svc_name or name
         self.argv = argv    # argv(port): its command line, for cachegrind
+        self.clients = clients  # ditto load's connections (a pre-forking server's children)
 
 
 def redis(port):
@@ -103,6 +105,11 @@ def wrk(path):
                                  'http://127.0.0.1:%d%s' % (port, path)]
 
 
+def apache_wrk(clients):
+    return lambda port, n=None: [need('wrk'), '-t1', '-c%d' % clients, '-d%ds' % (3 if n else 12),
+                                 'http://127.0.0.1:%d/index.html' % port]
+
+
 def postgres(port):
     from pg_cluster import Cluster     # initdb in a temporary directory
     c = Cluster()
@@ -122,6 +129,13 @@ TARGETS = [Target('redis', redis, redis_load, 'redis-server'),
            Target('nginx-sendfile', lambda p: Nginx(p, 1, True), wrk('/'), 'nginx'),
            Target('nginx-2-workers', lambda p: Nginx(p, 2, False), wrk('/'), 'nginx'),
            Target('postgres', postgres, pgbench)]
+if apache_httpd.APACHE:
+    TARGETS += [Target('apache-prefork', lambda p: apache_httpd.Apache(p, apache_httpd.PREFORK),
+                       apache_wrk(apache_httpd.PREFORK_CLIENTS), 'apache2',
+                       clients=apache_httpd.PREFORK_CLIENTS),
+                Target('apache-worker', lambda p: apache_httpd.Apache(p, apache_httpd.WORKER),
+                       apache_wrk(apache_httpd.WORKER_CLIENTS), 'apache2',
+                       clients=apache_httpd.WORKER_CLIENTS)]
 for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_futex_pool', 'srv_prefork', 'srv_forking',
             'srv_poll', 'srv_select', 'srv_blocking', 'srv_busypoll', 'srv_nagle',
             'srv_sendfile'):
