@@ -41,6 +41,8 @@ from compare import (classes, clone_service, diff, network, per_request,  # noqa
 from compare_targets import TARGETS  # noqa: E402
 from harness import Clone, ditto, free_port, stop  # noqa: E402
 
+import ditto as d  # noqa: E402
+
 GEOMETRY = ['--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64']
 ROUNDS = 3
 
@@ -105,6 +107,13 @@ def call_errors(model, cmodel):
     return worst, max(rel(rso, rsc), rel(rqo, rqc)), (co, cc, rqo, rqc, rso, rsc)
 
 
+def cpu_per_request(model):
+    """Microseconds of CPU per request of each thread class (all its threads)."""
+    m = d.Model.load(model)
+    n = m.get('services[0].requests')['count'] or 1
+    return {t['name']: t.get('cpu_ns', 0) / n / 1000 for t in m.get('services[0].threads')}
+
+
 def details(name, model, cmodel, calls, again):
     """again: the original's second profile's calls per request."""
     co, cc, rqo, rqc, rso, rsc = calls
@@ -120,6 +129,10 @@ def details(name, model, cmodel, calls, again):
         if max(a, b, c) >= 0.01:
             print('  %-40s %10.3f %10.3f %7.1f%% %10.3f %7.1f%%' % (
                 ':'.join(key), a, b, 100 * rel(a, b), c, 100 * rel(a, c)))
+    co_cpu, cc_cpu = cpu_per_request(model), cpu_per_request(cmodel)
+    for k in sorted(set(co_cpu) | set(cc_cpu)):
+        a, b = co_cpu.get(k, 0.0), cc_cpu.get(k, 0.0)
+        print('  %-40s %10.2f %10.2f %7.1f%%' % (k + ' CPU us/request', a, b, 100 * rel(a, b)))
     print('  %-40s %10.1f %10.1f %7.1f%%' % ('response bytes', rso, rsc, 100 * rel(rso, rsc)))
     print('  %-40s %10.1f %10.1f %7.1f%%' % ('request bytes (client)', rqo, rqc,
                                               100 * rel(rqo, rqc)))

@@ -280,25 +280,58 @@ static const struct calltree *tree_of(const struct thread_sampler *s, int tid)
 	return idmap_get(&s->by_tid, (uint32_t)tid, &idx) ? &s->threads[idx].tree : NULL;
 }
 
-/* Below a trunk of frames that hold this share of the samples, TSAMP_SHAPE
- * compares trees (the unwinder's partial stacks, a few percent, aside). */
+/* Pruned, canonically ordered trees for tids[0..n); missing threads are empty. */
+static int build_trees(const struct thread_sampler *s, const int *tids, size_t n,
+		       struct ted_tree *trees)
+{
+	uint32_t *rank = NULL;
+	int err = labels_rank(&s->labels, &rank);
+
+	for (size_t i = 0; !err && i < n; i++)
+		err = ted_tree_build(tree_of(s, tids[i]), rank, TED_MIN_SHARE, TED_MAX_NODES,
+				     &trees[i]);
+	free(rank);
+	return err;
+}
+
+/* TSAMP_SHAPE compares two trees from the first frame both passed
+ * through with this share of their samples (the unwinder's partial
+ * stacks, a few percent, aside). */
 #define TRUNK_SHARE 0.9
 
-/* Pruned, canonically ordered trees for tids[0..n); missing threads are
- * empty. TSAMP_SHAPE: from the trunk's end, as shares of the samples. */
-static int build_trees(const struct thread_sampler *s, const int *tids, size_t n,
-		       unsigned flags, struct ted_tree *trees)
+static int shape_distance(const struct calltree *a, const struct calltree *b,
+			  const uint32_t *rank, double *d)
+{
+	struct ted_tree x = { 0 }, y = { 0 };
+	uint32_t ra, rb;
+	int err;
+
+	calltree_common_roots(a, b, TRUNK_SHARE, &ra, &rb);
+	err = ted_tree_build_at(a, ra, rank, TED_MIN_SHARE, TED_MAX_NODES, &x);
+	if (!err)
+		err = ted_tree_build_at(b, rb, rank, TED_MIN_SHARE, TED_MAX_NODES, &y);
+	if (!err) {
+		ted_tree_normalise(&x);
+		ted_tree_normalise(&y);
+		err = ted_distance(&x, &y, NULL, d);
+	}
+	ted_tree_free(&x);
+	ted_tree_free(&y);
+	return err;
+}
+
+static int shape_matrix(const struct thread_sampler *s, const int *tids, size_t n, double *d)
 {
 	uint32_t *rank = NULL;
 	int err = labels_rank(&s->labels, &rank);
 
 	for (size_t i = 0; !err && i < n; i++) {
-		const struct calltree *t = tree_of(s, tids[i]);
-		uint32_t root = t && (flags & TSAMP_SHAPE) ? calltree_trunk_end(t, TRUNK_SHARE) : 0;
-
-		err = ted_tree_build_at(t, root, rank, TED_MIN_SHARE, TED_MAX_NODES, &trees[i]);
-		if (!err && (flags & TSAMP_SHAPE))
-			ted_tree_normalise(&trees[i]);
+		d[i * n + i] = 0;
+		for (size_t j = i + 1; !err && j < n; j++) {
+			err = shape_distance(tree_of(s, tids[i]), tree_of(s, tids[j]), rank,
+					     &d[i * n + j]);
+			d[j * n + i] = d[i * n + j];
+		}
 	}
 	free(rank);
 	return err;
@@ -319,7 +352,7 @@ int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double 
 
 	if (!t)
 		return ditto_err(-ENOMEM, "threads: out of memory");
-	err = build_trees(s, tids, 2, 0, t);
+	err = build_trees(s, tids, 2, t);
 	if (!err)
 		err = ted_distance(&t[0], &t[1], NULL, out);
 	free_trees(t, 2);
@@ -360,9 +393,13 @@ int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, dou
 		free(d);
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
-	err = build_trees(s, tids, n, flags, t);
-	if (!err)
-		err = distance_matrix(t, n, d);
+	if (flags & TSAMP_SHAPE) {
+		err = shape_matrix(s, tids, n, d);
+	} else {
+		err = build_trees(s, tids, n, t);
+		if (!err)
+			err = distance_matrix(t, n, d);
+	}
 	if (!err)
 		err = cluster_average(d, n, threshold, class_of, nclasses);
 	free_trees(t, n);

@@ -79,11 +79,15 @@ void ted_tree_normalise(struct ted_tree *t);
 /* ted_tree_build of the subtree at node root (0: the whole tree). */
 int ted_tree_build_at(const struct calltree *t, uint32_t root, const uint32_t *rank,
 		      double min_share, size_t max_nodes, struct ted_tree *out);
-/* The first node, down the heaviest children from the root, whose heaviest
- * child holds less than share of its weight: below the frames (nearly)
- * every sample passed through, such as how the thread was started. 0 for
- * a tree that never branches (kept whole). */
-uint32_t calltree_trunk_end(const struct calltree *t, double share);
+/* Where two threads' trees are compared by shape: the first frame, down
+ * each tree's heaviest children from the root, that both have among the
+ * frames holding share of their samples (*ra in a, *rb in b). Above it
+ * are frames one thread passed through and the other not, such as how it
+ * was started (main() or start_thread() before a common loop). Trees with
+ * no such frame: both roots (0). */
+#define TED_TRUNK_MAX 64
+void calltree_common_roots(const struct calltree *a, const struct calltree *b, double share,
+			   uint32_t *ra, uint32_t *rb);
 /* raw TED and TED / (total(a) + total(b)); either pointer may be NULL. */
 int ted_distance(const struct ted_tree *a, const struct ted_tree *b, double *raw, double *norm);
 void ted_tree_free(struct ted_tree *t);

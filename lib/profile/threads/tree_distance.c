@@ -242,22 +242,45 @@ static int build_kept(const struct calltree *t, const uint32_t *rank, const uint
 	return err;
 }
 
-uint32_t calltree_trunk_end(const struct calltree *t, double share)
+/* Down the heaviest children from the root (excluded) while a node holds
+ * share of the root's samples: path[0..return). */
+static size_t heavy_path(const struct calltree *t, double share, uint32_t *path, size_t max)
 {
+	double min_w = share * (double)t->v[0].weight;
 	uint32_t at = 0;
+	size_t n = 0;
 
-	for (;;) {
+	while (n < max) {
 		uint32_t heavy = CT_NONE;
 
 		for (uint32_t c = t->v[at].first_child; c != CT_NONE; c = t->v[c].next_sibling)
 			if (heavy == CT_NONE || t->v[c].weight > t->v[heavy].weight)
 				heavy = c;
-		if (heavy == CT_NONE)
-			return 0;	/* a chain: kept whole */
-		if ((double)t->v[heavy].weight < share * (double)t->v[at].weight)
-			return at;
-		at = heavy;
+		if (heavy == CT_NONE || (double)t->v[heavy].weight < min_w)
+			break;
+		path[n++] = at = heavy;
 	}
+	return n;
+}
+
+void calltree_common_roots(const struct calltree *a, const struct calltree *b, double share,
+			   uint32_t *ra, uint32_t *rb)
+{
+	uint32_t pa[TED_TRUNK_MAX], pb[TED_TRUNK_MAX];
+	size_t na, nb;
+
+	*ra = *rb = 0;
+	if (!a || !b || !a->n || !b->n)
+		return;
+	na = heavy_path(a, share, pa, TED_TRUNK_MAX);
+	nb = heavy_path(b, share, pb, TED_TRUNK_MAX);
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if (a->v[pa[i]].label == b->v[pb[j]].label) {
+				*ra = pa[i];
+				*rb = pb[j];
+				return;
+			}
 }
 
 int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_share,
