@@ -2,8 +2,8 @@
 /*
  * Knob steps of the feedback loop. Each tuned metric has one generator
  * knob that moves it most and in one direction (more of the knob, more
- * of the metric), so every knob follows its own one-dimensional secant
- * search; the couplings between them (a longer body dilutes every rate)
+ * of the metric, or less for synth.hold_share), so every knob follows its
+ * own one-dimensional secant search; the couplings between them (a longer body dilutes every rate)
  * are small and the next iteration corrects them.
  */
 #include <math.h>
@@ -34,6 +34,7 @@ struct pair {
 			 * than this (0: the loop's bound) */
 	double accept;	/* the loop may end with the metric off by this
 			 * (0: the loop's bound) */
+	int sign;	/* -1: more of the knob, less of the metric (0: more) */
 };
 
 /* Slopes: a random branch mispredicts half the time and about a third of
@@ -45,15 +46,17 @@ struct pair {
  * original's rate and memcached from 1.5 to 1.3, so a first step assumes
  * a unit moves the rate by half of itself, and the secant takes over. */
 static const struct pair pairs[] = {
-	{ "insts_per_request", "synth.body_scale", 0, 0, 0, 0, 0, 0 },
-	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5, 0.25, 0, 0 },
-	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0, 0.5, 0, 0 },
-	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0, 0.2, 0, 0 },
-	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0, 0, 0, 0 },
-	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0, 0, 0, 0 },
+	{ "insts_per_request", "synth.body_scale", 0, 0, 0, 0, 0, 0, 0 },
+	{ "branch_mispredict_rate", "synth.branch_bias", 0.08, 1, 0.5, 0.25, 0, 0, 0 },
+	{ "d1_miss_rate", "synth.d1_mpki", 0.0022, 5, 0, 0.5, 0, 0, 0 },
+	{ "ll_miss_rate", "synth.ll_mpki", 0.0007, 1, 0, 0.2, 0, 0, 0 },
+	{ "i1_miss_rate", "synth.far_code_scale", 0, 0, 0, 0, 0, 0, 0 },
+	{ "background_calls_per_request", "synth.background_rate", 0, 0, 0, 0, 0, 0, 0 },
 	/* Its first step goes to a limit (no slope guess fits every
 	 * service); then the secant. */
-	{ "syscalls_per_request", "synth.hold_share", 0, 0, 0, 0, TUNE_CALLS_BOUND, 0 },
+	/* Held responses go out together and their clients' next requests
+	 * come together: fewer wake-ups, fewer calls per request. */
+	{ "syscalls_per_request", "synth.hold_share", 0, 0, 0, 0, TUNE_CALLS_BOUND, 0, -1 },
 };
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 _Static_assert(NPAIRS == TUNE_TRACKS, "one track per pair");
@@ -126,9 +129,14 @@ static void remember(struct track *t, double x, double y)
 	t->y[t->n++] = y;
 }
 
+static int sign_of(const struct pair *p)
+{
+	return p->sign < 0 ? -1 : 1;
+}
+
 /* Slope through the latest point and the latest one before it at another
- * knob value; 0 when there is none or it points the wrong way. */
-static double secant(const struct track *t)
+ * knob value; 0 when there is none or it points the wrong way (sign). */
+static double secant(const struct track *t, int sign)
 {
 	size_t last = t->n - 1;
 
@@ -138,7 +146,7 @@ static double secant(const struct track *t)
 		if (fabs(dx) > 1e-9) {
 			double s = (t->y[last] - t->y[i]) / dx;
 
-			return isfinite(s) && s > 0 ? s : 0;
+			return isfinite(s) && s * sign > 0 ? s : 0;
 		}
 	}
 	return 0;
@@ -146,27 +154,29 @@ static double secant(const struct track *t)
 
 /* The nearest points seen on each side of the goal among the last
  * BRACKET_POINTS: for a metric that grows with its knob, the largest knob
- * value below the goal and the smallest above it. False unless both exist
- * in that order. Older points were measured with the other knobs elsewhere
+ * value below the goal and the smallest above it (the other way round for
+ * one that falls). False unless both exist in that order. Older points were measured with the other knobs elsewhere
  * and may hold the bracket around a spot the target has left. */
 #define BRACKET_POINTS 4
 
-static bool bracket(const struct track *t, double goal, double lo[2], double hi[2])
+static bool bracket(const struct track *t, double goal, int sign, double lo[2], double hi[2])
 {
 	bool has_lo = false, has_hi = false;
 
 	for (size_t i = t->n > BRACKET_POINTS ? t->n - BRACKET_POINTS : 0; i < t->n; i++) {
-		if (t->y[i] < goal && (!has_lo || t->x[i] > lo[0])) {
+		double sx = sign * t->x[i];
+
+		if (t->y[i] < goal && (!has_lo || sx > sign * lo[0])) {
 			lo[0] = t->x[i];
 			lo[1] = t->y[i];
 			has_lo = true;
-		} else if (t->y[i] > goal && (!has_hi || t->x[i] < hi[0])) {
+		} else if (t->y[i] > goal && (!has_hi || sx < sign * hi[0])) {
 			hi[0] = t->x[i];
 			hi[1] = t->y[i];
 			has_hi = true;
 		}
 	}
-	return has_lo && has_hi && lo[0] < hi[0];
+	return has_lo && has_hi && sign * lo[0] < sign * hi[0];
 }
 
 /* Inside a bracket: interpolate, kept off its ends so that a rugged
@@ -176,19 +186,20 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
 {
 	double err = metric_error(p->metric, target, y);
 	const struct synth_knob *d = tune_knob_def(p->knob);
-	double slope = secant(t), nx, size, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+	int sign = sign_of(p);
+	double slope = secant(t, sign), nx, size, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
 
-	if (bracket(t, target, lo, hi)) {
-		double w = hi[0] - lo[0];
+	if (bracket(t, target, sign, lo, hi)) {
+		double a = fmin(lo[0], hi[0]), w = fabs(hi[0] - lo[0]);
 
-		nx = lo[0] + (target - lo[1]) * w / (hi[1] - lo[1]);
-		return fmin(fmax(nx, lo[0] + 0.1 * w), hi[0] - 0.1 * w);
+		nx = lo[0] + (target - lo[1]) * (hi[0] - lo[0]) / (hi[1] - lo[1]);
+		return fmin(fmax(nx, a + 0.1 * w), a + 0.9 * w);
 	}
 
-	if (slope <= 0 && p->down > 0 && target < y && x <= 0)
+	if (slope == 0 && p->down > 0 && target < y && x <= 0)
 		slope = p->down * y;
-	else if (slope <= 0)
-		slope = p->slope > 0 ? p->slope : x > 0 && y > 0 ? y / x : 1e-3;
+	else if (slope == 0)
+		slope = sign * (p->slope > 0 ? p->slope : x > 0 && y > 0 ? y / x : 1e-3);
 	nx = x + (target - y) / slope;
 	if (p->step > 0)	/* at most `step`, or twice the knob's size */
 		nx = fmin(fmax(nx, x - fmax(p->step, 2 * fabs(x))), x + fmax(p->step, 2 * fabs(x)));
@@ -246,12 +257,12 @@ static void observe(struct track *t, const struct synth_knob *d)
 }
 
 /* The larger step after STALL_STEPS - 1 idle ones: the knob's limit on
- * the side the metric must go (every knob's metric grows with it). */
-static double limit_toward(const struct synth_knob *d, double y, double goal, double x)
+ * the side the metric must go. */
+static double limit_toward(const struct synth_knob *d, int sign, double y, double goal, double x)
 {
 	if (!d)
 		return x;
-	return goal > y ? d->max : d->min;
+	return (goal > y) == (sign > 0) ? d->max : d->min;
 }
 
 static void stall(struct track *t, double x)
@@ -283,7 +294,7 @@ unsigned tracks_step(struct track *t, struct ditto_values *knobs, const struct d
 			stall(&t[i], x);
 			continue;
 		}
-		nx = t[i].idle == STALL_STEPS - 1 ? limit_toward(d, y, goal, x) :
+		nx = t[i].idle == STALL_STEPS - 1 ? limit_toward(d, sign_of(&pairs[i]), y, goal, x) :
 		     next_value(&pairs[i], &t[i], x, y, goal);
 		if (t[i].idle == STALL_STEPS - 1 && !knob_moved(d, x, nx)) {
 			/* Already at the limit: no larger step is left. */
