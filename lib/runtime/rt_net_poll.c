@@ -3,7 +3,9 @@
  * The poll() and select() skeletons: one loop that rebuilds its set each
  * round from the stop eventfd, the dispatch eventfd, the listen sockets
  * and the connections. select() takes descriptors below FD_SETSIZE only:
- * connections above it are refused (closed) when accepted.
+ * connections above it are refused (closed) when accepted. Processes on
+ * one shared socket take turns (rt_share.c): one too far ahead leaves the
+ * socket out of its set and looks again every GATE_MS.
  */
 #include "rt_int.h"
 
@@ -11,12 +13,16 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/select.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+#define GATE_MS 20
 
 struct set {
 	struct pollfd *pfd;
 	struct rt_conn **who;	/* NULL: not a connection */
 	size_t n, cap, fixed;	/* fixed: entries before the connections */
+	int timeout_ms;		/* -1, or GATE_MS without the listen sockets */
 };
 
 static int grow(struct set *s, size_t need)
@@ -49,10 +55,13 @@ static int build(struct rt_worker *w, struct set *s)
 	if (grow(s, 2 + w->nlfd + w->nconns))
 		return -1;
 	s->n = 0;
+	s->timeout_ms = -1;
 	add(s, rt_stop_fd, POLLIN, NULL);
 	if (w->notify_fd >= 0)
 		add(s, w->notify_fd, POLLIN, NULL);
-	for (unsigned i = 0; i < w->nlfd; i++)
+	if (w->nlfd && !rt_share_accepting())
+		s->timeout_ms = GATE_MS;
+	for (unsigned i = 0; i < w->nlfd && s->timeout_ms < 0; i++)
 		add(s, w->lfd[i], POLLIN, NULL);
 	s->fixed = s->n;
 	for (size_t i = 0; i < w->nconns; i++)
@@ -62,12 +71,13 @@ static int build(struct rt_worker *w, struct set *s)
 
 static int wait_poll(struct set *s)
 {
-	return poll(s->pfd, s->n, -1);
+	return poll(s->pfd, s->n, s->timeout_ms);
 }
 
 /* select() on the same set, results written back as poll's revents. */
 static int wait_select(struct set *s)
 {
+	struct timeval tv = { 0, s->timeout_ms * 1000 };
 	fd_set rd, wr;
 	int maxfd = -1, n;
 
@@ -77,7 +87,7 @@ static int wait_select(struct set *s)
 		FD_SET(s->pfd[i].fd, s->pfd[i].events & POLLOUT ? &wr : &rd);
 		maxfd = s->pfd[i].fd > maxfd ? s->pfd[i].fd : maxfd;
 	}
-	n = select(maxfd + 1, &rd, &wr, NULL, NULL);
+	n = select(maxfd + 1, &rd, &wr, NULL, s->timeout_ms < 0 ? NULL : &tv);
 	for (size_t i = 0; n > 0 && i < s->n; i++)
 		s->pfd[i].revents = (short)((FD_ISSET(s->pfd[i].fd, &rd) ? POLLIN : 0) |
 					    (FD_ISSET(s->pfd[i].fd, &wr) ? POLLOUT : 0));
@@ -103,7 +113,7 @@ static void on_fixed(struct rt_worker *w, const struct pollfd *p)
 	}
 	bool again = true;
 
-	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again; i++)
+	for (unsigned i = 0; i < rt_worker_accept_burst(w) && again && rt_share_accepting(); i++)
 		rt_worker_accept(w, p->fd, &again);
 }
 
