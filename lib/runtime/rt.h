@@ -87,6 +87,7 @@ enum rt_replay {
 	RT_REPLAY_YIELD,		/* sched_yield */
 	RT_REPLAY_FUTEX_WAKE,		/* FUTEX_WAKE on a private word (no waiter) */
 	RT_REPLAY_MMAP,			/* anonymous mmap of size bytes, then munmap */
+	RT_REPLAY_MMAP_FILE,		/* private read-only map of the scratch file */
 };
 
 /* One kind of call issued per request at its model rate. */

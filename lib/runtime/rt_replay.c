@@ -272,14 +272,19 @@ static void do_sleep(const struct rt_call *c, struct rt_rng *rng)
 		syscall(SYS_nanosleep, &ts, NULL);
 }
 
+/* Anonymous, or of the scratch file's first bytes (never touched, so a
+ * mapping past its end is harmless). */
 static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
 {
 	uint64_t page = 4096, size = rt_hist_draw(&c->size, rng);
+	bool file = c->kind == RT_REPLAY_MMAP_FILE && rt_scratch_fd >= 0;
 	void *p;
 
 	size = size > MMAP_MAX ? MMAP_MAX : size;
 	size = size < page ? page : (size + page - 1) / page * page;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = file ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, rt_scratch_fd, 0) :
+		   mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			-1, 0);
 	if (p != MAP_FAILED)
 		munmap(p, size);
 }
@@ -401,6 +406,7 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 		syscall(SYS_futex, &r->futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		break;
 	case RT_REPLAY_MMAP:
+	case RT_REPLAY_MMAP_FILE:
 		do_mmap(c, rng);
 		break;
 	}

@@ -296,7 +296,9 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct dit
 {
 	double top = ditto_hist_quantile(size, 1.0);
 
-	if (e->file)
+	if (e->file && !strcmp(e->kind, "RT_REPLAY_MMAP_FILE"))
+		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
+	else if (e->file)
 		synth_limit(g->lim, SYNTH_LIMIT_FILE_CALL, top);
 	else if (!strcmp(e->kind, "RT_REPLAY_SLEEP"))
 		synth_limit(g->lim, SYNTH_LIMIT_SLEEP, top);

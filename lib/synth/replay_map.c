@@ -130,7 +130,9 @@ int replay_map(const char *name, enum ditto_fd_kind k, struct replay_entry *e)
 	case SC_MEM:
 		if (strcmp(name, "mmap"))
 			return -ENOENT;	/* the mmap replay unmaps what it maps */
-		e->kind = "RT_REPLAY_MMAP";
+		/* a file's mapping maps the scratch file (Apache maps what it sends) */
+		e->file = k == DITTO_FD_FILE;
+		e->kind = e->file ? "RT_REPLAY_MMAP_FILE" : "RT_REPLAY_MMAP";
 		return 0;
 	default:
 		return -ENOENT;

@@ -105,6 +105,8 @@ static const struct rt_call calls[] = {
 	{ .name = "sched_yield", .nr = SYS_sched_yield, .kind = RT_REPLAY_YIELD, .per_request = 0.15 },
 	{ .name = "futex", .nr = SYS_futex, .kind = RT_REPLAY_FUTEX_WAKE, .per_request = 1.5 },
 	{ .name = "mmap", .nr = SYS_mmap, .kind = RT_REPLAY_MMAP, .per_request = 0.35, .size = HIST(map) },
+	{ .name = "mmap", .nr = SYS_mmap, .kind = RT_REPLAY_MMAP_FILE, .per_request = 0.2,
+	  .size = HIST(map) },
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 #define SCRATCH (1u << 20)
