@@ -374,7 +374,8 @@ struct ditto_tune_report;
  * it in a line (the `ditto tune` CLI exits 3 then, 1 on an error). The
  * report's syscall and byte rows average three profile-backend runs per
  * side, taking turns; the original takes a second turn in each round, and
- * syscalls_per_request_noise sets it against itself. The best clone's
+ * syscalls_per_request_noise sets it against itself; the syscalls_per_request
+ * row's bound is 1% or that noise, the larger. The best clone's
  * CPU windows (four, under the load) give the informational rows
  * mix_distance and dependency_distance (total-variation distances of the
  * instruction mix and of the RAW distance histogram from the model's

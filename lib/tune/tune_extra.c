@@ -98,17 +98,25 @@ static void profile_rows(struct ditto_model *m, struct ditto_service *s,
 {
 	const struct tune_side *sides[3] = { orig, clone, orig };
 	struct ditto_metrics *sums[3] = { NULL, NULL, NULL };
-	double x, y;
+	double x, y, noise = 0;
 
 	if (call_rounds(m, s, o, sides, orig ? 3 : 1, sums) ||
 	    (!orig && tune_model_calls(s, &sums[0]))) {
 		ditto_warn("tune: no syscall rows in the report: %s", ditto_last_error());
 		goto out;
 	}
+	/* The original against itself: a clone cannot be told from it more
+	 * finely than that, so the calls row's bound is at least this noise
+	 * (its figures: README, "Tuning a clone"). */
+	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
+	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
+		noise = metric_error("syscalls_per_request", x, y);
 	for (size_t i = 0; i < ARRAY_SIZE(profile_metrics); i++)
 		if (!ditto_metrics_get(sums[0], profile_metrics[i], &x) &&
 		    !ditto_metrics_get(sums[1], profile_metrics[i], &y))
-			report_row(r, profile_metrics[i], x, y, TUNE_CALLS_BOUND);
+			report_row(r, profile_metrics[i], x, y,
+				   strcmp(profile_metrics[i], "syscalls_per_request") ? TUNE_CALLS_BOUND :
+				   fmax(TUNE_CALLS_BOUND, noise));
 	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
 	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
 		report_row(r, "syscalls_per_request_noise", x, y, 0);
