@@ -59,24 +59,15 @@ def test_validation_names_an_option_past_an_int():
     assert any('sockopts' in p and 'value' in p for p, _ in problems), problems
 
 
-def test_serial_connections_round_trips_and_defaults_to_false():
-    """network.serial_connections (model.h): absent in older models is
-    false; set, it survives the codec and shows in the JSON."""
+@pytest.mark.parametrize('field', ['serial_connections', 'master_process'])
+def test_network_flag_round_trips_and_defaults_to_false(field):
+    """network.serial_connections and network.master_process (model.h):
+    absent in older models they are false; set, they survive the codec
+    and show in the JSON."""
     m, s = service()
-    assert s.network.serial_connections is False
-    s.network.serial_connections = True
+    assert getattr(s.network, field) is False
+    setattr(s.network, field, True)
     back = Model.from_bytes(m.to_bytes())
-    assert back.service('svc').network.serial_connections is True
-    assert back.json()['services'][0]['network']['serial_connections'] is True
-    assert back.get('services[0].network.serial_connections') is True
-
-
-def test_master_process_round_trips_and_defaults_to_false():
-    """network.master_process (model.h): absent in older models is false;
-    set, it survives the codec and shows in the JSON."""
-    m, s = service()
-    assert s.network.master_process is False
-    s.network.master_process = True
-    back = Model.from_bytes(m.to_bytes())
-    assert back.service('svc').network.master_process is True
-    assert back.json()['services'][0]['network']['master_process'] is True
+    assert getattr(back.service('svc').network, field) is True
+    assert back.json()['services'][0]['network'][field] is True
+    assert back.get('services[0].network.' + field) is True

@@ -50,11 +50,13 @@ def apache(tmp_path, mpm):
     return Apache(free_port(), mpm, tmp_path)
 
 
-def test_apache_prefork_clone_keeps_its_shape(tmp_path, started):
-    conns = PREFORK_CLIENTS
-    srv = apache(tmp_path, PREFORK)
+def clone_and_compare(tmp_path, started, mpm, conns):
+    """Original and clone under wrk: their /proc trees while loaded, and
+    classes, network model, socket calls and bytes per request the same.
+    Returns the original's tree and model."""
+    srv = apache(tmp_path, mpm)
     started.append(srv)
-    time.sleep(1)   # every child started
+    time.sleep(1)   # every child and thread started
     orig_tree = tree_under_load(srv.port, conns, srv.pid)
     orig = clone_service(srv.pid, tmp_path / 'clone', wrk(srv.port, conns), duration=3, windows=0)
     srv.stop()
@@ -68,31 +70,20 @@ def test_apache_prefork_clone_keeps_its_shape(tmp_path, started):
     print('  classes: %s vs %s' % (classes(orig), classes(cm)))
     print('  network: %s vs %s' % (network(orig), network(cm)))
     assert clone_tree == orig_tree
-    assert orig_tree == (1, [1] * PREFORK_CLIENTS)
-    assert network(orig)['serial_connections']
     assert network(orig) == network(cm)
     assert classes(orig) == classes(cm)
     assert_requests_match(orig, cm)
+    return orig_tree, orig
+
+
+def test_apache_prefork_clone_keeps_its_shape(tmp_path, started):
+    tree, orig = clone_and_compare(tmp_path, started, PREFORK, PREFORK_CLIENTS)
+    assert tree == (1, [1] * PREFORK_CLIENTS)
+    assert network(orig)['serial_connections']
 
 
 def test_apache_worker_clone_keeps_its_shape(tmp_path, started):
-    conns = WORKER_CLIENTS
-    srv = apache(tmp_path, WORKER)
-    started.append(srv)
-    time.sleep(1)   # the child and its threads started
-    orig_tree = tree_under_load(srv.port, conns, srv.pid)
-    orig = clone_service(srv.pid, tmp_path / 'clone', wrk(srv.port, conns), duration=3, windows=0)
-    srv.stop()
-    clone = Clone(tmp_path / 'clone')
-    started.append(clone)
-    clone_tree = tree_under_load(clone.port, conns, clone.pid)
-    cm = profile_clone(clone, 'apache', str(tmp_path / 'clone-profile.msgpack'),
-                       wrk(clone.port, conns), duration=3, windows=0)
-    assert clone.stop() == 0
-    print('tree %s vs %s' % (orig_tree, clone_tree))
-    print('  classes: %s vs %s' % (classes(orig), classes(cm)))
-    print('  network: %s vs %s' % (network(orig), network(cm)))
-    assert clone_tree == orig_tree
-    assert network(orig) == network(cm)
-    assert classes(orig) == classes(cm)
-    assert_requests_match(orig, cm)
+    tree, orig = clone_and_compare(tmp_path, started, WORKER, WORKER_CLIENTS)
+    # the master, and one child: its main thread, the listener and 4 workers
+    assert tree == (1, [6])
+    assert network(orig)['master_process'] and network(orig)['network_dispatch']
