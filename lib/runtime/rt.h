@@ -107,7 +107,8 @@ struct rt_call {
 	 * (rt_replay.c makes each: open ENOENT, ENOTDIR, EEXIST, EISDIR;
 	 * stat ENOENT, ENOTDIR; other file calls EBADF, and EINVAL for
 	 * lseek and the positional forms); err 0 ends the list. Sleeps,
-	 * yields, futex wakes and mmaps do not fail. */
+	 * yields, futex wakes and anonymous mmaps do not fail; a file's mmap
+	 * fails EBADF. */
 	struct rt_fail {
 		int err;
 		double share;

@@ -99,26 +99,32 @@ static int setup(struct rt_worker *w, int ep)
 
 /*
  * Processes on one shared socket take turns (rt_share.c): a process too
- * far ahead unwatches the socket and kicks the others, and looks again
- * every GATE_MS while it does, since the others' accepts do not wake it.
+ * far ahead unwatches the socket, kicks the others when connections are
+ * queued, and looks again every GATE_MS while it does, since the others'
+ * accepts do not wake it.
  */
-#define GATE_MS 20
+#define GATE_MS 50
 
-static void watch_listen(struct rt_worker *w, int ep, int op)
+static bool watch_listen(struct rt_worker *w, int ep, int op)
 {
+	bool ok = true;
+
 	for (unsigned i = 0; i < w->nlfd; i++)
-		watch(ep, op, w->lfd[i], EPOLLIN | listen_exclusive(w), TAG_LISTEN + i);
+		ok &= !watch(ep, op, w->lfd[i], EPOLLIN | listen_exclusive(w), TAG_LISTEN + i);
+	return ok;
 }
 
 static int gate_listen(struct rt_worker *w, int ep, bool *armed)
 {
 	bool want = rt_share_accepting();
 
-	if (want != *armed) {
-		watch_listen(w, ep, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL);
-		*armed = want;
-		if (!want)
-			rt_share_kick();
+	if (want && !*armed) {
+		/* a failed add is tried again at the next look */
+		*armed = watch_listen(w, ep, EPOLL_CTL_ADD);
+	} else if (!want && *armed) {
+		watch_listen(w, ep, EPOLL_CTL_DEL);
+		*armed = false;
+		rt_share_kick_queued(w->lfd, w->nlfd);
 	}
 	return *armed ? -1 : GATE_MS;
 }

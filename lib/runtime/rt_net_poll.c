@@ -5,7 +5,8 @@
  * and the connections. select() takes descriptors below FD_SETSIZE only:
  * connections above it are refused (closed) when accepted. Processes on
  * one shared socket take turns (rt_share.c): one too far ahead leaves the
- * socket out of its set and looks again every GATE_MS.
+ * socket out of its set and looks again every GATE_MS (each process that
+ * watches it is woken by a connection: no kick is needed).
  */
 #include "rt_int.h"
 
@@ -16,7 +17,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define GATE_MS 20
+#define GATE_MS 50
 
 struct set {
 	struct pollfd *pfd;

@@ -64,6 +64,7 @@ static int install_forward(void)
 static void child(const int *lfd, unsigned nlfd, unsigned p, unsigned procs, const int *ready)
 {
 	unsigned per = nlfd / procs, first = nlfd == 1 ? 0 : p * per, n = nlfd == 1 ? 1 : per;
+	int rc;
 
 	for (unsigned i = 0; i < nlfd; i++)
 		if (i < first || i >= first + n)
@@ -72,15 +73,19 @@ static void child(const int *lfd, unsigned nlfd, unsigned p, unsigned procs, con
 	rt_ready_fd = ready[1];
 	rt_share_enter(p);
 	/* rt_stop_init() installs the child's handlers, then unblocks */
-	exit(rt_process_run(lfd + first, n, p) ? 1 : 0);
+	rc = rt_process_run(lfd + first, n, p);
+	rt_share_leave(p);
+	exit(rc ? 1 : 0);
 }
 
 /* Notes the exit of pid; false if it failed (the others are stopped). */
 static bool reaped(pid_t pid, int st)
 {
 	for (unsigned i = 0; i < nchildren; i++)
-		if (children[i] == pid)
+		if (children[i] == pid) {
 			children[i] = 0;
+			rt_share_leave(i);	/* killed before it could say so */
+		}
 	if (WIFEXITED(st) && !WEXITSTATUS(st))
 		return true;
 	forward(SIGTERM);
@@ -155,12 +160,23 @@ int rt_prefork_run(const int *lfd, unsigned nlfd)
 	bool ok = true;
 
 	children = calloc(procs, sizeof(*children));
-	/* event loops on one shared socket balance their connections */
-	if (procs > 1 && nlfd == 1 && !rt_config.fork_per_connection &&
-	    !rt_config.serial_connections && rt_config.io != RT_IO_BLOCKING && rt_share_init(procs))
-		return -1;
-	if (!children || install_forward() || pipe2(ready, O_CLOEXEC)) {
+	if (!children || install_forward()) {
 		rt_err(children ? errno : ENOMEM, "setting up %u processes", procs);
+		free(children);
+		return -1;
+	}
+	/* event loops that accept for themselves on one shared socket
+	 * balance their connections (the gate is theirs) */
+	if (procs > 1 && nlfd == 1 && !rt_config.fork_per_connection &&
+	    !rt_config.serial_connections && !rt_config.accept_dispatch &&
+	    (rt_config.io == RT_IO_EPOLL || rt_config.io == RT_IO_POLL ||
+	     rt_config.io == RT_IO_SELECT) && rt_share_init(procs)) {
+		free(children);
+		return -1;
+	}
+	if (pipe2(ready, O_CLOEXEC)) {
+		rt_err(errno, "setting up %u processes", procs);
+		free(children);
 		return -1;
 	}
 	/* blocked while forking: a child must not run the parent's handler */

@@ -347,6 +347,14 @@ static bool issue_failing(struct rt_replayer *r, const struct rt_call *c, int er
 	case RT_REPLAY_LSEEK:
 		file_failing(c, err);
 		return true;
+	case RT_REPLAY_MMAP_FILE: {
+		/* a file mapping of no descriptor: EBADF */
+		void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+		return true;
+	}
 	default:
 		return false;
 	}

@@ -11,17 +11,21 @@
  *
  * EPOLLEXCLUSIVE wakes one process per connection: those still queued
  * when the process woken for them stops taking more would wake nobody.
- * So a process that stops kicks the others through a shared eventfd,
- * and they add the socket to their sets again: the kernel looks at its
- * queue when it is added.
+ * So a process that stops with connections queued kicks the others
+ * through a shared eventfd, and they add the socket to their sets again:
+ * the kernel looks at its queue when it is added. A process that left
+ * (its --max-requests, a failure) counts no more.
  */
 #include "rt_int.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#define GONE (~0u)		/* the count of a process that left */
 
 static unsigned *counts;	/* shared by the processes, one per process */
 static unsigned nprocs, self;
@@ -52,6 +56,18 @@ int rt_share_kick_fd(void)
 	return kick_fd;
 }
 
+void rt_share_kick_queued(const int *lfd, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct pollfd p = { .fd = lfd[i], .events = POLLIN };
+
+		if (poll(&p, 1, 0) > 0) {
+			rt_share_kick();
+			return;
+		}
+	}
+}
+
 void rt_share_kick(void)
 {
 	uint64_t one = 1, n;
@@ -66,6 +82,12 @@ void rt_share_kick(void)
 void rt_share_enter(unsigned proc)
 {
 	self = proc < nprocs ? proc : 0;
+}
+
+void rt_share_leave(unsigned proc)
+{
+	if (counts && proc < nprocs)
+		__atomic_store_n(&counts[proc], GONE, __ATOMIC_RELAXED);
 }
 
 void rt_share_count(int delta)
@@ -85,7 +107,7 @@ bool rt_share_accepting(void)
 		unsigned n = __atomic_load_n(&counts[p], __ATOMIC_RELAXED);
 
 		if (p != self && n < least)
-			least = n;
+			least = n;	/* GONE is never the least of live ones */
 	}
-	return own <= least;
+	return least == GONE || own <= least;
 }
