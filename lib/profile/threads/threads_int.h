@@ -74,7 +74,8 @@ struct ted_tree {
  */
 int ted_tree_build(const struct calltree *t, const uint32_t *rank, double min_share,
 		   size_t max_nodes, struct ted_tree *out);
-/* Weights as shares of the root's (the thread's samples); empty trees stay. */
+/* Weights as shares of the root's (the samples through the tree's root);
+ * empty trees stay. */
 void ted_tree_normalise(struct ted_tree *t);
 /* ted_tree_build of the subtree at node root (0: the whole tree). */
 int ted_tree_build_at(const struct calltree *t, uint32_t root, const uint32_t *rank,
