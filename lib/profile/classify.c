@@ -20,8 +20,8 @@
  * shares leave load out: threads of one role on one code path serve what
  * the kernel or their clients give them (nginx's workers on a shared socket,
  * a load generator's connections on a busy host), which the clone cannot
- * choose either. Code that differs
- * (another leaf, another loop) is far apart at any load. */
+ * choose either. Code that differs (another leaf, another loop) is far
+ * apart at any load. */
 #define SPLIT_THRESHOLD 0.4
 /* Fewer samples than this give no usable tree: such threads follow the
  * largest class of their group. */

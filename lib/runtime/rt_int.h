@@ -400,8 +400,11 @@ void rt_share_enter(unsigned proc);	/* a child: which count is its own */
 void rt_share_count(int delta);	/* a connection adopted (+1) or dropped (-1) */
 void rt_share_leave(unsigned proc);	/* proc exits: it takes no share */
 bool rt_share_accepting(void);	/* false: leave the next ones to the others */
+/* A process that does not accept looks again this often: the others'
+ * accepts, which may make it the least loaded, do not wake it. */
+#define RT_SHARE_LOOK_MS 50
 int rt_share_kick_fd(void);	/* -1 unless shared: EPOLLET in every set */
-void rt_share_kick(void);	/* the others look at the socket's queue again */
-void rt_share_kick_queued(const int *lfd, unsigned n);	/* kick if one is queued */
+/* The others look at the socket's queue again, if a connection waits. */
+void rt_share_kick_queued(const int *lfd, unsigned n);
 
 #endif /* DITTO_RT_INT_H */

@@ -100,11 +100,8 @@ static int setup(struct rt_worker *w, int ep)
 /*
  * Processes on one shared socket take turns (rt_share.c): a process too
  * far ahead unwatches the socket, kicks the others when connections are
- * queued, and looks again every GATE_MS while it does, since the others'
- * accepts do not wake it.
+ * queued, and looks again every RT_SHARE_LOOK_MS while it does.
  */
-#define GATE_MS 50
-
 static bool watch_listen(struct rt_worker *w, int ep, int op)
 {
 	bool ok = true;
@@ -126,7 +123,7 @@ static int gate_listen(struct rt_worker *w, int ep, bool *armed)
 		*armed = false;
 		rt_share_kick_queued(w->lfd, w->nlfd);
 	}
-	return *armed ? -1 : GATE_MS;
+	return *armed ? -1 : RT_SHARE_LOOK_MS;
 }
 
 /* Another process stopped taking connections: added again, the socket is

@@ -5,8 +5,8 @@
  * and the connections. select() takes descriptors below FD_SETSIZE only:
  * connections above it are refused (closed) when accepted. Processes on
  * one shared socket take turns (rt_share.c): one too far ahead leaves the
- * socket out of its set and looks again every GATE_MS (each process that
- * watches it is woken by a connection: no kick is needed).
+ * socket out of its set and looks again every RT_SHARE_LOOK_MS (each
+ * process that watches it is woken by a connection: no kick is needed).
  */
 #include "rt_int.h"
 
@@ -17,13 +17,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define GATE_MS 50
-
 struct set {
 	struct pollfd *pfd;
 	struct rt_conn **who;	/* NULL: not a connection */
 	size_t n, cap, fixed;	/* fixed: entries before the connections */
-	int timeout_ms;		/* -1, or GATE_MS without the listen sockets */
+	int timeout_ms;		/* -1, or RT_SHARE_LOOK_MS without the listen sockets */
 };
 
 static int grow(struct set *s, size_t need)
@@ -61,7 +59,7 @@ static int build(struct rt_worker *w, struct set *s)
 	if (w->notify_fd >= 0)
 		add(s, w->notify_fd, POLLIN, NULL);
 	if (w->nlfd && !rt_share_accepting())
-		s->timeout_ms = GATE_MS;
+		s->timeout_ms = RT_SHARE_LOOK_MS;
 	for (unsigned i = 0; i < w->nlfd && s->timeout_ms < 0; i++)
 		add(s, w->lfd[i], POLLIN, NULL);
 	s->fixed = s->n;

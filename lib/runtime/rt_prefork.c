@@ -152,6 +152,17 @@ static bool wait_all(unsigned exited, bool ok)
 	return ok;
 }
 
+/* Event loops that accept for themselves on one shared socket balance
+ * their connections (rt_share.c: the gate is in their loops). */
+static bool balanced(unsigned procs, unsigned nlfd)
+{
+	enum rt_io io = rt_config.io;
+
+	return procs > 1 && nlfd == 1 && !rt_config.fork_per_connection &&
+	       !rt_config.serial_connections && !rt_config.accept_dispatch &&
+	       (io == RT_IO_EPOLL || io == RT_IO_POLL || io == RT_IO_SELECT);
+}
+
 int rt_prefork_run(const int *lfd, unsigned nlfd)
 {
 	unsigned procs = rt_config.processes ? rt_config.processes : 1, exited = 0;
@@ -165,12 +176,7 @@ int rt_prefork_run(const int *lfd, unsigned nlfd)
 		free(children);
 		return -1;
 	}
-	/* event loops that accept for themselves on one shared socket
-	 * balance their connections (the gate is theirs) */
-	if (procs > 1 && nlfd == 1 && !rt_config.fork_per_connection &&
-	    !rt_config.serial_connections && !rt_config.accept_dispatch &&
-	    (rt_config.io == RT_IO_EPOLL || rt_config.io == RT_IO_POLL ||
-	     rt_config.io == RT_IO_SELECT) && rt_share_init(procs)) {
+	if (balanced(procs, nlfd) && rt_share_init(procs)) {
 		free(children);
 		return -1;
 	}

@@ -56,26 +56,26 @@ int rt_share_kick_fd(void)
 	return kick_fd;
 }
 
-void rt_share_kick_queued(const int *lfd, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		struct pollfd p = { .fd = lfd[i], .events = POLLIN };
-
-		if (poll(&p, 1, 0) > 0) {
-			rt_share_kick();
-			return;
-		}
-	}
-}
-
-void rt_share_kick(void)
+static void kick(void)
 {
 	uint64_t one = 1, n;
 
 	/* edge-triggered in every set: nobody reads it but a full counter */
 	if (write(kick_fd, &one, sizeof(one)) < 0 && errno == EAGAIN &&
 	    read(kick_fd, &n, sizeof(n)) == sizeof(n) && write(kick_fd, &one, sizeof(one)) < 0) {
-		/* the others look again within their gate's timeout */
+		/* the others look again within RT_SHARE_LOOK_MS */
+	}
+}
+
+void rt_share_kick_queued(const int *lfd, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct pollfd p = { .fd = lfd[i], .events = POLLIN };
+
+		if (poll(&p, 1, 0) > 0) {
+			kick();
+			return;
+		}
 	}
 }
 
@@ -98,7 +98,7 @@ void rt_share_count(int delta)
 
 bool rt_share_accepting(void)
 {
-	unsigned own, least = ~0u;
+	unsigned own, least = GONE;
 
 	if (!counts || nprocs < 2)
 		return true;

@@ -98,7 +98,8 @@ static void profile_rows(struct ditto_model *m, struct ditto_service *s,
 {
 	const struct tune_side *sides[3] = { orig, clone, orig };
 	struct ditto_metrics *sums[3] = { NULL, NULL, NULL };
-	double x, y, noise = 0;
+	double x, y, x0 = 0, y0 = 0, noise = 0;
+	bool again;
 
 	if (call_rounds(m, s, o, sides, orig ? 3 : 1, sums) ||
 	    (!orig && tune_model_calls(s, &sums[0]))) {
@@ -108,18 +109,18 @@ static void profile_rows(struct ditto_model *m, struct ditto_service *s,
 	/* The original against itself: a clone cannot be told from it more
 	 * finely than that, so the calls row's bound is at least this noise
 	 * (its figures: README, "Tuning a clone"). */
-	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
-	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
-		noise = metric_error("syscalls_per_request", x, y);
+	again = sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x0) &&
+		!ditto_metrics_get(sums[2], "syscalls_per_request", &y0);
+	if (again)
+		noise = metric_error("syscalls_per_request", x0, y0);
 	for (size_t i = 0; i < ARRAY_SIZE(profile_metrics); i++)
 		if (!ditto_metrics_get(sums[0], profile_metrics[i], &x) &&
 		    !ditto_metrics_get(sums[1], profile_metrics[i], &y))
 			report_row(r, profile_metrics[i], x, y,
 				   strcmp(profile_metrics[i], "syscalls_per_request") ? TUNE_CALLS_BOUND :
 				   fmax(TUNE_CALLS_BOUND, noise));
-	if (sums[2] && !ditto_metrics_get(sums[0], "syscalls_per_request", &x) &&
-	    !ditto_metrics_get(sums[2], "syscalls_per_request", &y))
-		report_row(r, "syscalls_per_request_noise", x, y, 0);
+	if (again)
+		report_row(r, "syscalls_per_request_noise", x0, y0, 0);
 out:
 	for (size_t j = 0; j < 3; j++)
 		ditto_metrics_free(sums[j]);

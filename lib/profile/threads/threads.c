@@ -299,41 +299,53 @@ static int build_trees(const struct thread_sampler *s, const int *tids, size_t n
  * stacks, a few percent, aside). */
 #define TRUNK_SHARE 0.9
 
-static int shape_distance(const struct calltree *a, const struct calltree *b,
-			  const uint32_t *rank, double *d)
+/* t (whose tree is at root, or NOT_BUILT) holds tid's tree from root on,
+ * as shares of its samples there. A thread's common root is the same for
+ * most of its pairs (its first frame), so a tree is built about once. */
+#define NOT_BUILT UINT32_MAX
+
+static int shape_tree(const struct thread_sampler *s, int tid, uint32_t root,
+		      const uint32_t *rank, struct ted_tree *t, uint32_t *at)
 {
-	struct ted_tree x = { 0 }, y = { 0 };
-	uint32_t ra, rb;
 	int err;
 
-	calltree_common_roots(a, b, TRUNK_SHARE, &ra, &rb);
-	err = ted_tree_build_at(a, ra, rank, TED_MIN_SHARE, TED_MAX_NODES, &x);
-	if (!err)
-		err = ted_tree_build_at(b, rb, rank, TED_MIN_SHARE, TED_MAX_NODES, &y);
-	if (!err) {
-		ted_tree_normalise(&x);
-		ted_tree_normalise(&y);
-		err = ted_distance(&x, &y, NULL, d);
-	}
-	ted_tree_free(&x);
-	ted_tree_free(&y);
-	return err;
+	if (*at == root)
+		return 0;
+	ted_tree_free(t);
+	*at = NOT_BUILT;
+	err = ted_tree_build_at(tree_of(s, tid), root, rank, TED_MIN_SHARE, TED_MAX_NODES, t);
+	if (err)
+		return err;
+	ted_tree_normalise(t);
+	*at = root;
+	return 0;
 }
 
-static int shape_matrix(const struct thread_sampler *s, const int *tids, size_t n, double *d)
+/* Distances by shape (TSAMP_SHAPE), each pair from its common roots;
+ * t[0..n) is the trees' cache. */
+static int shape_matrix(const struct thread_sampler *s, const int *tids, size_t n,
+			struct ted_tree *t, double *d)
 {
-	uint32_t *rank = NULL;
-	int err = labels_rank(&s->labels, &rank);
+	uint32_t *rank = NULL, *at = malloc(n * sizeof(*at));
+	int err = at ? labels_rank(&s->labels, &rank) : ditto_err(-ENOMEM, "threads: out of memory");
 
+	for (size_t i = 0; at && i < n; i++)
+		at[i] = NOT_BUILT;
 	for (size_t i = 0; !err && i < n; i++) {
 		d[i * n + i] = 0;
 		for (size_t j = i + 1; !err && j < n; j++) {
-			err = shape_distance(tree_of(s, tids[i]), tree_of(s, tids[j]), rank,
-					     &d[i * n + j]);
+			uint32_t ri, rj;
+
+			calltree_common_roots(tree_of(s, tids[i]), tree_of(s, tids[j]), TRUNK_SHARE,
+					      &ri, &rj);
+			err = shape_tree(s, tids[i], ri, rank, &t[i], &at[i]);
+			err = err ? err : shape_tree(s, tids[j], rj, rank, &t[j], &at[j]);
+			err = err ? err : ted_distance(&t[i], &t[j], NULL, &d[i * n + j]);
 			d[j * n + i] = d[i * n + j];
 		}
 	}
 	free(rank);
+	free(at);
 	return err;
 }
 
@@ -394,7 +406,7 @@ int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, dou
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
 	if (flags & TSAMP_SHAPE) {
-		err = shape_matrix(s, tids, n, d);
+		err = shape_matrix(s, tids, n, t, d);
 	} else {
 		err = build_trees(s, tids, n, t);
 		if (!err)

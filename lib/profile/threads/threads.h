@@ -116,15 +116,17 @@ int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double 
 
 /* tsamp_cluster flag: compare each tree's shares of its own samples, so
  * threads that run the same code at different loads are near (a pool
- * whose threads served 1:3 of the requests is one class), from the first
- * frame where the tree branches, so that how a thread was started (a
- * worker loop on the main thread or on a started one) does not count. */
+ * whose threads served 1:3 of the requests is one class), each pair from
+ * the first frame both threads' heavy paths share, so that how a thread
+ * was started (a worker loop on the main thread or on a started one) does
+ * not count. */
 #define TSAMP_SHAPE 1u
 
 /*
  * Cluster tids[0..n) by average linkage on tsamp_distance, merging while the
  * closest classes are nearer than threshold (in [0,1]; TSAMP_DEFAULT_THRESHOLD
- * is the artifact's). flags: 0 or TSAMP_SHAPE. class_of[i] gets 0..*nclasses-1, numbered in order of
+ * is the artifact's). flags: 0 or TSAMP_SHAPE. class_of[i] gets
+ * 0..*nclasses-1, numbered in order of
  * first appearance in tids. All threads without samples share one class
  * ("idle"): nothing tells them apart here; the scheduler and syscall
  * collectors can split it. O(n^2) distances, O(n^3) linkage: meant for up to
