@@ -4,7 +4,8 @@
 
 For each service of bench/compare_targets.py (redis-server under
 redis-benchmark, memcached under memcaslap, nginx under wrk, PostgreSQL
-under pgbench, the ground-truth servers of tests/servers under srv_client):
+under pgbench, MariaDB under sysbench, Apache under wrk, the ground-truth
+servers of tests/servers under srv_client):
   1. `ditto clone` profiles the original under load and builds its clone;
   2. the clone runs under the same load and is profiled the same way;
   3. `ditto model diff` metrics are summarised: thread classes and network
@@ -85,11 +86,14 @@ def throughput(model, port, clients):
     return json.loads(r.stdout)['achieved_qps']
 
 
-def throughputs(model, orig_port, clone_port, clients):
-    """Rounds interleaved, original then clone: their rates and the ratios."""
+def throughputs(t, model, orig_port, clone_port):
+    """Rounds interleaved, original then clone: their rates and the ratios
+    (by the target's own generator where `ditto load` lacks its framing)."""
+    def rate(port):
+        return t.rate(port) if t.rate else throughput(model, port, t.clients)
     rows = []
     for _ in range(ROUNDS):
-        a, b = throughput(model, orig_port, clients), throughput(model, clone_port, clients)
+        a, b = rate(orig_port), rate(clone_port)
         rows.append((a, b, b / a if a else 0.0))
     return rows
 
@@ -168,7 +172,7 @@ def compare_one(t, tmp, with_cache):
             cmodel = profile_clone(clone, t.svc_name,
                                    os.path.join(tmp, t.name + '-clone-profile.msgpack'),
                                    t.load(clone.port))
-            rates = throughputs(model, orig.port, clone.port, t.clients)
+            rates = throughputs(t, model, orig.port, clone.port)
         finally:
             clone.stop()
     finally:
@@ -177,8 +181,8 @@ def compare_one(t, tmp, with_cache):
     (self_err, self_worst), _, again_calls = call_errors(model, again)
     details(t.name, model, cmodel, calls, again_calls[1])
     ratios = sorted(r for _, _, r in rates)
-    print('  throughput (ditto load, %d rounds interleaved): original %s, clone %s' % (
-        ROUNDS, ' '.join('%.0f' % a for a, _, _ in rates), ' '.join('%.0f' % b for _, b, _ in rates)))
+    print('  throughput (%s, %d rounds interleaved): original %s, clone %s' % (
+        'its own load generator' if t.rate else 'ditto load', ROUNDS, ' '.join('%.0f' % a for a, _, _ in rates), ' '.join('%.0f' % b for _, b, _ in rates)))
     if with_cache and t.argv:
         cache_rows(t, tree)
     print()

@@ -3,7 +3,9 @@
 of 127.0.0.1 and the bounded load that drives it (its own load generator
 where it has one). A target's start(port) returns a handle with .pid, .port
 (PostgreSQL picks its own) and .stop(); load(port, n) the load's argv (n: a bounded count, or None for
-the profiling window's load)."""
+the profiling window's load). A target whose framing `ditto load` does not
+speak (MySQL) has rate(port): its own load generator's closed-loop rate in
+requests per second, for the throughput rounds."""
 
 import os
 import shutil
@@ -11,6 +13,7 @@ import subprocess
 import tempfile
 
 import apache_httpd
+import mariadb_server
 from harness import Service, need
 
 SERVERS = os.environ.get('DITTO_SERVERS_DIR', 'build/tests/servers')
@@ -18,11 +21,12 @@ NGINX = shutil.which('nginx') or '/usr/sbin/nginx'
 
 
 class Target:
-    def __init__(self, name, start, load, svc_name=None, argv=None, clients=8):
+    def __init__(self, name, start, load, svc_name=None, argv=None, clients=8, rate=None):
         self.name, self.start, self.load = name, start, load
         self.svc_name = svc_name or name
         self.argv = argv    # argv(port): its command line, for cachegrind
         self.clients = clients  # ditto load's connections (a pre-forking server's children)
+        self.rate = rate    # rate(port): requests/s by its own generator, else ditto load's
 
 
 def redis(port):
@@ -136,6 +140,15 @@ if apache_httpd.APACHE:
                 Target('apache-worker', lambda p: apache_httpd.Apache(p, apache_httpd.WORKER),
                        apache_wrk(apache_httpd.WORKER_CLIENTS), 'apache2',
                        clients=apache_httpd.WORKER_CLIENTS)]
+_MARIADB, _missing = mariadb_server.tools()
+if not _missing:
+    # sysbench oltp_read_only (prepared statements): a request is a
+    # command packet, sysbench's queries per second its rate
+    TARGETS.append(Target(
+        'mariadb', lambda p: mariadb_server.Server(_MARIADB, p),
+        lambda port, n=None: mariadb_server.sysbench_argv(_MARIADB, port,
+                                                          seconds=3 if n else 12),
+        'mariadbd', rate=lambda port: mariadb_server.sysbench_rates(_MARIADB, port, seconds=2)[1]))
 for _gt in ('srv_epoll', 'srv_epoll_pool', 'srv_futex_pool', 'srv_prefork', 'srv_forking',
             'srv_poll', 'srv_select', 'srv_blocking', 'srv_busypoll', 'srv_nagle',
             'srv_sendfile'):

@@ -190,6 +190,7 @@ static void show_requests(struct ditto_model *m, size_t si)
 {
 	struct ditto_requests *r = ditto_service_requests(ditto_model_service(m, si));
 	struct ditto_hist *svc = ditto_requests_service_ns(r);
+	struct ditto_hist *after = ditto_requests_after_response_ns(r);
 	double count = (double)ditto_requests_count(r);
 	double conns = (double)ditto_requests_connections(r);
 
@@ -204,6 +205,9 @@ static void show_requests(struct ditto_model *m, size_t si)
 	       mean_bytes(m, ditto_requests_response_bytes(r),
 			  "services[%zu].requests.response_bytes_total", si).s,
 	       fmt_ns(ditto_hist_quantile(svc, 0.5)).s, fmt_ns(ditto_hist_quantile(svc, 0.99)).s);
+	if (ditto_hist_total(after))
+		printf("    after the response: mean %s until the next read or wait\n",
+		       fmt_ns(ditto_hist_mean(after)).s);
 	legend();
 }
 

@@ -33,7 +33,8 @@
  *     requests                  count, connections, pipelined,
  *                               request_bytes_total, response_bytes_total,
  *                               request_bytes, response_bytes,
- *                               per_connection, service_ns
+ *                               per_connection, service_ns,
+ *                               after_response_ns
  *     outbound[]                calls to other services: address, port
  *                               (identity), framing, connections, calls,
  *                               sends, receives, request_bytes_total,
@@ -668,6 +669,11 @@ DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests 
 DITTO_API struct ditto_hist *ditto_requests_response_bytes(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_per_connection(struct ditto_requests *r);
 DITTO_API struct ditto_hist *ditto_requests_service_ns(struct ditto_requests *r);
+/* Time from a response's last write to the serving thread's next read or
+ * wait, in ns (loglin): the work a server does after it has answered
+ * (logging, clean-up). A clone does that share of its body after its
+ * response. Empty in models written before 0.5. */
+DITTO_API struct ditto_hist *ditto_requests_after_response_ns(struct ditto_requests *r);
 
 /*
  * --- services[].outbound[]: one per remote endpoint the service called ---

@@ -664,6 +664,7 @@ HIST_FIELD(requests, request_bytes, DITTO_HIST_LOG2)
 HIST_FIELD(requests, response_bytes, DITTO_HIST_LOG2)
 HIST_FIELD(requests, per_connection, DITTO_HIST_LOG2)
 HIST_FIELD(requests, service_ns, DITTO_HIST_LOGLIN)
+HIST_FIELD(requests, after_response_ns, DITTO_HIST_LOGLIN)
 
 /* ---- cpu ---- */
 

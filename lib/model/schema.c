@@ -308,6 +308,7 @@ static const struct field requests_fields[] = {
 	HIST("response_bytes", DITTO_HIST_LOG2, CP_DIST),
 	HIST("per_connection", DITTO_HIST_LOG2, CP_DIST),
 	HIST("service_ns", DITTO_HIST_LOGLIN, CP_LATENCY),
+	HIST("after_response_ns", DITTO_HIST_LOGLIN, CP_LATENCY),
 };
 const struct section schema_requests = { "requests", FIELDS(requests_fields), check_requests, NULL };
 

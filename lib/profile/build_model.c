@@ -186,7 +186,8 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 	if ((err = hist_add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
 	    (err = hist_add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
 	    (err = hist_add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
-	    (err = add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)))
+	    (err = add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)) ||
+	    (err = add_lat(ditto_requests_after_response_ns(r), q->after_response_ns, LAT_BUCKETS)))
 		return err;
 	return 0;
 }

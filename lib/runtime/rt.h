@@ -171,6 +171,12 @@ struct rt_net {
 	 * busy-polling loop that cannot go round as often per request as its
 	 * original makes the ones its rounds owe. */
 	double accept_again_per_request;
+	/* Share of the body a request runs after its response is written:
+	 * the original's work after it answered (logging, clean-up), as
+	 * time from the response to the next read or wait over that plus the
+	 * service time. The next request may then arrive while the thread
+	 * still works, and be read without a wait, as in the original. */
+	double after_response_share;
 };
 
 /* A background thread class: `threads` threads that each wake every

@@ -204,8 +204,10 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 		pos += (size_t)n;
 		c->closing = req.close_after;
 		r = t->hold && !c->closing && hold(c, t) ? 1 : send_response(c, start);
-		if (req.serve)
+		if (req.serve) {
+			rt_request_after(t);
 			rt_stop_count_request();
+		}
 		if (r <= 0) {
 			want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
 			break;
@@ -250,18 +252,55 @@ static bool reads_nonblocking(void)
 	return rt_config.io != RT_IO_BLOCKING || (rt_config.threads && rt_config.accept_dispatch);
 }
 
-/* A read, then the empty reads the model's EAGAIN rate owes (non-blocking
- * reads only: a blocking read does not return EAGAIN). */
-enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
+/* A read and the requests it completes; an empty one counts against the
+ * model's EAGAIN rate (the original's were such reads too). */
+static enum rt_want read_once(struct rt_conn *c, struct rt_thread *t, bool *empty)
 {
-	bool empty;
-	enum rt_want want = read_and_serve(c, t, &empty);
+	enum rt_want want = read_and_serve(c, t, empty);
 
-	t->again_acc -= empty ? 1.0 : 0;	/* the original's were such reads too */
-	t->empty_reads += empty;
+	t->again_acc -= *empty ? 1.0 : 0;
+	t->empty_reads += *empty;
+	return want;
+}
+
+/* The empty reads the model's EAGAIN rate still owes (non-blocking reads
+ * only: a blocking read does not return EAGAIN). */
+static void owed_empty_reads(struct rt_conn *c, struct rt_thread *t, enum rt_want want)
+{
 	if (want == RT_WANT_READ && reads_nonblocking() &&
 	    !rt_buf_reserve(&c->in, rt_sock_read_size()))
 		rt_empty_reads(t, c->in.data + c->in.len, rt_sock_read_size());
+}
+
+enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
+{
+	bool empty;
+	enum rt_want want = read_once(c, t, &empty);
+
+	owed_empty_reads(c, t, want);
+	return want;
+}
+
+/*
+ * Reads until one finds nothing, as a server that reads its non-blocking
+ * sockets until EAGAIN does when the model has such reads: its next wait
+ * (a re-arm, a futex) then follows an empty read, and a request that came
+ * while the thread still worked is read without one. At most READ_ALL
+ * reads, so that a pipelining client does not keep the thread forever.
+ */
+#define READ_ALL 64
+enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t)
+{
+	enum rt_want want = c->want;
+	bool empty = false;
+
+	if (!(rt_config.net.again_per_request > 0))
+		return rt_conn_readable(c, t);
+	/* the model's owed ones after the thread's own: in between, they
+	 * would give the client time to send what the next read finds */
+	for (unsigned i = 0; i < READ_ALL && !empty && want == RT_WANT_READ && !rt_stopping(); i++)
+		want = read_once(c, t, &empty);
+	owed_empty_reads(c, t, want);
 	return want;
 }
 

@@ -109,6 +109,10 @@ struct rt_thread {
 	double again_acc;	/* reads owed at rt_net.again_per_request */
 	uint64_t served;	/* requests served */
 	uint64_t empty_reads;	/* reads of its connections that found nothing */
+	/* Body loops of the request just served left for after its response,
+	 * and the fraction of one carried to the next request. */
+	uint64_t after_loops;
+	double after_acc;
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;
@@ -118,6 +122,7 @@ struct rt_thread {
 int rt_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_thread_fini(struct rt_thread *t);
 void rt_request_work(struct rt_thread *t);	/* body, then replay */
+void rt_request_after(struct rt_thread *t);	/* the body's share after the response */
 
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);
@@ -283,6 +288,7 @@ struct rt_conn *rt_conn_new(int fd);
 void rt_conn_greet(struct rt_conn *c);
 void rt_conn_free(struct rt_conn *c);	/* closes the fd */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
+enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
 /* Blocking reads and writes until it closes or the clone stops. */
 void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);

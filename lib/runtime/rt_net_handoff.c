@@ -7,8 +7,9 @@
  * on a thread of its own, waits in epoll_wait on the listen socket and on
  * every idle connection (EPOLLONESHOT), accepts new ones and queues each
  * ready one; a pool thread, woken through the condition variable's
- * futex, serves it (a read, the requests it completes, the empty reads
- * the model owes) and re-arms it in the listener's set. Pool threads
+ * futex, serves it (reads until one finds nothing when the original read
+ * so, the requests they complete, the empty reads the model still owes)
+ * and re-arms it in the listener's set. Pool threads
  * sleep on the futex between connections and never poll: any number of
  * connections share the `threads` threads, as in the original.
  */
@@ -123,7 +124,7 @@ static void *pool_main(void *arg)
 	}
 	while ((c = pop(p->h))) {
 		enum rt_want want = c->want == RT_WANT_WRITE ? rt_conn_writable(c, &t)
-							   : rt_conn_readable(c, &t);
+							   : rt_conn_read_all(c, &t);
 
 		if (want == RT_WANT_CLOSE || arm(p->h, c, EPOLL_CTL_MOD))
 			drop(p->h, c);

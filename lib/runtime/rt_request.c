@@ -64,6 +64,8 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	t->again_acc = 0;
 	t->served = 0;
 	t->empty_reads = 0;
+	t->after_loops = 0;
+	t->after_acc = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
 	t->body_state[0] = 0;
@@ -136,9 +138,26 @@ void rt_request_work(struct rt_thread *t)
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);
 	} else if (rt_config.body) {
-		run_body(t, body_loops());
+		uint64_t loops = body_loops();
+
+		/* carried, not drawn: the thread's streams stay as they were */
+		t->after_acc += (double)loops * rt_config.net.after_response_share;
+		t->after_loops = (uint64_t)t->after_acc;
+		if (t->after_loops > loops)
+			t->after_loops = loops;
+		t->after_acc -= (double)t->after_loops;
+		run_body(t, loops - t->after_loops);
 	}
 	rt_replay_run(t->replay, &t->rng);
 	rt_background_served();
 	t->served++;
+}
+
+void rt_request_after(struct rt_thread *t)
+{
+	uint64_t n = t->after_loops;
+
+	t->after_loops = 0;
+	if (n)
+		run_body(t, n);
 }

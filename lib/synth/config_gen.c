@@ -238,6 +238,27 @@ static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
 	return (unsigned)num(g, "iovecs per write", fmin(fmax(round((double)iov / calls), 1), 64), 64);
 }
 
+/*
+ * The share of a request's time the original spent after its response
+ * (requests.after_response_ns over that plus service_ns, both means of
+ * wall time): the clone runs that share of its body after the response.
+ * A simplification: the replayed calls stay before the response, and
+ * time a thread waited for the CPU counts as work on either side.
+ */
+static double after_response_share(struct cfg *g)
+{
+	struct ditto_requests *r = ditto_service_requests(g->s);
+	struct ditto_hist *after = r ? ditto_requests_after_response_ns(r) : NULL;
+	struct ditto_hist *svc = r ? ditto_requests_service_ns(r) : NULL;
+	double a, s;
+
+	if (!after || !svc || !ditto_hist_total(after) || !ditto_hist_total(svc))
+		return 0;
+	a = ditto_hist_mean(after);
+	s = ditto_hist_mean(svc);
+	return a + s > 0 ? num(g, "the share of work after the response", a / (a + s), 1) : 0;
+}
+
 /* The busiest socket read and write calls of the serving class and the
  * multiplexer's event count. */
 static void net_section(struct cfg *g, struct dbuf *b)
@@ -271,7 +292,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
-		    "\t\t.accept_again_per_request = %.6f,\n\t},\n",
+		    "\t\t.accept_again_per_request = %.6f,\n"
+		    "\t\t.after_response_share = %.4f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -284,7 +306,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 							    ditto_syscall_errors(rd) / g->requests) : 0,
 			1e12),
 		    num(g, "failed accept calls per request",
-			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12));
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12),
+		    after_response_share(g));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");

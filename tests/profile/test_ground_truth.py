@@ -136,3 +136,29 @@ def test_ground_truth_server_is_recovered(server_factory, name, timing):
         assert 'acceptor' not in roles
     else:
         assert roles['network'] == [(1, expected['io_model'])]
+
+
+def hist_mean(h):
+    total = sum(n for _, _, n in h['buckets'])
+    return sum((lo + hi) / 2 * n for lo, hi, n in h['buckets']) / total if total else 0.0
+
+
+def after_and_service(server_factory, work_after):
+    srv = start(server_factory, 'srv_blocking', ['--work-after', str(work_after)])
+    model, load = profile_during(srv.pid, client(srv.port, 2), duration=2.5)
+    assert load.returncode == 0, load.stderr
+    after = model.get('services[0].requests.after_response_ns')
+    assert sum(n for _, _, n in after['buckets']) >= REQUESTS // 2, after
+    return hist_mean(after), hist_mean(model.get('services[0].requests.service_ns'))
+
+
+def test_work_after_the_response_is_measured(server_factory):
+    """srv_blocking --work-after N works once it has answered (as a server
+    that logs does): the time from its response to its next read grows by
+    that work, and the service time (request read to response) does not."""
+    plain_after, plain_service = after_and_service(server_factory, 0)
+    after, service = after_and_service(server_factory, 50000)
+    print('after %.0f ns (plain %.0f), service %.0f ns (plain %.0f)'
+          % (after, plain_after, service, plain_service))
+    assert after >= 50000 and after >= 5 * plain_after
+    assert service < after / 4

@@ -530,3 +530,15 @@ def test_unknown_keys_kept(sample_bytes):
         back = mpack.unpackb(again)
         assert back['x_future'] == future
         assert back['services'][0]['x_note'] == 'kept'
+
+
+def test_after_response_ns_round_trips(tmp_path):
+    """requests.after_response_ns: log-linear, kept through save and load."""
+    m = Model()
+    r = m.add_service('x').requests
+    r.after_response_ns.add(250000, 40)
+    path = str(tmp_path / 'after.msgpack')
+    m.save(path)
+    h = Model.load(path).service(0).requests.after_response_ns
+    assert h.total == 40 and h.kind == 'loglin'
+    assert all(lo <= 250000 <= hi for lo, hi, _ in h.buckets)

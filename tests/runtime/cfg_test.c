@@ -60,6 +60,12 @@
 #ifndef CFG_HOLD
 #define CFG_HOLD 0.0
 #endif
+#ifndef CFG_AGAIN
+#define CFG_AGAIN 0.0
+#endif
+#ifndef CFG_AFTER
+#define CFG_AFTER 0.0
+#endif
 /* CFG_RESP_FIXED: every response that many bytes; CFG_RESP_SMALL: only
  * small ones (the replay test counts mmap: no large buffers wanted). */
 /* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
@@ -82,7 +88,11 @@ static const uint64_t resp_cum[] = { 10, 60, 96, 100 };
 #define RESPONSE HIST(resp)
 #endif
 
+#ifdef CFG_IPR_BIG	/* 40 million instructions a request: 5 ms or more */
+static const uint64_t ipr_lo[] = { 40000000 }, ipr_hi[] = { 40000001 }, ipr_cum[] = { 1 };
+#else
 static const uint64_t ipr_lo[] = { 700, 7000 }, ipr_hi[] = { 7001, 70001 }, ipr_cum[] = { 9, 10 };
+#endif
 
 #ifdef CFG_REPLAY
 static const uint64_t fsz_lo[] = { 512, 4096 }, fsz_hi[] = { 513, 16385 }, fsz_cum[] = { 1, 3 };
@@ -164,6 +174,8 @@ const struct rt_config rt_config = {
 		.writes_per_request = CFG_WPR,
 		.epoll_events = CFG_EPOLL_EVENTS,
 		.hold_share = CFG_HOLD,
+		.again_per_request = CFG_AGAIN,
+		.after_response_share = CFG_AFTER,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

@@ -49,6 +49,7 @@ struct gt_opts {
 	size_t response_bytes;
 	unsigned max_seconds;
 	unsigned long work;		/* steps of gt_work() per request */
+	unsigned long work_after;	/* steps of gt_work_after() per response */
 	size_t work_bytes;		/* its table */
 };
 
@@ -66,11 +67,13 @@ static unsigned char *gt_work_table;
 static __thread uint64_t gt_work_x = 88172645463325252ull;
 static volatile uint64_t gt_work_sink;
 
-static inline void gt_work(void)
+static unsigned long gt_work_after_steps;
+
+static inline void gt_work_n(unsigned long steps)
 {
 	uint64_t x = gt_work_x, acc = 0;
 
-	for (unsigned long i = 0; i < gt_work_steps; i++) {
+	for (unsigned long i = 0; i < steps; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -83,9 +86,23 @@ static inline void gt_work(void)
 	gt_work_sink = acc;
 }
 
+static inline void gt_work(void)
+{
+	gt_work_n(gt_work_steps);
+}
+
+/* Work after a response is written (--work-after N), as a server that
+ * logs or cleans up once it has answered: srv_blocking and
+ * srv_futex_pool do it. */
+static inline void gt_work_after(void)
+{
+	gt_work_n(gt_work_after_steps);
+}
+
 static inline void gt_work_init(const struct gt_opts *o)
 {
-	if (!o->work)
+	gt_work_after_steps = o->work_after;
+	if (!o->work && !o->work_after)
 		return;
 	gt_work_steps = o->work;
 	gt_work_bytes = o->work_bytes ? o->work_bytes : 1;
@@ -129,7 +146,7 @@ static inline void gt_put_be32(unsigned char *p, uint32_t v)
 static inline void gt_usage(const char *prog, int threads)
 {
 	fprintf(stderr, "usage: %s --port P%s [--response-bytes R] [--max-seconds S]"
-		" [--work N] [--work-bytes B]\n",
+		" [--work N] [--work-bytes B] [--work-after N]\n",
 		prog, threads ? " [--threads N]" : "");
 	exit(GT_EXIT_USAGE);
 }
@@ -160,6 +177,7 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 		{ "max-seconds", required_argument, NULL, 's' },
 		{ "work", required_argument, NULL, 'w' },
 		{ "work-bytes", required_argument, NULL, 'b' },
+		{ "work-after", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -180,6 +198,7 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 		case 's': o->max_seconds = (unsigned)gt_number(prog, optarg, 1, 86400); break;
 		case 'w': o->work = gt_number(prog, optarg, 0, 100000000); break;
 		case 'b': o->work_bytes = gt_number(prog, optarg, 1, 1ul << 30); break;
+		case 'a': o->work_after = gt_number(prog, optarg, 0, 100000000); break;
 		default: gt_usage(prog, default_threads != 0);
 		}
 	}
@@ -478,6 +497,7 @@ static inline void gt_serve_blocking(struct gt_conn *c)
 		if (f > 0) {
 			if (gt_write_response(c->fd) < 0)
 				return;
+			gt_work_after();
 			continue;
 		}
 		if (gt_read_more(c) <= 0)

@@ -76,9 +76,11 @@ static void *pool_main(void *arg)
 			}
 			if (n < 0)
 				break;
-			while ((f = gt_take_frame(c)) > 0)
+			while ((f = gt_take_frame(c)) > 0) {
 				if (gt_write_all(c->fd, gt_resp, gt_resp_len) < 0)
 					break;
+				gt_work_after();
+			}
 			if (f < 0) {
 				st = GT_CLOSE;
 				break;

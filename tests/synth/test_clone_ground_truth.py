@@ -68,6 +68,14 @@ def client_any(port, connections, requests=10 ** 7):
                                                                          '128')]
 
 
+# Calls per request within 5%, but for a busy-polling loop: how many rounds
+# it goes per request (one failed accept4 and a read per connection each)
+# follows how the spinning thread and its 4 clients share 2 cores, and
+# the original's own accept4 per request ranged 0.263-0.312 over five runs
+# of this test (reads 1.13-1.17): its clone is held to what the original
+# does against itself.
+CALLS_BOUND = {'srv_busypoll': 0.12}
+
 # Known differences, shown as xfails (none at present: issue 18's
 # srv_blocking, srv_epoll_pool and srv_busypoll ones are fixed).
 KNOWN = {}
@@ -106,5 +114,6 @@ def test_ground_truth_clone_has_the_same_network_shape(tmp_path, started, name):
     calls_c, _, resp_c = per_request(cm)
     for key, rate in calls_o.items():
         if key[2] == 'tcp' and rate >= 0.05:
-            assert key in calls_c and rel(rate, calls_c[key]) <= 0.05, (key, rate, calls_c)
+            assert key in calls_c and rel(rate, calls_c[key]) <= CALLS_BOUND.get(name, 0.05), (
+                key, rate, calls_c)
     assert rel(resp_o, resp_c) <= 0.05

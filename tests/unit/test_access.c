@@ -269,10 +269,12 @@ START_TEST(test_requests_round_trip)
 	ck_assert_int_eq(ditto_hist_add(ditto_requests_response_bytes(r), 3000, 5000), 0);
 	ck_assert_int_eq(ditto_hist_add(ditto_requests_per_connection(r), 100, 50), 0);
 	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns(r), 20000, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_after_response_ns(r), 3000, 4990), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_request_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_response_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_per_connection(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_service_ns(r)), DITTO_HIST_LOGLIN);
+	ck_assert_int_eq(ditto_hist_kind(ditto_requests_after_response_ns(r)), DITTO_HIST_LOGLIN);
 	ck_assert_double_eq_tol(ditto_service_per_request(s, 10000), 2.0, 1e-12);
 	for (int pass = 0; pass < 2; pass++) {
 		struct ditto_model *x = pass ? reencode(m) : m;
@@ -285,6 +287,7 @@ START_TEST(test_requests_round_trip)
 		ck_assert_uint_eq(ditto_hist_total(ditto_requests_response_bytes(rr)), 5000);
 		ck_assert_uint_eq(ditto_hist_total(ditto_requests_per_connection(rr)), 50);
 		ck_assert_uint_eq(ditto_hist_total(ditto_requests_service_ns(rr)), 5000);
+		ck_assert_uint_eq(ditto_hist_total(ditto_requests_after_response_ns(rr)), 4990);
 		if (pass)
 			ditto_model_free(x);
 	}

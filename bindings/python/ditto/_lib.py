@@ -462,6 +462,7 @@ _SIGS = {
     'ditto_requests_response_bytes': (_P, [_P]),
     'ditto_requests_per_connection': (_P, [_P]),
     'ditto_requests_service_ns': (_P, [_P]),
+    'ditto_requests_after_response_ns': (_P, [_P]),
     # model.h: outbound (since 0.5)
     'ditto_service_outbound_count': (c_size_t, [_P]),
     'ditto_service_outbound': (_P, [_P, c_size_t]),

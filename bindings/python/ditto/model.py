@@ -280,6 +280,7 @@ class Requests(_Element):
     response_bytes = _hist_prop('requests', 'response_bytes')
     per_connection = _hist_prop('requests', 'per_connection')
     service_ns = _hist_prop('requests', 'service_ns')
+    after_response_ns = _hist_prop('requests', 'after_response_ns')
 
 
 class Outbound(_Element):

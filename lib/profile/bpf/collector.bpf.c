@@ -803,6 +803,27 @@ static __always_inline __u32 mux_bits(__u32 nr)
 	return 0;
 }
 
+/*
+ * The work after a response: from the exit of a write on an accepted
+ * connection to the entry of the thread's next read on one, multiplexing
+ * wait or futex (a pool's wait for its next connection), so that a clone
+ * can do its share of the body after it has answered. An event loop's
+ * next read on another connection ends it too: its gap is the loop's own.
+ */
+static __always_inline void after_response(const struct dt_inflight *s, const struct dt_desc *d,
+					   struct dt_thread *t, struct dt_req_stats *r, long ret,
+					   __u64 now)
+{
+	bool reads = s->accepted && d && (d->bits & SD_RECV);
+
+	if (t->answered_ns && r && (reads || mux_bits(s->nr) || s->nr == 202)) {
+		HIST_ADD(r->after_response_ns, lat_bucket(s->ts - t->answered_ns), 1);
+		t->answered_ns = 0;
+	}
+	if (s->accepted && d && (d->bits & SD_SEND) && ret > 0)
+		t->answered_ns = now;
+}
+
 /* Account one finished syscall; returns the thread bits it implies. */
 static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc *d, __u32 tid,
 				    __u32 tgid, long ret, __u64 now)
@@ -919,6 +940,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!t)
 		return 0;
 	t->bits |= bits;
+	after_response(s, d, t, r, ret, now);
 	/* Which connections a thread serves (where bytes moved: a read that
 	 * found nothing serves none): one all window is the mark of a thread
 	 * per connection whose threads predate the window. */

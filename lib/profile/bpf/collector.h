@@ -99,6 +99,9 @@ struct dt_thread {
 	 * once (an event loop), where a thread that serves one connection at
 	 * a time moves only when its connection has closed. */
 	unsigned long long conn_interleaves;
+	/* The exit time of the last write on an accepted connection (0:
+	 * none since the thread's last read or wait). */
+	unsigned long long answered_ns;
 	int epfd;
 	char comm[16];
 };
@@ -149,6 +152,10 @@ struct dt_req_stats {
 	unsigned long long resp_bytes[LOG2_BUCKETS];
 	unsigned long long per_conn[LOG2_BUCKETS];
 	unsigned long long service_ns[LAT_BUCKETS];
+	/* From a response's last write to the serving thread's next read,
+	 * multiplexing wait or futex wait: the work a server does after it
+	 * has answered (Apache's logging and clean-up). */
+	unsigned long long after_response_ns[LAT_BUCKETS];
 	unsigned long long syscalls, dropped;
 	unsigned long long req_bytes_sum, resp_bytes_sum;	/* exact totals */
 	/* Connections whose options were read at their first I/O, and
