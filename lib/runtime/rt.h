@@ -153,6 +153,10 @@ enum rt_wait {
 struct rt_net {
 	long read_nr;		/* read, recvfrom, readv or recvmsg */
 	uint32_t read_size;	/* buffer size asked for per read */
+	/* Bytes of a request's first read, its head, the rest read at once
+	 * after it (0: one read): MariaDB reads a packet's 4-byte header
+	 * alone, then its payload, two reads a request. */
+	uint32_t head_read;
 	long write_nr;		/* write, sendto, writev or sendmsg */
 	unsigned write_iov;	/* iovecs per vectored write (>= 1) */
 	double writes_per_request;	/* >= 1: a response is cut in that many writes */

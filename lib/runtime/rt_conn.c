@@ -224,23 +224,73 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 	return want;
 }
 
-/* One read and the requests it completes; *empty: it found nothing. */
-static enum rt_want read_and_serve(struct rt_conn *c, struct rt_thread *t, bool *empty)
+/* One read of up to n bytes onto c's input: its result, errno kept. */
+static ssize_t read_in(struct rt_conn *c, size_t n)
 {
-	size_t rs = rt_sock_read_size();
+	ssize_t r;
+
+	if (rt_buf_reserve(&c->in, n)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r = rt_sock_read(c->fd, c->in.data + c->in.len, n);
+	if (r > 0)
+		c->in.len += (size_t)r;
+	return r;
+}
+
+static bool again(ssize_t r)
+{
+	return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* Whether the bytes c holds are the start of a request that needs more
+ * (a partial frame: cutting it changes nothing, it is cut again later). */
+static bool needs_more(struct rt_conn *c)
+{
+	struct rt_req req;
+
+	return rt_frame_cut(c, c->in.data, c->in.len, &req) == 0;
+}
+
+/*
+ * The first read of a request: the model's head_read bytes alone when the
+ * original read each request's head so (MariaDB reads a packet's 4-byte
+ * header, then its payload), then the rest at once if the head says more
+ * comes (a blocking read would wait for a payload that an empty or
+ * malformed packet does not have); else one read. Returns what decides
+ * the connection's fate; *empties: reads that found nothing.
+ */
+static ssize_t read_request(struct rt_conn *c, unsigned *empties)
+{
+	size_t head = rt_config.net.head_read;
+	bool split = head && !c->in.len;
+	ssize_t r = read_in(c, split ? head : rt_sock_read_size());
+
+	*empties += again(r);
+	if (split && r == (ssize_t)head && needs_more(c)) {
+		ssize_t rest = read_in(c, rt_sock_read_size());
+
+		*empties += again(rest);
+		if (rest == 0 || (rest < 0 && !again(rest) && errno != EINTR))
+			return rest;
+	}
+	return r;
+}
+
+/* A request's reads and the requests they complete; *empties: reads that
+ * found nothing. */
+static enum rt_want read_and_serve(struct rt_conn *c, struct rt_thread *t, unsigned *empties)
+{
 	ssize_t n;
 
-	*empty = false;
-	if (rt_buf_reserve(&c->in, rs))
-		return c->want = RT_WANT_CLOSE;
-	n = rt_sock_read(c->fd, c->in.data + c->in.len, rs);
+	*empties = 0;
+	n = read_request(c, empties);
 	if (n == 0)
 		return c->want = RT_WANT_CLOSE;
-	*empty = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? c->want : (c->want = RT_WANT_CLOSE);
+		return again(n) || errno == EINTR ? c->want : (c->want = RT_WANT_CLOSE);
 	rt_conn_cap_mark(c, false);	/* a request in progress */
-	c->in.len += (size_t)n;
 	return serve(c, t);
 }
 
@@ -256,10 +306,12 @@ static bool reads_nonblocking(void)
  * model's EAGAIN rate (the original's were such reads too). */
 static enum rt_want read_once(struct rt_conn *c, struct rt_thread *t, bool *empty)
 {
-	enum rt_want want = read_and_serve(c, t, empty);
+	unsigned empties;
+	enum rt_want want = read_and_serve(c, t, &empties);
 
-	t->again_acc -= *empty ? 1.0 : 0;
-	t->empty_reads += *empty;
+	t->again_acc -= empties;
+	t->empty_reads += empties;
+	*empty = empties > 0;
 	return want;
 }
 

@@ -259,6 +259,22 @@ static double after_response_share(struct cfg *g)
 	return a + s > 0 ? num(g, "the share of work after the response", a / (a + s), 1) : 0;
 }
 
+/*
+ * A request's head read alone (rt_net.head_read): when the original's
+ * successful socket reads were 1.5 or more per request and most asked
+ * for fewer than 64 bytes (a header of known size, then its payload).
+ */
+static unsigned head_read(struct cfg *g, struct ditto_syscall *rd)
+{
+	uint64_t mode;
+
+	if (!rd || !(g->requests > 0) ||
+	    (double)(ditto_syscall_calls(rd) - ditto_syscall_errors(rd)) / g->requests < 1.5)
+		return 0;
+	mode = replay_mode(ditto_syscall_size(rd), 0);
+	return mode < 64 ? (unsigned)mode : 0;
+}
+
 /* The busiest socket read and write calls of the serving class and the
  * multiplexer's event count. */
 static void net_section(struct cfg *g, struct dbuf *b)
@@ -288,14 +304,14 @@ static void net_section(struct cfg *g, struct dbuf *b)
 				  fmax(1.0, ditto_syscall_calls(wr) / g->requests));
 	/* No comment names the calls: comments hold no model string (a name
 	 * holding its end marker would turn the rest into code). */
-	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n"
+	dbuf_printf(b, "\t.net = {\n\t\t.read_nr = %ld,\n\t\t.read_size = %u,\n\t\t.head_read = %u,\n"
 		    "\t\t.write_nr = %ld,\n\t\t.write_iov = %u,\n"
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
 		    "\t\t.accept_again_per_request = %.6f,\n"
 		    "\t\t.after_response_share = %.4f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
-		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u,
+		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u, head_read(g, rd),
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
 		    wr && replay_is_vectored(ditto_syscall_name(wr)) ? write_iovecs(g, wr) : 1u,
 		    num(g, "writes per request", wpr, 1e9),

@@ -63,6 +63,9 @@
 #ifndef CFG_AGAIN
 #define CFG_AGAIN 0.0
 #endif
+#ifndef CFG_HEAD_READ
+#define CFG_HEAD_READ 0
+#endif
 #ifndef CFG_AFTER
 #define CFG_AFTER 0.0
 #endif
@@ -169,6 +172,7 @@ const struct rt_config rt_config = {
 	.net = {
 		.read_nr = CFG_READ_NR,
 		.read_size = CFG_READ_SIZE,
+		.head_read = CFG_HEAD_READ,
 		.write_nr = CFG_WRITE_NR,
 		.write_iov = CFG_WRITE_IOV,
 		.writes_per_request = CFG_WPR,
