@@ -8,6 +8,7 @@ speak (MySQL) has rate(port): its own load generator's closed-loop rate in
 requests per second, for the throughput rounds."""
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -114,6 +115,20 @@ def apache_wrk(clients):
                                  'http://127.0.0.1:%d/index.html' % port]
 
 
+def wrk_rate(clients, path):
+    """wrk's requests per second over 2 s (`ditto load` asks for /, which
+    Apache answers 404 here: no page, no measurement)."""
+    def rate(port):
+        r = subprocess.run([need('wrk'), '-t1', '-c%d' % clients, '-d2s',
+                            'http://127.0.0.1:%d%s' % (port, path)],
+                           capture_output=True, text=True, timeout=60)
+        m = re.search(r'Requests/sec:\s+([\d.]+)', r.stdout)
+        if r.returncode or not m or 'Non-2xx' in r.stdout or 'Socket errors' in r.stdout:
+            raise RuntimeError('wrk on port %d: %s' % (port, (r.stdout + r.stderr)[-500:]))
+        return float(m.group(1))
+    return rate
+
+
 def postgres(port):
     from pg_cluster import Cluster     # initdb in a temporary directory
     c = Cluster()
@@ -136,10 +151,12 @@ TARGETS = [Target('redis', redis, redis_load, 'redis-server'),
 if apache_httpd.APACHE:
     TARGETS += [Target('apache-prefork', lambda p: apache_httpd.Apache(p, apache_httpd.PREFORK),
                        apache_wrk(apache_httpd.PREFORK_CLIENTS), 'apache2',
-                       clients=apache_httpd.PREFORK_CLIENTS),
+                       clients=apache_httpd.PREFORK_CLIENTS,
+                       rate=wrk_rate(apache_httpd.PREFORK_CLIENTS, '/index.html')),
                 Target('apache-worker', lambda p: apache_httpd.Apache(p, apache_httpd.WORKER),
                        apache_wrk(apache_httpd.WORKER_CLIENTS), 'apache2',
-                       clients=apache_httpd.WORKER_CLIENTS)]
+                       clients=apache_httpd.WORKER_CLIENTS,
+                       rate=wrk_rate(apache_httpd.WORKER_CLIENTS, '/index.html'))]
 _MARIADB, _missing = mariadb_server.tools()
 if not _missing:
     # sysbench oltp_read_only (prepared statements): a request is a

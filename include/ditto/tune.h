@@ -127,7 +127,8 @@ enum ditto_load_error {
 	DITTO_LOAD_ERR_UNPARSEABLE = 5,
 	/* An error reply of the protocol: RESP errors, memcached ERROR,
 	 * CLIENT_ERROR or SERVER_ERROR, a binary status other than "not
-	 * found", HTTP 5xx. */
+	 * found", HTTP 4xx and 5xx (a server that has nothing at / answers
+	 * 404, which costs it nothing like a page). */
 	DITTO_LOAD_ERR_REPLY = 6,
 	/* Any other error of connect, send or receive. */
 	DITTO_LOAD_ERR_OTHER = 7,

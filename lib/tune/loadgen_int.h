@@ -58,7 +58,7 @@ bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
  * The one answer at the start of p[0..n): its length when complete, 0 when
  * more bytes are needed, -1 when the bytes cannot be an answer. *failed is
  * set when the complete answer is an error reply of the protocol (RESP
- * -ERR, memcached ERROR or a binary status other than "not found", HTTP 5xx,
+ * -ERR, memcached ERROR or a binary status other than "not found", HTTP 4xx and 5xx,
  * a PostgreSQL ErrorResponse).
  */
 long lg_parse(unsigned framing, const char *p, size_t n, bool *failed);

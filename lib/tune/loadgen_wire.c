@@ -557,7 +557,7 @@ static long http_parse(const char *p, size_t n, bool *failed)
 		i = (size_t)e;
 	if (e <= 0)
 		return e;
-	*failed = h.status >= 500;
+	*failed = h.status >= 400;	/* a 404 to our GET / is no measurement of the service */
 	if (h.status == 204 || h.status == 304 || h.status == 101)
 		return e;
 	if (h.chunked)

@@ -528,3 +528,22 @@ def test_clone_answers_its_model_framing_without_errors(tmp_path, started, name)
                        connections_served(model))
     assert res['completed'] > 100 and res['errors'] == 0, res
     assert_sane_latency(res)
+
+
+def http_status(status):
+    """HTTP/1.1: every request on the connection answered with status."""
+    def serve(c, n):
+        while c.recv(65536):
+            c.sendall(b'HTTP/1.1 %d X\r\nContent-Length: 2\r\n\r\nno' % status)
+    return serve
+
+
+@pytest.mark.parametrize('status', [404, 503])
+def test_http_client_and_server_errors_are_error_replies(misbehaving, status):
+    """A server with nothing at / answers 404 for next to no work: counted
+    as a rate, it would compare a clone's pages with the original's
+    refusals."""
+    srv = misbehaving(http_status(status))
+    res, err = load_fails('--port', srv.port, '--framing', 'http1', '-n', 20, '-c', 2, within=10)
+    assert res['errors_by_kind'] == dict(NO_ERRORS, error_reply=20), res
+    assert res['completed'] == 0, res
