@@ -227,8 +227,11 @@ static bool mark_one(struct listeners *ls, struct thread_rec *t)
 }
 
 /* A server under load is often running when looked at: its call is looked
- * at again a few times, 5 ms apart (50 ms at most for all). */
-#define LOOKS 10
+ * at again, 5 ms apart (200 ms at most for all). Ten looks missed the one
+ * sign of serial connections, a child waiting on its connection alone, in
+ * one profile of four of a pre-forked Apache or its clone, whose children
+ * are mostly busy under wrk. */
+#define LOOKS 40
 #define LOOK_GAP_NS 5000000
 
 void listen_waiters_mark(struct snapshot *s)
