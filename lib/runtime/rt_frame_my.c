@@ -301,6 +301,6 @@ int rt_my_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rn
 				 .seq = (uint8_t)(req->p[3] + 1) };
 
 	command(&r, c, req);
-	rt_my_fit(&r, start, rng);
+	rt_my_fit(&r, &c->my, start, rng);
 	return r.err ? -ENOMEM : 0;
 }

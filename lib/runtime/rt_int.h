@@ -223,6 +223,7 @@ struct rt_my_stmt {
 struct rt_my_conn {
 	bool in_txn;
 	uint32_t next_id;
+	double owed;	/* bytes sent beyond the sizes drawn (rt_my_fit) */
 	struct rt_my_stmt stmts[RT_MY_STMTS];
 };
 /* A reply's packets: their sequence numbers, the first row's value that
@@ -246,7 +247,7 @@ void rt_my_eof(struct rt_my_reply *r, const struct rt_conn *c);
 void rt_my_error(struct rt_my_reply *r, unsigned code, const char *state, const char *msg);
 void rt_my_columns(struct rt_my_reply *r, const struct rt_conn *c, unsigned n);	/* defs + EOF */
 void rt_my_row(struct rt_my_reply *r, unsigned cols, bool binary);	/* value "1", others NULL */
-void rt_my_fit(struct rt_my_reply *r, size_t start, struct rt_rng *rng);
+void rt_my_fit(struct rt_my_reply *r, struct rt_my_conn *my, size_t start, struct rt_rng *rng);
 int rt_my_greet(struct rt_conn *c, struct rt_buf *out);
 /* The connection phase's packet (body of n bytes): 0, or -1 if malformed. */
 int rt_my_cut_hello(struct rt_conn *c, const char *body, size_t n, uint8_t seq, struct rt_req *req);

@@ -1,5 +1,5 @@
-/* Fuzz the clone runtime's MySQL framing: the first two bytes say how many
- * bytes each response is grown by (the drawn size), the rest is what a
+/* Fuzz the clone runtime's MySQL framing: the first two bytes are the size
+ * every response draws (rt_my_fit grows results towards it), the rest is what a
  * client sent after the greeting. The cutter stays inside the input and
  * takes each request whole; every answer is whole packets of consecutive
  * sequence numbers that add up to what was appended, within the cap. */
@@ -13,10 +13,10 @@
 /* rt_framing.c's draw needs a model; here the input is the model. */
 static uint64_t grow_by;
 
-uint64_t rt_frame_size_min(struct rt_rng *rng, uint64_t min)
+uint64_t rt_frame_size(struct rt_rng *rng, uint64_t min)
 {
 	(void)rng;
-	return min + grow_by;
+	return grow_by > min ? grow_by : min;
 }
 
 static const char *ditto_last_error(void)
