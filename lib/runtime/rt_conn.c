@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One connection's state machine, the same for every skeleton: read once,
- * cut the requests out of the bytes (pipelined ones each in turn, a
+ * One connection's state machine, the same for every skeleton: read once
+ * (a request's head alone first where the original read so; until EAGAIN
+ * in a listener's pool where the original read so), cut the requests out of the bytes (pipelined ones each in turn, a
  * partial one waits), serve each (body, replay, response) and write its
  * response in the model's number of writes. A write that would block
  * leaves the rest queued: the connection then waits to be writable and
@@ -244,13 +245,24 @@ static bool again(ssize_t r)
 	return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-/* Whether the bytes c holds are the start of a request that needs more
- * (a partial frame: cutting it changes nothing, it is cut again later). */
+/* Whether the bytes c holds are the start of a request that needs more.
+ * MySQL's and PostgreSQL's cutters change the connection's state on a
+ * whole frame (the handshake's phase), so theirs is read off the header;
+ * the others' are pure. */
 static bool needs_more(struct rt_conn *c)
 {
+	const unsigned char *p = (const unsigned char *)c->in.data;
 	struct rt_req req;
 
-	return rt_frame_cut(c, c->in.data, c->in.len, &req) == 0;
+	switch (rt_config.framing) {
+	case RT_FRAMING_MYSQL:
+		return c->in.len >= 4 &&
+		       c->in.len < 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16);
+	case RT_FRAMING_POSTGRES:
+		return false;	/* the head alone; the rest comes at the next read */
+	default:
+		return rt_frame_cut(c, c->in.data, c->in.len, &req) == 0;
+	}
 }
 
 /*
@@ -338,16 +350,25 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
  * sockets until EAGAIN does when the model has such reads: its next wait
  * (a re-arm, a futex) then follows an empty read, and a request that came
  * while the thread still worked is read without one. At most READ_ALL
- * reads, so that a pipelining client does not keep the thread forever.
+ * rounds of reads (two calls each with head reads), so that a pipelining
+ * client does not keep the thread forever.
  */
 #define READ_ALL 64
+/* Empty reads per request from which the original is taken to read until
+ * EAGAIN (one that read once and re-armed makes next to none), and how
+ * far the thread's own may run ahead of the model's: past that, they owe
+ * nothing more (an idle spell must not pay for the next busy one). */
+#define READ_ALL_RATE 0.25
+#define AGAIN_SURPLUS 8.0
 enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t)
 {
 	enum rt_want want = c->want;
 	bool empty = false;
 
-	if (!(rt_config.net.again_per_request > 0))
+	if (!(rt_config.net.again_per_request >= READ_ALL_RATE))
 		return rt_conn_readable(c, t);
+	if (t->again_acc < -AGAIN_SURPLUS)
+		t->again_acc = -AGAIN_SURPLUS;
 	/* the model's owed ones after the thread's own: in between, they
 	 * would give the client time to send what the next read finds */
 	for (unsigned i = 0; i < READ_ALL && !empty && want == RT_WANT_READ && !rt_stopping(); i++)

@@ -3,7 +3,8 @@
  * The packets a MySQL clone answers with: OK, ERR, EOF, column
  * definitions and one row, each with its 3-byte length and the next
  * sequence number, and the growth of that row's first value to the drawn
- * response size. Nothing written here comes from the client's bytes.
+ * response size less what the connection's replies sent beyond their
+ * draws (rt_my_fit). Nothing written here comes from the client's bytes.
  */
 #include "rt_int.h"
 

@@ -140,8 +140,10 @@ void rt_request_work(struct rt_thread *t)
 	} else if (rt_config.body) {
 		uint64_t loops = body_loops();
 
-		/* carried, not drawn: the thread's streams stay as they were */
-		t->after_acc += (double)loops * rt_config.net.after_response_share;
+		/* carried, not drawn: the thread's streams stay as they were;
+		 * none after a response this wake-up holds (it goes out later,
+		 * after all of them) */
+		t->after_acc += t->hold ? 0 : (double)loops * rt_config.net.after_response_share;
 		t->after_loops = (uint64_t)t->after_acc;
 		if (t->after_loops > loops)
 			t->after_loops = loops;

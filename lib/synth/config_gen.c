@@ -243,7 +243,10 @@ static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
  * (requests.after_response_ns over that plus service_ns, both means of
  * wall time): the clone runs that share of its body after the response.
  * A simplification: the replayed calls stay before the response, and
- * time a thread waited for the CPU counts as work on either side.
+ * time a thread waited for the CPU counts as work on either side. The
+ * service time starts at the entry of the request's first read, so a
+ * blocking server's includes its wait for the request, and its share
+ * comes out low.
  */
 static double after_response_share(struct cfg *g)
 {
@@ -261,8 +264,9 @@ static double after_response_share(struct cfg *g)
 
 /*
  * A request's head read alone (rt_net.head_read): when the original's
- * successful socket reads were 1.5 or more per request and most asked
- * for fewer than 64 bytes (a header of known size, then its payload).
+ * successful socket reads were 1.5 or more per request and its most
+ * common read size bucket starts below 64 bytes (a header of known
+ * size, then its payload), that bucket's lower bound.
  */
 static unsigned head_read(struct cfg *g, struct ditto_syscall *rd)
 {

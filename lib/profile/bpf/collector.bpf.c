@@ -806,9 +806,11 @@ static __always_inline __u32 mux_bits(__u32 nr)
 /*
  * The work after a response: from the exit of a write on an accepted
  * connection to the entry of the thread's next read on one, multiplexing
- * wait or futex (a pool's wait for its next connection), so that a clone
- * can do its share of the body after it has answered. An event loop's
- * next read on another connection ends it too: its gap is the loop's own.
+ * wait, accept or futex (a pool's wait for its next connection; also a
+ * wake or a lock, which makes the time short rather than long), so that a
+ * clone can do its share of the body after it has answered. An event
+ * loop's next read on another connection ends it too: its gap is the
+ * loop's own.
  */
 static __always_inline void after_response(const struct dt_inflight *s, const struct dt_desc *d,
 					   struct dt_thread *t, struct dt_req_stats *r, long ret,
@@ -816,7 +818,8 @@ static __always_inline void after_response(const struct dt_inflight *s, const st
 {
 	bool reads = s->accepted && d && (d->bits & SD_RECV);
 
-	if (t->answered_ns && r && (reads || mux_bits(s->nr) || s->nr == 202)) {
+	if (t->answered_ns && r && (reads || mux_bits(s->nr) || s->nr == 202 || s->nr == 43 ||
+				    s->nr == 288)) {
 		HIST_ADD(r->after_response_ns, lat_bucket(s->ts - t->answered_ns), 1);
 		t->answered_ns = 0;
 	}
