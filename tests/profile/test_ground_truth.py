@@ -148,7 +148,7 @@ def after_and_service(server_factory, work_after):
     model, load = profile_during(srv.pid, client(srv.port, 2), duration=2.5)
     assert load.returncode == 0, load.stderr
     after = model.get('services[0].requests.after_response_ns')
-    assert sum(n for _, _, n in after['buckets']) >= REQUESTS // 2, after
+    assert sum(n for _, _, n in after['buckets']) >= 500, after
     return hist_mean(after), hist_mean(model.get('services[0].requests.service_ns'))
 
 
