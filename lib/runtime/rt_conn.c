@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One connection's state machine, the same for every skeleton: read once
- * (a request's head alone first where the original read so; until EAGAIN
- * in a listener's pool where the original read so), cut the requests out of the bytes (pipelined ones each in turn, a
- * partial one waits), serve each (body, replay, response) and write its
+ * (a request's head alone first, or until EAGAIN in a listener's pool,
+ * where the original read so), cut the requests out of the bytes
+ * (pipelined ones each in turn, a partial one waits), serve each (body, replay, response) and write its
  * response in the model's number of writes. A write that would block
  * leaves the rest queued: the connection then waits to be writable and
  * serves no further request until its output is gone.
@@ -245,26 +245,6 @@ static bool again(ssize_t r)
 	return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-/* Whether the bytes c holds are the start of a request that needs more.
- * MySQL's and PostgreSQL's cutters change the connection's state on a
- * whole frame (the handshake's phase), so theirs is read off the header;
- * the others' are pure. */
-static bool needs_more(struct rt_conn *c)
-{
-	const unsigned char *p = (const unsigned char *)c->in.data;
-	struct rt_req req;
-
-	switch (rt_config.framing) {
-	case RT_FRAMING_MYSQL:
-		return c->in.len >= 4 &&
-		       c->in.len < 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16);
-	case RT_FRAMING_POSTGRES:
-		return false;	/* the head alone; the rest comes at the next read */
-	default:
-		return rt_frame_cut(c, c->in.data, c->in.len, &req) == 0;
-	}
-}
-
 /*
  * The first read of a request: the model's head_read bytes alone when the
  * original read each request's head so (MariaDB reads a packet's 4-byte
@@ -280,7 +260,7 @@ static ssize_t read_request(struct rt_conn *c, unsigned *empties)
 	ssize_t r = read_in(c, split ? head : rt_sock_read_size());
 
 	*empties += again(r);
-	if (split && r == (ssize_t)head && needs_more(c)) {
+	if (split && r == (ssize_t)head && rt_frame_needs_more(c, c->in.data, c->in.len)) {
 		ssize_t rest = read_in(c, rt_sock_read_size());
 
 		*empties += again(rest);
@@ -355,11 +335,8 @@ enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t)
  */
 #define READ_ALL 64
 /* Empty reads per request from which the original is taken to read until
- * EAGAIN (one that read once and re-armed makes next to none), and how
- * far the thread's own may run ahead of the model's: past that, they owe
- * nothing more (an idle spell must not pay for the next busy one). */
+ * EAGAIN (one that read once and re-armed makes next to none). */
 #define READ_ALL_RATE 0.25
-#define AGAIN_SURPLUS 8.0
 enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t)
 {
 	enum rt_want want = c->want;
@@ -367,8 +344,8 @@ enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t)
 
 	if (!(rt_config.net.again_per_request >= READ_ALL_RATE))
 		return rt_conn_readable(c, t);
-	if (t->again_acc < -AGAIN_SURPLUS)
-		t->again_acc = -AGAIN_SURPLUS;
+	if (t->again_acc < -RT_AGAIN_SURPLUS)
+		t->again_acc = -RT_AGAIN_SURPLUS;
 	/* the model's owed ones after the thread's own: in between, they
 	 * would give the client time to send what the next read finds */
 	for (unsigned i = 0; i < READ_ALL && !empty && want == RT_WANT_READ && !rt_stopping(); i++)

@@ -98,6 +98,11 @@ static int cut_command(struct rt_conn *c, const char *body, size_t n, uint8_t se
 	return 0;
 }
 
+bool rt_my_needs_more(const char *p, size_t n)
+{
+	return n >= 4 && n < 4 + (size_t)le(p, 3);
+}
+
 long rt_my_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req)
 {
 	uint32_t len;

@@ -53,6 +53,20 @@ long rt_frame_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req
 	return framing_of(c, p, n)->cut(p, n, req);
 }
 
+bool rt_frame_needs_more(struct rt_conn *c, const char *p, size_t n)
+{
+	struct rt_req req;
+
+	switch (rt_config.framing) {
+	case RT_FRAMING_MYSQL:
+		return rt_my_needs_more(p, n);
+	case RT_FRAMING_POSTGRES:
+		return false;
+	default:	/* pure cutters */
+		return rt_frame_cut(c, p, n, &req) == 0;
+	}
+}
+
 int rt_frame_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out)
 {
 	if (req->quiet)

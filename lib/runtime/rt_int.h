@@ -126,6 +126,10 @@ void rt_request_after(struct rt_thread *t);	/* the body's share after the respon
 
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);
+/* How far a thread's own empty reads (or failed accepts) may run ahead of
+ * the model's rate: past that they owe nothing more, so that an idle
+ * spell does not pay for the next busy one. */
+#define RT_AGAIN_SURPLUS 8.0
 /* rt_empty_read.c: the reads t owes at rt_net.again_per_request, each of
  * n bytes into buf, all finding nothing. */
 struct rt_thread;
@@ -162,6 +166,10 @@ typedef long (*rt_cut_fn)(const char *p, size_t n, struct rt_req *req);
 typedef int (*rt_respond_fn)(const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
 
 long rt_frame_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
+/* Whether p[0..n) starts a request that needs more bytes, changing nothing
+ * (MySQL's and PostgreSQL's cutters change the connection's state on a
+ * whole frame); false when that cannot be told so. */
+bool rt_frame_needs_more(struct rt_conn *c, const char *p, size_t n);
 int rt_frame_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
 uint64_t rt_frame_size(struct rt_rng *rng, uint64_t min);	/* drawn response size, clamped */
 uint64_t rt_frame_size_min(struct rt_rng *rng, uint64_t min);	/* draw among buckets >= min */
@@ -253,6 +261,7 @@ int rt_my_greet(struct rt_conn *c, struct rt_buf *out);
 int rt_my_cut_hello(struct rt_conn *c, const char *body, size_t n, uint8_t seq, struct rt_req *req);
 void rt_my_auth_switch(struct rt_my_reply *r);
 long rt_my_cut(struct rt_conn *c, const char *p, size_t n, struct rt_req *req);
+bool rt_my_needs_more(const char *p, size_t n);	/* from the packet header alone */
 int rt_my_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rng, struct rt_buf *out);
 
 /* What a server-speaks-first framing sends on accept; 0 or -ENOMEM. */

@@ -26,10 +26,10 @@
  * leave the loop slow for the next one. */
 #define PACE_MAX_NS 1000000.0
 #define PACE_MIN_NS 50.0	/* below it, no stretch at all */
-/* Surplus calls remembered once no request came for IDLE_NS: an idle
- * spell must not owe the next busy one a deficit, but a client's short
- * absence from the CPU is part of the rate the original had too. */
-#define SURPLUS_MAX 8.0
+/* Surplus calls (RT_AGAIN_SURPLUS) are cut once no request came for
+ * IDLE_NS: an idle spell must not owe the next busy one a deficit, but a
+ * client's short absence from the CPU is part of the rate the original
+ * had too. */
 #define IDLE_NS 100000000ull
 
 struct pacer {
@@ -73,10 +73,10 @@ static void settle(struct rt_worker *w, struct pacer *p, unsigned failed_accepts
 	if (served)
 		p->last_served_ns = now;
 	if (now - p->last_served_ns >= IDLE_NS) {
-		if (w->t.again_acc < -SURPLUS_MAX)
-			w->t.again_acc = -SURPLUS_MAX;
-		if (p->accept_acc < -SURPLUS_MAX)
-			p->accept_acc = -SURPLUS_MAX;
+		if (w->t.again_acc < -RT_AGAIN_SURPLUS)
+			w->t.again_acc = -RT_AGAIN_SURPLUS;
+		if (p->accept_acc < -RT_AGAIN_SURPLUS)
+			p->accept_acc = -RT_AGAIN_SURPLUS;
 	}
 	if (p->pace >= PACE_MIN_NS) {
 		w->t.again_acc = w->t.again_acc > 0 ? 0 : w->t.again_acc;
