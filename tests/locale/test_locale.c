@@ -26,30 +26,39 @@
 #define COMMA_LOCALE "de_DE.UTF-8"
 
 /* Build the locale into a private directory: needs the `locales` package's
- * sources but neither root nor a change to the system. */
-static bool build_private_locale(void)
+ * sources but neither root nor a change to the system. Built once, in the
+ * runner before it forks a child per test, and removed after the run. */
+static char private_dir[] = "/tmp/ditto-locale-XXXXXX";
+static bool private_made;
+
+static void build_private_locale(void)
 {
-	static char dir[] = "/tmp/ditto-locale-XXXXXX";
 	char cmd[256];
 
-	if (!mkdtemp(dir))
-		return false;
-	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/%s >/dev/null 2>&1", dir,
-		 COMMA_LOCALE);
+	if (setlocale(LC_ALL, COMMA_LOCALE) || !mkdtemp(private_dir))
+		return;
+	private_made = true;
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/%s >/dev/null 2>&1",
+		 private_dir, COMMA_LOCALE);
+	if (system(cmd) == 0)
+		setenv("LOCPATH", private_dir, 1);
+	setlocale(LC_ALL, "C");
+}
+
+static void remove_private_locale(void)
+{
+	char cmd[256];
+
+	if (!private_made)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", private_dir);
 	if (system(cmd) != 0)
-		return false;
-	return setenv("LOCPATH", dir, 1) == 0;
+		fprintf(stderr, "could not remove %s\n", private_dir);
 }
 
 static void comma_locale(void)
 {
-	static int ready = -1;
-
-	if (ready < 0) {
-		ready = setlocale(LC_ALL, COMMA_LOCALE) != NULL ||
-			(build_private_locale() && setlocale(LC_ALL, COMMA_LOCALE) != NULL);
-	}
-	ck_assert_msg(ready && setlocale(LC_ALL, COMMA_LOCALE),
+	ck_assert_msg(setlocale(LC_ALL, COMMA_LOCALE) != NULL,
 		      "no %s locale and localedef could not build one (install `locales`)",
 		      COMMA_LOCALE);
 	ck_assert_str_eq(localeconv()->decimal_point, ",");
@@ -346,9 +355,11 @@ int main(void)
 	tcase_add_test(tc, load_result_json_parses_under_a_comma_locale);
 	tcase_add_test(tc, clone_config_numbers_are_c_literals_under_a_comma_locale);
 	suite_add_tcase(s, tc);
+	build_private_locale();
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	remove_private_locale();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
