@@ -43,7 +43,7 @@ set -x
 # Exit status 3: the loop ran and the clone is out of bounds; the best
 # clone is still built, so it is driven below before the verdict.
 tune_rc=0
-"$ditto" tune build/redis-clone.msgpack -o build/redis-tuned -i 9 --original-port "$tport" \
+"$ditto" tune build/redis-clone.msgpack -o build/redis-tuned -i 12 --original-port "$tport" \
 	-- redis-server --port "$tport" --bind 127.0.0.1 --save '' --appendonly no \
 	>build/redis-tune.txt || tune_rc=$?
 set +x
