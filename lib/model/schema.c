@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "schema.h"
-#include "synth_int.h"
+#include "knob_table.h"
 
 const char *const enum_framing[] = { "unknown", "raw", "http1", "resp", "memcache-text",
 				     "memcache-binary", "length-prefixed", "postgres", "mysql",

@@ -21,7 +21,7 @@
 #include "profile_int.h"
 #include "threads.h"
 #include "cpu/cpu_run.h"
-#include "cpu/hw_counters.h"
+#include "hw_counters.h"
 
 /* RUNNING: the system window; CPU: windows of single-stepping after it. */
 enum state { ST_IDLE, ST_RUNNING, ST_CPU, ST_ENDED, ST_FINISHED };

@@ -16,7 +16,7 @@
 
 #include "profile_int.h"
 #include "cpu/cpu_run.h"
-#include "cpu/hw_counters.h"
+#include "hw_counters.h"
 
 #define MAX_MEMBERS 16	/* threads per class taking turns */
 

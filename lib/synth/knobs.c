@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The generator's tuning knobs: names in the model's tuning.knobs map,
- * defaults and the ranges the tuner keeps them in. A knob absent from the
- * model takes its default, so an untuned model gives the plain clone.
+ * The generator's tuning knobs read from a model (the table that names
+ * them is lib/model/knob_table.c). A knob absent from the model takes its
+ * default, so an untuned model gives the plain clone.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -14,38 +14,6 @@
 #include "synth_int.h"
 
 #include <ditto/model.h>
-
-const struct synth_knob synth_knob_table[] = {
-	{ "synth.body_scale", offsetof(struct synth_knobs, body_scale), 1, 0.02, 50 },
-	{ "synth.branch_bias", offsetof(struct synth_knobs, branch_bias), 0, -6, 16 },
-	{ "synth.d1_mpki", offsetof(struct synth_knobs, d1_mpki), 0, 0, 500 },
-	{ "synth.ll_mpki", offsetof(struct synth_knobs, ll_mpki), 0, 0, 500 },
-	{ "synth.far_code_scale", offsetof(struct synth_knobs, far_code_scale), 1, 0, 20 },
-	{ "synth.runtime_insts", offsetof(struct synth_knobs, runtime_insts), -1, -1, 1e7 },
-	{ "synth.background_rate", offsetof(struct synth_knobs, background_rate), 1, 0.01, 100 },
-	{ "synth.hold_share", offsetof(struct synth_knobs, hold_share), 0, 0, 1 },
-	{ "synth.chase_scale", offsetof(struct synth_knobs, chase_scale), 1, 0, 10 },
-};
-const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
-
-const struct synth_knob *synth_knob_find(const char *name)
-{
-	for (size_t i = 0; i < synth_knob_count; i++)
-		if (strcmp(synth_knob_table[i].name, name) == 0)
-			return &synth_knob_table[i];
-	return NULL;
-}
-
-double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d)
-{
-	return (double *)((char *)k + d->offset);
-}
-
-void synth_knobs_defaults(struct synth_knobs *k)
-{
-	for (size_t i = 0; i < synth_knob_count; i++)
-		*synth_knob_ptr(k, &synth_knob_table[i]) = synth_knob_table[i].dflt;
-}
 
 /*
  * DITTO_SYNTH_PIN_KNOBS="synth.NAME=VALUE[,...]" makes the generator use

@@ -35,33 +35,9 @@ struct body_info {
 	uint64_t loop_insts;	/* instructions per loop iteration */
 };
 
-/* The generator's tuning knobs (knobs.c): model tuning.knobs entries
- * named "synth.<field>". */
-struct synth_knobs {
-	double body_scale;	/* multiplies the body's instructions per request */
-	double branch_bias;	/* > 0: extra branches taken at random with this
-				 * strength; < 0: extra always-taken ones */
-	double d1_mpki;		/* extra D1 misses per 1000 body instructions */
-	double ll_mpki;		/* of which also LL misses */
-	double far_code_scale;	/* multiplies the share of far instruction fetches */
-	double runtime_insts;	/* the runtime's own instructions per request (< 0: estimate) */
-	double background_rate;	/* multiplies the background classes' wake-up rate */
-	double hold_share;	/* share of epoll wake-ups whose responses wait for
-				 * the wake-up's last read (rt_net.hold_share) */
-	double chase_scale;	/* multiplies the profile's share of chased loads */
-};
-struct synth_knob {
-	const char *name;
-	size_t offset;
-	double dflt, min, max;
-};
-extern const struct synth_knob synth_knob_table[];
-extern const size_t synth_knob_count;
+#include "knob_table.h"
+
 struct ditto_model;
-/* The knob called name, or NULL (model validation warns about those). */
-const struct synth_knob *synth_knob_find(const char *name);
-double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d);
-void synth_knobs_defaults(struct synth_knobs *k);
 void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k);
 
 /* What a model may ask of its clone (limits.c; documented in synth.h). */

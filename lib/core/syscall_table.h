@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "bpf/collector.h"
+#include "syscall_bits.h"
 
 enum sc_class {
 	SC_OTHER = 0,
@@ -28,7 +28,8 @@ enum sc_class {
 struct syscall_desc {
 	const char *name;
 	unsigned short nr;
-	/* Argument indexes, -1 when absent (see struct dt_desc). */
+	/* Argument indexes, -1 when absent (the BPF collector's struct dt_desc
+	 * takes them from here). */
 	signed char fd, size, iov, iovcnt, flags, offset;
 	unsigned short bits;	/* SD_* of bpf/collector.h */
 	enum sc_class cls;
