@@ -1,32 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Paths into the model: building them for messages ("services[0].cpu"),
- * and resolving them for the generic getters, with [N], [element key] and
- * ["quoted map key"] segments.
+ * Paths into the model: an element's label segment for messages, and
+ * resolving paths for the generic getters, with [N], [element key] and
+ * ["quoted map key"] segments (the schema tells keys from elements).
+ * The rest of building a path is path_build.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_int.h"
-
-size_t path_push_field(struct dbuf *p, const char *name)
-{
-	size_t mark = p->len;
-
-	if (p->len)
-		dbuf_putc(p, '.');
-	dbuf_puts(p, name);
-	return mark;
-}
-
-size_t path_push_index(struct dbuf *p, size_t i)
-{
-	size_t mark = p->len;
-
-	dbuf_printf(p, "[%zu]", i);
-	return mark;
-}
 
 size_t path_push_label(struct dbuf *p, const struct section *s, const struct dnode *obj)
 {
@@ -36,18 +19,6 @@ size_t path_push_label(struct dbuf *p, const struct section *s, const struct dno
 	element_label(s, obj, p);
 	dbuf_putc(p, ']');
 	return mark;
-}
-
-void path_pop(struct dbuf *p, size_t mark)
-{
-	p->len = mark;
-	if (p->data)
-		p->data[mark] = '\0';
-}
-
-const char *path_str(const struct dbuf *p)
-{
-	return p->len ? p->data : "(root)";
 }
 
 /* ---- resolution ---- */

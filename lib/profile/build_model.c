@@ -12,44 +12,6 @@
 #include "profile_int.h"
 #include "syscall_table.h"
 
-/* Smallest value of each kernel bucket, in the model's value space. */
-static uint64_t log2_lo(size_t k)
-{
-	return k ? 1ull << (k - 1) : 0;
-}
-
-static uint64_t lat_lo(size_t idx)
-{
-	const unsigned p = LAT_PRECISION;
-	uint64_t e, sub;
-
-	if (idx < (1u << p))
-		return idx;
-	e = (idx >> p) - 1 + p;
-	sub = idx & ((1u << p) - 1);
-	return ((1ull << p) + sub) << (e - p);
-}
-
-int hist_add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n)
-{
-	int err = 0;
-
-	for (size_t k = 0; k < n && !err; k++)
-		if (b[k])
-			err = ditto_hist_add(h, log2_lo(k), b[k]);
-	return err;
-}
-
-static int add_lat(struct ditto_hist *h, const unsigned long long *b, size_t n)
-{
-	int err = 0;
-
-	for (size_t k = 0; k < n && !err; k++)
-		if (b[k])
-			err = ditto_hist_add(h, lat_lo(k), b[k]);
-	return err;
-}
-
 static bool any(const unsigned long long *b, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
@@ -103,7 +65,7 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	if ((err = hist_add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
 	    (err = hist_add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
 	    (err = add_totals(sc, v)) ||
-	    (err = add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
+	    (err = hist_add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
 		return err;
 	if (v->offsets && (err = hist_add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
 		return err;
@@ -186,8 +148,8 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 	if ((err = hist_add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
 	    (err = hist_add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
 	    (err = hist_add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
-	    (err = add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)) ||
-	    (err = add_lat(ditto_requests_after_response_ns(r), q->after_response_ns, LAT_BUCKETS)))
+	    (err = hist_add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)) ||
+	    (err = hist_add_lat(ditto_requests_after_response_ns(r), q->after_response_ns, LAT_BUCKETS)))
 		return err;
 	return 0;
 }

@@ -162,9 +162,13 @@ int outbound_read(int fd, struct snapshot *out);
 /* services[].outbound from the snapshot's endpoints. */
 int outbound_store(struct ditto_service *svc, const struct snapshot *s);
 
-/* ---- build_model.c ---- */
+/* ---- kernel_hist.c ---- */
 /* Kernel log2 buckets b[0..n) into h, at each bucket's smallest value. */
 int hist_add_log2(struct ditto_hist *h, const unsigned long long *b, size_t n);
+/* Kernel loglin latency buckets (LAT_PRECISION) into h, the same way. */
+int hist_add_lat(struct ditto_hist *h, const unsigned long long *b, size_t n);
+
+/* ---- build_model.c ---- */
 struct build_args {
 	const char *service_name;
 	uint64_t requests_override;
