@@ -5,26 +5,23 @@
  * that only look like one; and of framing_vote() over several
  * connections' samples.
  */
-#include <stdio.h>
+#include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile_int.h"
-
-static int failures;
 
 static void check(const char *what, const void *bytes, size_t len, enum ditto_framing want)
 {
 	enum ditto_framing got = framing_detect(bytes, len > 16 ? 16 : len);
 
-	if (got != want) {
-		failures++;
-		printf("FAIL %s: %s, want %s\n", what, ditto_framing_name(got), ditto_framing_name(want));
-	}
+	ck_assert_msg(got == want, "%s: %s, want %s", what, ditto_framing_name(got),
+		      ditto_framing_name(want));
 }
 
 /* The PostgreSQL openings: StartupMessage 3.0, SSLRequest, GSSENCRequest,
  * and typed messages of a window that opens mid-connection. */
-static void test_postgres(void)
+START_TEST(postgres_openings)
 {
 	static const unsigned char startup[] = { 0, 0, 0, 0x54, 0, 3, 0, 0, 'u', 's', 'e', 'r', 0,
 						 'p', 'o', 's' };
@@ -51,11 +48,12 @@ static void test_postgres(void)
 	check("Q then binary", binq, sizeof(binq), DITTO_FRAMING_RAW);
 	check("startup, 7 bytes", startup, 7, DITTO_FRAMING_LENGTH_PREFIXED);
 }
+END_TEST
 
 /* MySQL/MariaDB: the client's HandshakeResponse41 (the server's greeting
  * is a write, never a request), and commands of a window that opens
  * mid-connection. */
-static void test_mysql(void)
+START_TEST(mysql_openings)
 {
 	/* length 0xb4, seq 1, caps 0x000aa20f, max packet 16 MiB, utf8mb4, filler */
 	static const unsigned char hello[] = { 0xb4, 0, 0, 1, 0x0f, 0xa2, 0x0a, 0, 0, 0, 0, 1,
@@ -83,9 +81,10 @@ static void test_mysql(void)
 	check("COM_QUERY then binary", binq, sizeof(binq), DITTO_FRAMING_RAW);
 	check("handshake of 16 bytes", short_hello, sizeof(short_hello), DITTO_FRAMING_RAW);
 }
+END_TEST
 
 /* The other framings keep their names. */
-static void test_others(void)
+START_TEST(other_framings)
 {
 	check("resp", "*3\r\n$3\r\nSET\r\n", 13, DITTO_FRAMING_RESP);
 	check("http", "GET / HTTP/1.1\r\n", 16, DITTO_FRAMING_HTTP1);
@@ -96,6 +95,7 @@ static void test_others(void)
 	check("raw", "hello", 5, DITTO_FRAMING_RAW);
 	check("nothing", "", 0, DITTO_FRAMING_UNKNOWN);
 }
+END_TEST
 
 static size_t sample(struct dt_first *f, size_t n, const void *bytes, size_t len)
 {
@@ -110,21 +110,19 @@ static void check_vote(const char *what, const struct dt_first *f, size_t n,
 {
 	enum ditto_framing got = framing_vote(f, n);
 
-	if (got != want) {
-		failures++;
-		printf("FAIL vote %s: %s, want %s\n", what, ditto_framing_name(got),
-		       ditto_framing_name(want));
-	}
+	ck_assert_msg(got == want, "vote %s: %s, want %s", what, ditto_framing_name(got),
+		      ditto_framing_name(want));
 }
 
 /* A window that opened mid-packet on some connections: their samples are
  * a payload without its header, or a header alone. */
-static void test_vote(void)
+START_TEST(vote_over_connections)
 {
 	static const unsigned char query[] = { 0x21, 0, 0, 0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T' };
 	static const unsigned char payload[] = { 0x03, 'S', 'E', 'L', 'E', 'C', 'T', ' ', 'c' };
 	static const unsigned char header[] = { 0x21, 0, 0, 0 };
-	struct dt_first f[FIRST_SAMPLES];
+	/* Zeroed for the compiler's sake: a vote over no sample reads none. */
+	struct dt_first f[FIRST_SAMPLES] = { 0 };
 	size_t n = 0;
 
 	check_vote("no sample", f, 0, DITTO_FRAMING_UNKNOWN);
@@ -144,15 +142,23 @@ static void test_vote(void)
 	n = sample(f, n, "*2\r\n$3\r\nGET\r\n", 13);
 	check_vote("most votes among protocols", f, n, DITTO_FRAMING_RESP);
 }
+END_TEST
 
 int main(void)
 {
-	test_postgres();
-	test_mysql();
-	test_others();
-	test_vote();
-	if (failures)
-		return 1;
-	printf("framing_test: ok\n");
-	return 0;
+	Suite *s = suite_create("framing");
+	TCase *tc = tcase_create("detect");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, postgres_openings);
+	tcase_add_test(tc, mysql_openings);
+	tcase_add_test(tc, other_framings);
+	tcase_add_test(tc, vote_over_connections);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -4,9 +4,10 @@
  * hand-built trees and matrices; no perf needed. Zhang-Shasha is checked
  * against a plain recursive forest distance on small random trees.
  *
- *   ted_test            run the tests
+ *   ted_test            run the tests (Check: CK_RUN_CASE=<case> picks one)
  *   ted_test --bench    also time TED on pruned 256-node call trees
  */
+#include <check.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,19 +17,16 @@
 
 #include "threads_int.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-		}                                                             \
-	} while (0)
-
+/* Frame labels of the running test (and of the benchmark). The helpers
+ * below abort() rather than assert, as the benchmark runs outside Check. */
 static struct labels L;
+
+/* Each test interns its own labels: nothing carries over between tests run
+ * in one process (CK_FORK=no), and labels_rank() sees only the test's. */
+static void labels_teardown(void)
+{
+	labels_free(&L);
+}
 
 static uint32_t lab(const char *s)
 {
@@ -74,31 +72,49 @@ static double dist(const struct calltree *a, const struct calltree *b, const uin
 	return d;
 }
 
-static void test_identical_and_weights(void)
+/* 100 samples along main;work, 60 of them going on into leaf; div divides
+ * every weight (a tenth of the load, same shape). */
+static void work_tree(struct calltree *t, const char *leaf, uint64_t div)
 {
-	struct calltree a, b, c;
+	char stack[64];
+
+	snprintf(stack, sizeof(stack), "main;work;%s", leaf);
+	tree(t, "T");
+	add(t, stack, 60 / div);
+	add(t, "main;work", 40 / div);
+}
+
+START_TEST(identical_trees_are_at_distance_0)
+{
+	struct calltree a, b;
 	double raw, d;
 
-	tree(&a, "T");
-	tree(&b, "T");
-	tree(&c, "T");
-	add(&a, "main;work;leaf", 60);
-	add(&a, "main;work", 40);
-	add(&b, "main;work;leaf", 60);
-	add(&b, "main;work", 40);
-	/* Same shape, one tenth of the samples. */
-	add(&c, "main;work;leaf", 6);
-	add(&c, "main;work", 4);
+	work_tree(&a, "leaf", 1);
+	work_tree(&b, "leaf", 1);
 	d = dist(&a, &b, NULL, &raw);
-	CHECK(d == 0 && raw == 0, "identical trees: %g", d);
-	d = dist(&a, &c, NULL, &raw);
-	/* nodes T,main,work,leaf: 100,100,100,60 vs 10,10,10,6 -> 90*3+54 over 360+36 */
-	CHECK(fabs(raw - 324) < 1e-9, "same shape raw %g, want 324", raw);
-	CHECK(fabs(d - 324.0 / 396) < 1e-9 && d > 0.5, "same shape, 10x fewer samples: %g", d);
+	ck_assert_msg(d == 0 && raw == 0, "identical trees: %g", d);
 	calltree_free(&a);
 	calltree_free(&b);
+}
+END_TEST
+
+/* Unnormalised, the number of samples is part of the distance. */
+START_TEST(ten_times_fewer_samples_are_far_by_weight)
+{
+	struct calltree a, c;
+	double raw, d;
+
+	work_tree(&a, "leaf", 1);
+	work_tree(&c, "leaf", 10);
+	d = dist(&a, &c, NULL, &raw);
+	/* nodes T,main,work,leaf: 100,100,100,60 vs 10,10,10,6 -> 90*3+54 over 360+36 */
+	ck_assert_msg(fabs(raw - 324) < 1e-9, "same shape raw %g, want 324", raw);
+	ck_assert_msg(fabs(d - 324.0 / 396) < 1e-9 && d > 0.5, "same shape, 10x fewer samples: %g",
+		      d);
+	calltree_free(&a);
 	calltree_free(&c);
 }
+END_TEST
 
 static double shape_dist(const struct calltree *a, const struct calltree *b)
 {
@@ -121,91 +137,151 @@ static double shape_dist(const struct calltree *a, const struct calltree *b)
 
 /* Normalised, a thread's load leaves its distance: one code path at 1:10
  * samples is one shape, a different leaf is not. */
-static void test_shape(void)
+START_TEST(normalised_load_leaves_the_shape)
 {
-	struct calltree a, c, e, other;
+	struct calltree a, c;
 
-	tree(&a, "T");
-	tree(&c, "T");
-	tree(&e, "T");
-	tree(&other, "T");
-	add(&a, "main;work;leaf", 60);
-	add(&a, "main;work", 40);
-	add(&c, "main;work;leaf", 6);
-	add(&c, "main;work", 4);
-	add(&other, "main;work;other", 60);
-	add(&other, "main;work", 40);
-	CHECK(shape_dist(&a, &c) < 1e-12, "same shape, 10x fewer samples: %g", shape_dist(&a, &c));
-	/* main is the first frame of both: nodes 1,1,0.6 below it, leaf and
-	 * other renamed: 1.2 over 5.2 */
-	CHECK(fabs(shape_dist(&c, &other) - 1.2 / 5.2) < 1e-9, "other leaf: %g",
-	      shape_dist(&c, &other));
-	CHECK(shape_dist(&e, &e) == 0 && fabs(shape_dist(&e, &a) - 1) < 1e-12,
-	      "an empty tree: %g", shape_dist(&e, &a));
+	work_tree(&a, "leaf", 1);
+	work_tree(&c, "leaf", 10);
+	ck_assert_msg(shape_dist(&a, &c) < 1e-12, "same shape, 10x fewer samples: %g",
+		      shape_dist(&a, &c));
 	calltree_free(&a);
 	calltree_free(&c);
-	calltree_free(&e);
+}
+END_TEST
+
+START_TEST(normalised_other_leaf_is_another_shape)
+{
+	struct calltree c, other;
+
+	work_tree(&c, "leaf", 10);
+	work_tree(&other, "other", 1);
+	/* main is the first frame of both: nodes 1,1,0.6 below it, leaf and
+	 * other renamed: 1.2 over 5.2 */
+	ck_assert_msg(fabs(shape_dist(&c, &other) - 1.2 / 5.2) < 1e-9, "other leaf: %g",
+		      shape_dist(&c, &other));
+	calltree_free(&c);
 	calltree_free(&other);
 }
+END_TEST
 
-/* The same loop started from main() and from start_thread(): one shape
- * (in one, 3% of the samples are the unwinder's partial stacks); two
- * threads whose heavy frames meet only in a function both call for a
- * fraction of their samples stay apart. */
-static void test_trunk(void)
+START_TEST(normalised_empty_tree_is_0_to_itself_1_to_samples)
 {
-	struct calltree on_main, started, chain1, chain2;
+	struct calltree a, e;
 
-	tree(&on_main, "T");
-	tree(&started, "T");
-	add(&on_main, "_start;libc_start_main;main;run;loop;poll", 30);
-	add(&on_main, "_start;libc_start_main;main;run;loop;serve;write", 70);
-	add(&started, "clone3;start_thread;worker;loop;poll", 300);
-	add(&started, "clone3;start_thread;worker;loop;serve;write", 700);
+	work_tree(&a, "leaf", 1);
+	tree(&e, "T");
+	ck_assert_msg(shape_dist(&e, &e) == 0 && fabs(shape_dist(&e, &a) - 1) < 1e-12,
+		      "an empty tree: %g", shape_dist(&e, &a));
+	calltree_free(&a);
+	calltree_free(&e);
+}
+END_TEST
+
+/* The same loop started from main() and from start_thread() (in the
+ * second, 3% of the samples are the unwinder's partial stacks). */
+static void one_loop_two_starts(struct calltree *on_main, struct calltree *started)
+{
+	tree(on_main, "T");
+	tree(started, "T");
+	add(on_main, "_start;libc_start_main;main;run;loop;poll", 30);
+	add(on_main, "_start;libc_start_main;main;run;loop;serve;write", 70);
+	add(started, "clone3;start_thread;worker;loop;poll", 300);
+	add(started, "clone3;start_thread;worker;loop;serve;write", 700);
 	/* the unwinder's partial stacks: a few percent beside the trunk */
-	add(&started, "[partial];body", 30);
-	CHECK(shape_dist(&on_main, &started) < 1e-12, "same loop, other start: %g",
-	      shape_dist(&on_main, &started));
-	CHECK(dist(&on_main, &started, NULL, NULL) > 0.5, "weighted, unstripped: %g",
-	      dist(&on_main, &started, NULL, NULL));
+	add(started, "[partial];body", 30);
+}
+
+START_TEST(one_loop_from_two_starts_is_one_shape)
+{
+	struct calltree on_main, started;
+
+	one_loop_two_starts(&on_main, &started);
+	ck_assert_msg(shape_dist(&on_main, &started) < 1e-12, "same loop, other start: %g",
+		      shape_dist(&on_main, &started));
+	calltree_free(&on_main);
+	calltree_free(&started);
+}
+END_TEST
+
+/* Without the common trunk and the normalisation, the same two trees are
+ * far apart: the shape distance's equality is its own doing. */
+START_TEST(one_loop_from_two_starts_is_far_unstripped)
+{
+	struct calltree on_main, started;
+
+	one_loop_two_starts(&on_main, &started);
+	ck_assert_msg(dist(&on_main, &started, NULL, NULL) > 0.5, "weighted, unstripped: %g",
+		      dist(&on_main, &started, NULL, NULL));
+	calltree_free(&on_main);
+	calltree_free(&started);
+}
+END_TEST
+
+/* Two threads whose heavy frames meet only in a function both call for a
+ * fraction of their samples stay apart. */
+START_TEST(threads_meeting_in_one_callee_stay_apart)
+{
+	struct calltree chain1, chain2;
+
 	tree(&chain1, "T");
 	tree(&chain2, "T");
 	add(&chain1, "a;b;syscall", 5);
 	add(&chain1, "a;b;parse", 5);
 	add(&chain2, "x;y;syscall", 5);
 	add(&chain2, "x;y;format", 5);
-	CHECK(shape_dist(&chain1, &chain2) > 0.6, "two threads meeting in syscall: %g",
-	      shape_dist(&chain1, &chain2));
-	calltree_free(&on_main);
-	calltree_free(&started);
+	ck_assert_msg(shape_dist(&chain1, &chain2) > 0.6, "two threads meeting in syscall: %g",
+		      shape_dist(&chain1, &chain2));
 	calltree_free(&chain1);
 	calltree_free(&chain2);
 }
+END_TEST
 
-static void test_disjoint(void)
+START_TEST(disjoint_trees_are_at_distance_1)
 {
-	struct calltree a, b, e1, e2;
+	struct calltree a, b;
 
 	tree(&a, "A");
 	tree(&b, "B");
 	add(&a, "x;y", 10);
 	add(&b, "p;q;r", 7);
-	CHECK(fabs(dist(&a, &b, NULL, NULL) - 1) < 1e-12, "disjoint: %g", dist(&a, &b, NULL, NULL));
-	/* Empty trees (no samples) */
-	CHECK(dist(NULL, NULL, NULL, NULL) == 0, "two empty trees");
-	tree(&e1, "T");
-	tree(&e2, "T");
-	CHECK(dist(&e1, &e2, NULL, NULL) == 0, "two rootonly trees");
-	CHECK(fabs(dist(&e1, &a, NULL, NULL) - 1) < 1e-12, "empty vs sampled: %g",
-	      dist(&e1, &a, NULL, NULL));
+	ck_assert_msg(fabs(dist(&a, &b, NULL, NULL) - 1) < 1e-12, "disjoint: %g",
+		      dist(&a, &b, NULL, NULL));
 	calltree_free(&a);
 	calltree_free(&b);
+}
+END_TEST
+
+/* Trees without samples: no tree at all, or a root only. */
+START_TEST(empty_trees_are_at_distance_0)
+{
+	struct calltree e1, e2;
+
+	ck_assert_msg(dist(NULL, NULL, NULL, NULL) == 0, "two empty trees");
+	tree(&e1, "T");
+	tree(&e2, "T");
+	ck_assert_msg(dist(&e1, &e2, NULL, NULL) == 0, "two rootonly trees");
 	calltree_free(&e1);
 	calltree_free(&e2);
 }
+END_TEST
+
+START_TEST(empty_tree_is_at_distance_1_from_samples)
+{
+	struct calltree a, e1;
+
+	tree(&a, "A");
+	add(&a, "x;y", 10);
+	tree(&e1, "T");
+	ck_assert_msg(fabs(dist(&e1, &a, NULL, NULL) - 1) < 1e-12, "empty vs sampled: %g",
+		      dist(&e1, &a, NULL, NULL));
+	calltree_free(&a);
+	calltree_free(&e1);
+}
+END_TEST
 
 /* Classic Zhang-Shasha example: f(d(a c(b)) e) vs f(c(d(a b)) e) is 2 unit edits. */
-static void test_classic(void)
+START_TEST(classic_example_is_2_unit_edits)
 {
 	struct calltree a, b;
 	double raw;
@@ -223,13 +299,14 @@ static void test_classic(void)
 	for (size_t i = 0; i < b.n; i++)
 		b.v[i].weight = 1;
 	dist(&a, &b, NULL, &raw);
-	CHECK(raw == 2, "classic example: %g, want 2", raw);
+	ck_assert_msg(raw == 2, "classic example: %g, want 2", raw);
 	calltree_free(&a);
 	calltree_free(&b);
 }
+END_TEST
 
 /* Paths first sampled in another order: equal once siblings are label-ordered. */
-static void test_order(void)
+START_TEST(sibling_order_is_canonical_by_label)
 {
 	struct calltree a, b;
 	uint32_t *rank;
@@ -245,11 +322,13 @@ static void test_order(void)
 		abort();
 	ordered = dist(&a, &b, NULL, NULL);
 	canon = dist(&a, &b, rank, NULL);
-	CHECK(ordered > 0 && canon == 0, "first-seen order %g, canonical %g", ordered, canon);
+	ck_assert_msg(ordered > 0 && canon == 0, "first-seen order %g, canonical %g", ordered,
+		      canon);
 	free(rank);
 	calltree_free(&a);
 	calltree_free(&b);
 }
+END_TEST
 
 /* --- reference: recursive forest distance on postorder ranges (small trees) --- */
 struct ref {
@@ -315,85 +394,176 @@ static void random_tree(struct calltree *t, unsigned *seed, int paths, int alpha
 	}
 }
 
-static void test_random_against_reference(void)
+/* What 300 random triples of trees show: pairs (first two, at most 12
+ * nodes each) where Zhang-Shasha and the reference differ, pairs with
+ * d(x,y) != d(y,x), and triples breaking d(x,z) <= d(x,y) + d(y,z). */
+struct random_faults {
+	int bad, asym, tri;
+};
+
+static void random_triple(unsigned *seed, struct random_faults *f)
 {
-	unsigned seed = 12345;
-	int bad = 0, asym = 0, tri = 0;
+	struct calltree t[3];
+	struct ted_tree x[3];
+	double d[3][3];
 
-	for (int iter = 0; iter < 300; iter++) {
-		struct calltree t[3];
-		struct ted_tree x[3];
-		double d[3][3];
-
-		for (int k = 0; k < 3; k++) {
-			random_tree(&t[k], &seed, 1 + rand_r(&seed) % 4, 3, 3);
-			if (ted_tree_build(&t[k], NULL, 0, 1000, &x[k]))
-				abort();
-		}
-		for (int i = 0; i < 3; i++)
-			for (int j = 0; j < 3; j++)
-				if (ted_distance(&x[i], &x[j], &d[i][j], NULL))
-					abort();
-		if (x[0].n <= 12 && x[1].n <= 12 && fabs(ref_ted(&x[0], &x[1]) - d[0][1]) > 1e-9)
-			bad++;
-		asym += fabs(d[0][1] - d[1][0]) > 1e-9;
-		/* With these costs the raw TED is a metric. */
-		tri += d[0][2] > d[0][1] + d[1][2] + 1e-9;
-		for (int k = 0; k < 3; k++) {
-			ted_tree_free(&x[k]);
-			calltree_free(&t[k]);
-		}
+	for (int k = 0; k < 3; k++) {
+		random_tree(&t[k], seed, 1 + rand_r(seed) % 4, 3, 3);
+		if (ted_tree_build(&t[k], NULL, 0, 1000, &x[k]))
+			abort();
 	}
-	CHECK(!bad, "%d random pairs differ from the recursive reference", bad);
-	CHECK(!asym, "%d asymmetric pairs", asym);
-	CHECK(!tri, "%d triangle violations", tri);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (ted_distance(&x[i], &x[j], &d[i][j], NULL))
+				abort();
+	if (x[0].n <= 12 && x[1].n <= 12 && fabs(ref_ted(&x[0], &x[1]) - d[0][1]) > 1e-9)
+		f->bad++;
+	f->asym += fabs(d[0][1] - d[1][0]) > 1e-9;
+	f->tri += d[0][2] > d[0][1] + d[1][2] + 1e-9;
+	for (int k = 0; k < 3; k++) {
+		ted_tree_free(&x[k]);
+		calltree_free(&t[k]);
+	}
 }
 
-static void test_prune(void)
+/* The same 300 triples for each of the three tests below (fixed seed). */
+static struct random_faults random_faults(void)
+{
+	struct random_faults f = { 0 };
+	unsigned seed = 12345;
+
+	for (int iter = 0; iter < 300; iter++)
+		random_triple(&seed, &f);
+	return f;
+}
+
+START_TEST(random_pairs_match_the_recursive_reference)
+{
+	int bad = random_faults().bad;
+
+	ck_assert_msg(!bad, "%d random pairs differ from the recursive reference", bad);
+}
+END_TEST
+
+/* With these costs the raw TED is a metric. */
+START_TEST(random_pairs_are_symmetric)
+{
+	int asym = random_faults().asym;
+
+	ck_assert_msg(!asym, "%d asymmetric pairs", asym);
+}
+END_TEST
+
+START_TEST(random_triples_obey_the_triangle_inequality)
+{
+	int tri = random_faults().tri;
+
+	ck_assert_msg(!tri, "%d triangle violations", tri);
+}
+END_TEST
+
+/* A bushy tree of 3000 random paths, and its pruned TED form. */
+static void pruned_tree(struct calltree *t, struct ted_tree *x)
+{
+	unsigned seed = 7;
+
+	random_tree(t, &seed, 3000, 40, 12);
+	if (ted_tree_build(t, NULL, TED_MIN_SHARE, TED_MAX_NODES, x))
+		abort();
+}
+
+START_TEST(pruning_caps_the_nodes)
 {
 	struct calltree t;
 	struct ted_tree x;
-	unsigned seed = 7;
-	bool rooted = true;
 
-	random_tree(&t, &seed, 3000, 40, 12);
-	if (ted_tree_build(&t, NULL, TED_MIN_SHARE, TED_MAX_NODES, &x))
-		abort();
-	CHECK(t.n > 1000 && x.n <= TED_MAX_NODES && x.n > 10, "pruned %zu -> %zu nodes", t.n, x.n);
-	/* Postorder: the root is last, and each subtree [lml(i), i] nests. */
-	for (size_t i = 0; i < x.n; i++)
-		rooted &= x.lml[i] <= i && x.lml[x.n - 1] == 0;
-	CHECK(rooted && x.w[x.n - 1] == (double)t.v[0].weight, "pruned tree keeps the root");
+	pruned_tree(&t, &x);
+	ck_assert_msg(t.n > 1000 && x.n <= TED_MAX_NODES && x.n > 10, "pruned %zu -> %zu nodes",
+		      t.n, x.n);
 	ted_tree_free(&x);
 	calltree_free(&t);
 }
+END_TEST
 
-static void test_cluster(void)
+START_TEST(pruned_tree_keeps_the_root)
 {
-	/* 0,1 near; 2,3 near; 4 alone; 5 joins {0,1} on average only under 0.3 */
-	const double d[6][6] = {
-		{ 0, .05, .9, .9, .9, .25 },
-		{ .05, 0, .9, .9, .9, .25 },
-		{ .9, .9, 0, .1, .8, .9 },
-		{ .9, .9, .1, 0, .8, .9 },
-		{ .9, .9, .8, .8, 0, .9 },
-		{ .25, .25, .9, .9, .9, 0 },
-	};
+	struct calltree t;
+	struct ted_tree x;
+	bool rooted = true;
+
+	pruned_tree(&t, &x);
+	/* Postorder: the root is last, and each subtree [lml(i), i] nests. */
+	for (size_t i = 0; i < x.n; i++)
+		rooted &= x.lml[i] <= i && x.lml[x.n - 1] == 0;
+	ck_assert_msg(rooted && x.w[x.n - 1] == (double)t.v[0].weight,
+		      "pruned tree keeps the root");
+	ted_tree_free(&x);
+	calltree_free(&t);
+}
+END_TEST
+
+/* 0,1 near; 2,3 near; 4 alone; 5 joins {0,1} on average only under 0.3 */
+static const double cluster_d[6][6] = {
+	{ 0, .05, .9, .9, .9, .25 },
+	{ .05, 0, .9, .9, .9, .25 },
+	{ .9, .9, 0, .1, .8, .9 },
+	{ .9, .9, .1, 0, .8, .9 },
+	{ .9, .9, .8, .8, 0, .9 },
+	{ .25, .25, .9, .9, .9, 0 },
+};
+
+START_TEST(cluster_at_0_2_keeps_5_apart)
+{
 	int cls[6];
 	size_t n;
 
-	CHECK(cluster_average(&d[0][0], 6, 0.2, cls, &n) == 0, "cluster");
-	CHECK(n == 4 && cls[0] == 0 && cls[1] == 0 && cls[2] == 1 && cls[3] == 1 && cls[4] == 2 &&
-	      cls[5] == 3, "threshold 0.2: %zu classes %d%d%d%d%d%d", n, cls[0], cls[1], cls[2],
-	      cls[3], cls[4], cls[5]);
-	CHECK(cluster_average(&d[0][0], 6, 0.3, cls, &n) == 0 && n == 3 && cls[5] == 0,
-	      "threshold 0.3: %zu classes, item 5 in %d", n, cls[5]);
-	/* At the threshold: not merged (sklearn's contract). */
-	CHECK(cluster_average(&d[0][0], 6, 0.05, cls, &n) == 0 && n == 6, "d == threshold: %zu", n);
-	CHECK(cluster_average(&d[0][0], 6, 1.0, cls, &n) == 0 && n == 1,
-	      "threshold 1: %zu classes", n);
-	CHECK(cluster_average(&d[0][0], 6, 1.5, cls, &n) == -EINVAL, "threshold out of range");
+	ck_assert_msg(cluster_average(&cluster_d[0][0], 6, 0.2, cls, &n) == 0, "cluster");
+	ck_assert_msg(n == 4 && cls[0] == 0 && cls[1] == 0 && cls[2] == 1 && cls[3] == 1 &&
+		      cls[4] == 2 && cls[5] == 3, "threshold 0.2: %zu classes %d%d%d%d%d%d", n,
+		      cls[0], cls[1], cls[2], cls[3], cls[4], cls[5]);
 }
+END_TEST
+
+START_TEST(cluster_at_0_3_joins_5_on_average)
+{
+	int cls[6];
+	size_t n;
+
+	ck_assert_msg(cluster_average(&cluster_d[0][0], 6, 0.3, cls, &n) == 0 && n == 3 &&
+		      cls[5] == 0, "threshold 0.3: %zu classes, item 5 in %d", n, cls[5]);
+}
+END_TEST
+
+/* At the threshold: not merged (sklearn's contract). */
+START_TEST(cluster_merges_only_below_the_threshold)
+{
+	int cls[6];
+	size_t n;
+
+	ck_assert_msg(cluster_average(&cluster_d[0][0], 6, 0.05, cls, &n) == 0 && n == 6,
+		      "d == threshold: %zu", n);
+}
+END_TEST
+
+START_TEST(cluster_at_1_is_one_class)
+{
+	int cls[6];
+	size_t n;
+
+	ck_assert_msg(cluster_average(&cluster_d[0][0], 6, 1.0, cls, &n) == 0 && n == 1,
+		      "threshold 1: %zu classes", n);
+}
+END_TEST
+
+START_TEST(cluster_refuses_a_threshold_over_1)
+{
+	int cls[6];
+	size_t n;
+
+	ck_assert_msg(cluster_average(&cluster_d[0][0], 6, 1.5, cls, &n) == -EINVAL,
+		      "threshold out of range");
+}
+END_TEST
 
 static double now_s(void)
 {
@@ -475,20 +645,61 @@ static void bench(void)
 		calltree_free(&t[k]);
 }
 
+/* Generous timeouts (Check's default is 4 s) for sanitizer builds; the
+ * checked teardown frees each test's labels in the process that made them. */
+static TCase *tcase(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, 50);
+	tcase_add_checked_fixture(tc, NULL, labels_teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+static Suite *ted_suite(void)
+{
+	Suite *s = suite_create("ted");
+	TCase *weights = tcase(s, "weights"), *shape = tcase(s, "shape");
+	TCase *edits = tcase(s, "edits"), *cluster = tcase(s, "cluster");
+
+	tcase_add_test(weights, identical_trees_are_at_distance_0);
+	tcase_add_test(weights, ten_times_fewer_samples_are_far_by_weight);
+	tcase_add_test(weights, disjoint_trees_are_at_distance_1);
+	tcase_add_test(weights, empty_trees_are_at_distance_0);
+	tcase_add_test(weights, empty_tree_is_at_distance_1_from_samples);
+	tcase_add_test(shape, normalised_load_leaves_the_shape);
+	tcase_add_test(shape, normalised_other_leaf_is_another_shape);
+	tcase_add_test(shape, normalised_empty_tree_is_0_to_itself_1_to_samples);
+	tcase_add_test(shape, one_loop_from_two_starts_is_one_shape);
+	tcase_add_test(shape, one_loop_from_two_starts_is_far_unstripped);
+	tcase_add_test(shape, threads_meeting_in_one_callee_stay_apart);
+	tcase_add_test(edits, classic_example_is_2_unit_edits);
+	tcase_add_test(edits, sibling_order_is_canonical_by_label);
+	tcase_add_test(edits, random_pairs_match_the_recursive_reference);
+	tcase_add_test(edits, random_pairs_are_symmetric);
+	tcase_add_test(edits, random_triples_obey_the_triangle_inequality);
+	tcase_add_test(edits, pruning_caps_the_nodes);
+	tcase_add_test(edits, pruned_tree_keeps_the_root);
+	tcase_add_test(cluster, cluster_at_0_2_keeps_5_apart);
+	tcase_add_test(cluster, cluster_at_0_3_joins_5_on_average);
+	tcase_add_test(cluster, cluster_merges_only_below_the_threshold);
+	tcase_add_test(cluster, cluster_at_1_is_one_class);
+	tcase_add_test(cluster, cluster_refuses_a_threshold_over_1);
+	return s;
+}
+
+/* The benchmark runs after the tests, pass or fail, as it always did. */
 int main(int argc, char **argv)
 {
-	test_identical_and_weights();
-	test_disjoint();
-	test_shape();
-	test_trunk();
-	test_classic();
-	test_order();
-	test_random_against_reference();
-	test_prune();
-	test_cluster();
+	SRunner *sr = srunner_create(ted_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
 		bench();
 	labels_free(&L);
-	printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
-	return failures != 0;
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,16 +7,16 @@
  * more requests per wake-up). Each must reach its target within the
  * bound, stepping the knob the right way, and never be called stalled.
  */
+#include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tune_int.h"
 
 #include <ditto/model.h>
 #include <ditto/tune.h>
-
-static int failures;
 
 /* Steps the knob of metric until y(knob) is within bound of goal. */
 static void converge(const char *metric, const char *knob, double goal, double dflt,
@@ -44,18 +44,10 @@ static void converge(const char *metric, const char *knob, double goal, double d
 		tracks_step(t, knobs, target, clone, 0.05);
 	}
 	for (size_t i = 0; i < TUNE_TRACKS; i++)
-		if (t[i].stalled) {
-			failures++;
-			printf("FAIL %s: %s called stalled\n", metric, t[i].knob);
-		}
-	if (err > 0.01) {
-		failures++;
-		printf("FAIL %s: %.3f for %.3f after %d steps (%s %.3f)\n", metric, y(x), goal, steps,
-		       knob, x);
-	} else {
-		printf("ok %s: %.3f for %.3f in %d steps (%s %.3f)\n", metric, y(x), goal, steps,
-		       knob, x);
-	}
+		ck_assert_msg(!t[i].stalled, "%s: %s called stalled", metric, t[i].knob);
+	ck_assert_msg(err <= 0.01, "%s: %.3f for %.3f after %d steps (%s %.3f)", metric, y(x), goal,
+		      steps, knob, x);
+	printf("ok %s: %.3f for %.3f in %d steps (%s %.3f)\n", metric, y(x), goal, steps, knob, x);
 	ditto_metrics_free(clone);
 	ditto_metrics_free(target);
 	ditto_model_free(m);
@@ -72,11 +64,39 @@ static double calls(double hold)
 	return 1.2 - 0.4 * hold;
 }
 
-int main(void)
+START_TEST(growing_metric_reaches_1500_insts_per_request)
 {
 	converge("insts_per_request", "synth.body_scale", 1500, 1, insts);
+}
+END_TEST
+
+/* Two targets of the falling metric: most responses held, and a few. */
+START_TEST(falling_metric_reaches_0_9_calls_per_request)
+{
 	converge("syscalls_per_request", "synth.hold_share", 0.9, 0, calls);
+}
+END_TEST
+
+START_TEST(falling_metric_reaches_1_1_calls_per_request)
+{
 	converge("syscalls_per_request", "synth.hold_share", 1.1, 0, calls);
-	printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
-	return failures != 0;
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("knob_steps");
+	TCase *tc = tcase_create("converge");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, growing_metric_reaches_1500_insts_per_request);
+	tcase_add_test(tc, falling_metric_reaches_0_9_calls_per_request);
+	tcase_add_test(tc, falling_metric_reaches_1_1_calls_per_request);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
