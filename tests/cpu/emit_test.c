@@ -9,8 +9,14 @@
  * classified, must also pass the model's mix-key check (validation warns
  * about keys that fail it), so the two vocabularies cannot drift apart.
  *
- *   emit_test WORKDIR
+ *   emit_test WORKDIR    (CK_RUN_CASE=emit or round-trip picks one case)
+ *
+ * WORKDIR (meson passes the build directory) takes emit.s, emit.o and
+ * emit.bin; main() keeps it in workdir before Check runs the tests, so a
+ * forked test inherits it and a hand-run test takes it as it always did.
  */
+#include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +54,23 @@ static const char *const keys[] = {
 	"other.-.none.0.base", "atomic.mr.rw.8.base", "shift.mi.rw.64.base", "alu.m.rw.32.base",
 };
 
-static int run(const char *cmd)
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* The work directory of argv[1], set in main() before srunner_run_all(). */
+static const char *workdir;
+
+/* The classifier of the running test (checked fixture), and what it made
+ * of each key's emitted bytes: the class key and the decoded text. */
+static struct insn_classifier *cls;
+static cs_insn *ci;
+static char got[NKEYS][64];
+static char text[NKEYS][256];
+
+static void run(const char *cmd)
 {
 	int rc = system(cmd);
 
-	if (rc)
-		fprintf(stderr, "FAIL: '%s' exited %d\n", cmd, rc);
-	return rc;
+	ck_assert_msg(rc == 0, "'%s' exited %d", cmd, rc);
 }
 
 /* Function and memory direction: the first and third key fields. */
@@ -66,70 +82,204 @@ static void func_mem(const char *key, char *out, size_t len)
 	snprintf(out, len, "%.*s/%.*s", (int)(a - key), key, c ? (int)(c - b - 1) : 0, b ? b + 1 : "");
 }
 
-int main(int argc, char **argv)
+/* WORKDIR/emit.s: every key's template, one instruction per key. */
+static void emit_source(void)
 {
-	size_t n = sizeof(keys) / sizeof(keys[0]), exact = 0, close_ = 0, len = 0, off = 0;
-	char path[512], cmd[2048], line[128];
-	struct insn_classifier *cls;
-	uint8_t code[65536];
-	cs_insn *ci;
+	char path[512], line[128];
 	FILE *f;
 
-	if (argc != 2)
-		return 2;
-	snprintf(path, sizeof(path), "%s/emit.s", argv[1]);
-	if (!(f = fopen(path, "w")))
-		return 1;
+	snprintf(path, sizeof(path), "%s/emit.s", workdir);
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
 	fputs(".intel_syntax noprefix\n.text\n", f);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < NKEYS; i++) {
 		if (insn_emit(keys[i], NULL, line, sizeof(line))) {
-			printf("FAIL: %s: %s\n", keys[i], ditto_last_error());
-			return 1;
+			fclose(f);
+			ck_abort_msg("%s: %s", keys[i], ditto_last_error());
 		}
 		fprintf(f, "\t%s\n1:\n", line);
 	}
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "as --64 -o %s/emit.o %s && objcopy -O binary --only-section=.text "
-		 "%s/emit.o %s/emit.bin", argv[1], path, argv[1], argv[1]);
-	if (run(cmd))
-		return 1;
-	snprintf(path, sizeof(path), "%s/emit.bin", argv[1]);
-	if (!(f = fopen(path, "rb")))
-		return 1;
+	ck_assert_msg(fclose(f) == 0, "%s: %s", path, strerror(errno));
+}
+
+/* GNU as, then the bare .text section into WORKDIR/emit.bin. */
+static void assemble(void)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "as --64 -o %s/emit.o %s/emit.s && objcopy -O binary "
+		 "--only-section=.text %s/emit.o %s/emit.bin", workdir, workdir, workdir, workdir);
+	run(cmd);
+}
+
+/* Each key emitted and assembled, and a classifier to read it back. */
+static void round_trip_setup(void)
+{
+	emit_source();
+	assemble();
+	ck_assert_msg(insn_classifier_new(&cls) == 0, "classifier");
+	ck_assert_msg((ci = cs_malloc(insn_classifier_handle(cls))) != NULL, "classifier");
+}
+
+static void round_trip_teardown(void)
+{
+	if (ci)
+		cs_free(ci, 1);
+	insn_classifier_free(cls);
+	ci = NULL;
+	cls = NULL;
+}
+
+/* Decode WORKDIR/emit.bin, one instruction per key, into got[] and text[]. */
+static void decode_all(void)
+{
+	static uint8_t code[65536];
+	char path[512];
+	size_t len, off = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/emit.bin", workdir);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
 	len = fread(code, 1, sizeof(code), f);
 	fclose(f);
-	if (insn_classifier_new(&cls) || !(ci = cs_malloc(insn_classifier_handle(cls))))
-		return 1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < NKEYS; i++) {
 		const uint8_t *p = code + off;
 		size_t left = len - off;
 		uint64_t addr = 0x1000 + off;
 		struct insn in;
-		char key[64], want[32], got[32], why[128];
 
-		if (!cs_disasm_iter(insn_classifier_handle(cls), &p, &left, &addr, ci)) {
-			printf("FAIL: %s: emitted bytes do not decode\n", keys[i]);
-			return 1;
-		}
+		ck_assert_msg(cs_disasm_iter(insn_classifier_handle(cls), &p, &left, &addr, ci),
+			      "%s: emitted bytes do not decode", keys[i]);
 		off += ci->size;
-		insn_classify(cls, ci, &in, key, sizeof(key));
-		if (!mix_key_check(keys[i], why, sizeof(why)) || !mix_key_check(key, why, sizeof(why))) {
-			printf("FAIL: %s -> %s: the model's mix-key check says %s\n", keys[i], key, why);
-			return 1;
-		}
+		insn_classify(cls, ci, &in, got[i], sizeof(got[i]));
+		snprintf(text[i], sizeof(text[i]), "%s %s", ci->mnemonic, ci->op_str);
+	}
+}
+
+/* One iteration per key: the synthesizer has a template for it. */
+START_TEST(every_key_has_a_template)
+{
+	char line[128];
+
+	ck_assert_msg(insn_emit(keys[_i], NULL, line, sizeof(line)) == 0, "%s: %s", keys[_i],
+		      ditto_last_error());
+}
+END_TEST
+
+START_TEST(templates_assemble)
+{
+	emit_source();
+	assemble();
+}
+END_TEST
+
+START_TEST(emitted_bytes_decode_one_instruction_per_key)
+{
+	decode_all();
+}
+END_TEST
+
+/* The two vocabularies cannot drift apart: the listed key and the one the
+ * classifier gives back both pass the model's check. */
+START_TEST(listed_and_classified_keys_pass_the_mix_key_check)
+{
+	char why[128];
+
+	decode_all();
+	for (size_t i = 0; i < NKEYS; i++) {
+		ck_assert_msg(mix_key_check(keys[i], why, sizeof(why)),
+			      "%s -> %s: the model's mix-key check says %s", keys[i], got[i], why);
+		ck_assert_msg(mix_key_check(got[i], why, sizeof(why)),
+			      "%s -> %s: the model's mix-key check says %s", keys[i], got[i], why);
+	}
+}
+END_TEST
+
+START_TEST(every_key_keeps_its_function_and_memory_direction)
+{
+	size_t close_ = 0;
+
+	decode_all();
+	for (size_t i = 0; i < NKEYS; i++) {
+		char want[32], have[32];
+
 		func_mem(keys[i], want, sizeof(want));
-		func_mem(key, got, sizeof(got));
-		exact += !strcmp(key, keys[i]);
-		close_ += !strcmp(want, got);
-		if (strcmp(key, keys[i]))
-			printf("%-28s -> %-28s (%s %s)\n", keys[i], key, ci->mnemonic, ci->op_str);
+		func_mem(got[i], have, sizeof(have));
+		if (!strcmp(want, have))
+			close_++;
+		else
+			printf("%-28s -> %-28s (%s): %s, want %s\n", keys[i], got[i], text[i], have,
+			       want);
 	}
-	cs_free(ci, 1);
-	insn_classifier_free(cls);
-	printf("%zu keys: %zu exact, %zu same function and memory direction\n", n, exact, close_);
-	if (close_ != n || exact * 10 < n * 9) {
-		printf("FAIL: want all of the same function and direction, 90%% exact\n");
-		return 1;
+	fflush(stdout);
+	ck_assert_msg(close_ == NKEYS, "%zu keys: %zu same function and memory direction; "
+		      "want all of the same function and direction", NKEYS, close_);
+}
+END_TEST
+
+START_TEST(ninety_percent_of_keys_come_back_exact)
+{
+	size_t exact = 0, close_ = 0;
+
+	decode_all();
+	for (size_t i = 0; i < NKEYS; i++) {
+		char want[32], have[32];
+
+		func_mem(keys[i], want, sizeof(want));
+		func_mem(got[i], have, sizeof(have));
+		exact += !strcmp(got[i], keys[i]);
+		close_ += !strcmp(want, have);
+		if (strcmp(got[i], keys[i]))
+			printf("%-28s -> %-28s (%s)\n", keys[i], got[i], text[i]);
 	}
-	return 0;
+	printf("%zu keys: %zu exact, %zu same function and memory direction\n", NKEYS, exact,
+	       close_);
+	fflush(stdout);
+	ck_assert_msg(exact * 10 >= NKEYS * 9, "%zu keys: %zu exact; want 90%% exact", NKEYS,
+		      exact);
+}
+END_TEST
+
+/* Generous timeouts (Check's default is 4 s): each round-trip test runs
+ * as and objcopy, under the sanitizers on a shared machine. */
+static TCase *tcase(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, 50);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+static Suite *emit_suite(void)
+{
+	Suite *s = suite_create("emit");
+	TCase *emit = tcase(s, "emit"), *round_trip = tcase(s, "round-trip");
+
+	tcase_add_loop_test(emit, every_key_has_a_template, 0, (int)NKEYS);
+	tcase_add_test(emit, templates_assemble);
+	tcase_add_checked_fixture(round_trip, round_trip_setup, round_trip_teardown);
+	tcase_add_test(round_trip, emitted_bytes_decode_one_instruction_per_key);
+	tcase_add_test(round_trip, listed_and_classified_keys_pass_the_mix_key_check);
+	tcase_add_test(round_trip, every_key_keeps_its_function_and_memory_direction);
+	tcase_add_test(round_trip, ninety_percent_of_keys_come_back_exact);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
+		return 2;
+	}
+	workdir = argv[1];
+	sr = srunner_create(emit_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
