@@ -265,8 +265,8 @@ static int iteration(struct loop *l)
 	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
 	struct ditto_metrics *clone = NULL;
 	unsigned port = l->o.port ? l->o.port : tune_free_port();
-	char bin[4200], portstr[16], note[512];
-	char *argv[] = { bin, "--port", portstr, "--max-seconds", "3600", NULL };
+	struct tune_clone_cmd cmd;
+	char note[512];
 	const char *worst = "none";
 	unsigned i, moved;
 	double e, worst_e;
@@ -277,16 +277,15 @@ static int iteration(struct loop *l)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	i = (unsigned)ditto_tuning_iter_index(it);
 	copy_values(ditto_tuning_iter_knobs(it), ditto_tuning_knobs(t));
-	snprintf(bin, sizeof(bin), "%s/clone", l->try_dir);
-	snprintf(portstr, sizeof(portstr), "%u", port);
+	tune_clone_cmd_init(&cmd, l->try_dir, port);
 	err = build_candidate(l, port);
-	err = err ? err : measure(l, argv, port, &clone);
+	err = err ? err : measure(l, cmd.argv, port, &clone);
 	if (!err) {
 		/* Close to the bound either way, one run's noise decides: the
 		 * clone is measured again and judged by the mean of both. */
 		e = errors(l, clone, NULL, &worst, &worst_e);
 		twice = e > l->o.bound / NEAR && e < l->o.bound * NEAR;
-		err = twice ? measure_mean(l, argv, port, 2, clone) : 0;
+		err = twice ? measure_mean(l, cmd.argv, port, 2, clone) : 0;
 	}
 	if (err) {
 		ditto_metrics_free(clone);

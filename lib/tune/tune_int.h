@@ -79,6 +79,18 @@ int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src,
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
 unsigned tune_free_port(void);
+
+/* How the loop and the report run a clone: DIR/clone --port PORT
+ * --max-seconds 3600. The caller owns the storage (one per call, say on
+ * its stack: no static, so distinct loops may run in distinct threads);
+ * argv points into the struct itself, so it is filled in place by
+ * tune_clone_cmd_init() and not copied. */
+struct tune_clone_cmd {
+	char bin[4200], port[16];
+	char *argv[6];
+};
+void tune_clone_cmd_init(struct tune_clone_cmd *c, const char *dir, unsigned port);
+
 /* DIR may be replaced by the loop: absent, empty or a clone tree
  * (-ENOTEMPTY otherwise, -ENOTDIR for a file). */
 int tune_dir_check(const char *dir);
