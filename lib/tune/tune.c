@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core_int.h"
+#include "model_int.h"
 #include "synth_int.h"
 #include "tune_int.h"
 
@@ -72,17 +73,6 @@ static int opts_read(const struct ditto_tune_opts *o, struct ditto_tune_opts *r)
 	if (r->bound >= 1 || !isfinite(r->bound))
 		return ditto_err(-DITTO_EOPTS, "tune: bound %g is not a relative error below 1", r->bound);
 	return 0;
-}
-
-static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
-{
-	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
-				  ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
-
-	if (!s)
-		ditto_err(-DITTO_ENOTFOUND, "tune: %s", name ? "no such service in the model" :
-			  "the model has no service");
-	return s;
 }
 
 /* Measure argv (listening on port) under the loop's load: cachegrind,
@@ -337,8 +327,9 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 	l->m = m;
 	if ((err = opts_read(opts, &l->o)))
 		return err;
-	if (!(l->s = pick_service(m, l->o.service)))
-		return -DITTO_ENOTFOUND;
+	if (!(l->s = model_pick_service(m, l->o.service)))
+		return ditto_err(-DITTO_ENOTFOUND, "tune: %s", l->o.service ?
+				 "no such service in the model" : "the model has no service");
 	if ((err = tune_dir_check(l->o.dir)))
 		return err;
 	snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir);

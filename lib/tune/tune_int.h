@@ -62,9 +62,6 @@ int tracks_diagnose(const struct track *t, const struct ditto_values *knobs,
 /* ---- the original's targets (tune_targets.c) ---- */
 
 struct ditto_service;
-struct ditto_cpu;
-/* The cpu entry with the most instructions observed: the serving class. */
-struct ditto_cpu *tune_main_cpu(struct ditto_service *s);
 /* Targets from what the model recorded (warns that they are). */
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
 /* The profile backend's per-request calls and bytes, as the model
@@ -128,8 +125,8 @@ struct ditto_tune_report {
 	size_t ncurve[2];
 };
 
-double rel_error(double original, double clone);
-/* rel_error(), except that rates are taken relative to at least 5e-4. */
+/* model_rel_error() (model_int.h), except that rates are taken relative
+ * to at least 5e-4 and background calls per request to at least 0.2. */
 double metric_error(const char *metric, double original, double clone);
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound);
