@@ -322,6 +322,13 @@ DITTO_API struct ditto_service *ditto_model_find_service(struct ditto_model *m, 
 	return (struct ditto_service *)e;
 }
 
+struct ditto_service *model_pick_service(struct ditto_model *m, const char *name)
+{
+	if (name)
+		return ditto_model_find_service(m, name);
+	return ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
+}
+
 DITTO_API struct ditto_service *ditto_model_add_service(struct ditto_model *m, const char *name)
 {
 	struct dnode *p = probe_str("name", name);
@@ -721,6 +728,19 @@ DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c)
 DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c)
 {
 	return (struct ditto_counts *)dn_child(NODE(c), "stepping", DN_MAP);
+}
+
+struct ditto_cpu *model_main_cpu(struct ditto_service *s)
+{
+	struct ditto_cpu *best = NULL;
+
+	for (size_t i = 0; i < ditto_service_cpu_count(s); i++) {
+		struct ditto_cpu *c = ditto_service_cpu(s, i);
+
+		if (!best || ditto_cpu_instructions(c) > ditto_cpu_instructions(best))
+			best = c;
+	}
+	return best;
 }
 
 /* ---- observed ---- */

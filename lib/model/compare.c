@@ -33,13 +33,13 @@ struct cctx {
 
 static const struct dnode empty_map = { .type = DN_MAP };
 
-static double rel_error(double a, double b)
+double model_rel_error(double original, double clone)
 {
-	if (a == b)
+	if (original == clone)
 		return 0;
-	if (a == 0)
+	if (original == 0)
 		return 1;
-	return fabs(b - a) / fabs(a);
+	return fabs(clone - original) / fabs(original);
 }
 
 static void emit(struct cctx *c, const char *suffix, enum ditto_metric_kind kind, double a,
@@ -77,7 +77,7 @@ static void emit(struct cctx *c, const char *suffix, enum ditto_metric_kind kind
 
 static void scalar(struct cctx *c, const char *suffix, double a, double b)
 {
-	emit(c, suffix, DITTO_METRIC_SCALAR, a, b, rel_error(a, b));
+	emit(c, suffix, DITTO_METRIC_SCALAR, a, b, model_rel_error(a, b));
 }
 
 /* Number for CP_RAW: numbers as they are, enums by index, bools 0/1. */

@@ -23,13 +23,15 @@
  */
 #define PIN_ENV "DITTO_SYNTH_PIN_KNOBS"
 
-/* Said once per process: the tuner synthesizes at every iteration. */
+/* Said once per process: the tuner synthesizes at every iteration. The
+ * first call that finds the variable set claims the warning (an exchange:
+ * one call, also when threads synthesize at once). */
 static atomic_bool pin_warned;
 
 static void pin_knobs(struct synth_knobs *k)
 {
 	const char *env = getenv(PIN_ENV), *p = env;
-	bool warned = atomic_load(&pin_warned);
+	bool warned = env && *env ? atomic_exchange(&pin_warned, true) : true;
 
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
@@ -49,8 +51,6 @@ static void pin_knobs(struct synth_knobs *k)
 		}
 		p += n + (p[n] == ',');
 	}
-	if (env && *env)
-		atomic_store(&pin_warned, true);
 }
 
 /* Values outside a knob's range are clamped, not refused: a hand-edited

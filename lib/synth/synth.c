@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "model_int.h"
 #include "synth_int.h"
 
 #include <ditto/model.h>
@@ -62,32 +63,15 @@ static int readme(struct dbuf *b, struct ditto_service *s, uint64_t seed, unsign
 	return 0;
 }
 
-static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
-{
-	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
-			   ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
-
-	if (!s)
-		ditto_err(-DITTO_ENOTFOUND, name ? "synth: the model has no service '%s'" :
-				"synth: the model has no service%s", name ? name : "");
-	return s;
-}
-
 /* The body of the serving class's cpu entry, or of an empty one (with a
  * warning) when the model has no cpu section. */
 static int body(struct ditto_service *s, uint64_t seed, const struct synth_knobs *knobs,
 		struct synth_limits *lim, struct dbuf *out, struct body_info *info)
 {
 	struct ditto_model *tmp = NULL;
-	struct ditto_cpu *c = ditto_service_cpu_count(s) ? ditto_service_cpu(s, 0) : NULL;
+	struct ditto_cpu *c = model_main_cpu(s);
 	int err;
 
-	for (size_t i = 0; i < ditto_service_cpu_count(s); i++) {
-		struct ditto_cpu *e = ditto_service_cpu(s, i);
-
-		if (ditto_cpu_instructions(e) > ditto_cpu_instructions(c))
-			c = e;
-	}
 	if (!c) {
 		ditto_warn("synth: %s: no cpu section: the request body is the default one "
 			   "(10000 register adds per request)", ditto_service_name(s));
@@ -165,8 +149,9 @@ DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
 		ditto_err_prefix("synth: the model is invalid");
 		return err;
 	}
-	if (!(s = pick_service(m, o.service)))
-		return -DITTO_ENOTFOUND;
+	if (!(s = model_pick_service(m, o.service)))
+		return ditto_err(-DITTO_ENOTFOUND, o.service ? "synth: the model has no service '%s'" :
+				 "synth: the model has no service%s", o.service ? o.service : "");
 	dbuf_init(&cfg);
 	dbuf_init(&asm_);
 	dbuf_init(&doc);

@@ -25,6 +25,7 @@
 #include <ditto/tune.h>
 
 #include "loadgen_int.h"
+#include "model_int.h"
 
 #define NS 1000000000ull
 #define SCAN_NS (10 * 1000000ull)	/* timeouts and a stop set by another thread */
@@ -83,17 +84,6 @@ static uint64_t now_ns(void)
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
-
-static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
-{
-	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
-			   ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
-
-	if (!s)
-		ditto_err(-DITTO_ENOTFOUND, name ? "load: the model has no service '%s'" :
-			  "load: the model has no service%s", name ? name : "");
-	return s;
-}
 
 /* The model's mean request size less what the framing adds to a value. */
 static uint64_t model_value_bytes(struct ditto_service *s, const struct cfg *c)
@@ -287,8 +277,9 @@ static int from_model(struct ditto_model *m, const char *name, struct cfg *c)
 			c->value_bytes = 32;
 		return 0;
 	}
-	if (!(s = pick_service(m, name)))
-		return -DITTO_ENOTFOUND;
+	if (!(s = model_pick_service(m, name)))
+		return ditto_err(-DITTO_ENOTFOUND, name ? "load: the model has no service '%s'" :
+				 "load: the model has no service%s", name ? name : "");
 	if (!c->framing && !(c->framing = ditto_service_framing(s)))
 		return ditto_err(-EINVAL, "load: service '%s' of the model has no known framing",
 				 ditto_service_name(s));

@@ -118,7 +118,7 @@ static int sum_outputs(const struct mctx *c, const char *tag, const struct svc *
 	if (!err && !files) {
 		svc_log_tail(s, tail, sizeof(tail));
 		snprintf(path, sizeof(path), "%s/cg-%s.valgrind.log", c->dir, tag);
-		log_tail(path, vtail, sizeof(vtail));
+		measure_log_tail_line(path, vtail, sizeof(vtail));
 		err = ditto_err(-EIO, "measure: valgrind wrote no cachegrind output for %s (does it "
 				"end cleanly on SIGTERM?); its output: %s; valgrind's: %s", s->name,
 				tail, vtail);

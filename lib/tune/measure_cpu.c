@@ -16,6 +16,7 @@
 
 #include "core_int.h"
 #include "measure_int.h"
+#include "model_int.h"
 #include "tune_int.h"
 
 /* Windows of 20000 instructions: 8 hold a redis-server's thread for
@@ -65,7 +66,7 @@ int measure_cpu(const struct mctx *c, struct ditto_metrics *m)
 	cc.load.duration_s = LOAD_S;
 	err = measure_profile_model(&cc, &po, &model, &answered);
 	if (!err && ditto_model_service_count(model))
-		cpu = tune_main_cpu(ditto_model_service(model, 0));
+		cpu = model_main_cpu(ditto_model_service(model, 0));
 	if (!err)
 		err = cpu ? measure_cpu_metrics(cpu, m) :
 		      ditto_err(-EIO, "measure: cpu: no CPU window was taken (no request-serving "

@@ -112,9 +112,13 @@ int svc_check_alive(struct svc *s, const char *when);
 /* SIGTERM the group, SIGKILL after 10 s; always reaps. -ETIMEDOUT when it
  * had to be killed. Safe to call twice. */
 int svc_stop(struct svc *s);
-/* The last lines of its log (of a file), on one line, for messages. */
+/* The last lines of its log (of a file), on one line, for messages: the
+ * last four lines of the file's last 2 KiB, joined by " | ", without
+ * CRs, cut to len; "(nothing)" for an empty or unreadable file. (synth's
+ * build.c keeps a build log's last 600 bytes as they are, lines and all:
+ * a different tail for a different message.) */
 void svc_log_tail(const struct svc *s, char *buf, size_t len);
-void log_tail(const char *path, char *buf, size_t len);
+void measure_log_tail_line(const char *path, char *buf, size_t len);
 
 /* Open and close the load's connections without requests, then wait as
  * after a load: what a run without load must do to subtract connections. */

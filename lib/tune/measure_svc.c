@@ -270,10 +270,10 @@ static ssize_t read_tail(const char *path, char *buf, size_t len)
 
 void svc_log_tail(const struct svc *s, char *buf, size_t len)
 {
-	log_tail(s->log, buf, len);
+	measure_log_tail_line(s->log, buf, len);
 }
 
-void log_tail(const char *path, char *buf, size_t len)
+void measure_log_tail_line(const char *path, char *buf, size_t len)
 {
 	char t[2048];
 	ssize_t n = read_tail(path, t, sizeof(t));

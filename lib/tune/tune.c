@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core_int.h"
+#include "model_int.h"
 #include "synth_int.h"
 #include "tune_int.h"
 
@@ -72,17 +73,6 @@ static int opts_read(const struct ditto_tune_opts *o, struct ditto_tune_opts *r)
 	if (r->bound >= 1 || !isfinite(r->bound))
 		return ditto_err(-DITTO_EOPTS, "tune: bound %g is not a relative error below 1", r->bound);
 	return 0;
-}
-
-static struct ditto_service *pick_service(struct ditto_model *m, const char *name)
-{
-	struct ditto_service *s = name ? ditto_model_find_service(m, name) :
-				  ditto_model_service_count(m) ? ditto_model_service(m, 0) : NULL;
-
-	if (!s)
-		ditto_err(-DITTO_ENOTFOUND, "tune: %s", name ? "no such service in the model" :
-			  "the model has no service");
-	return s;
 }
 
 /* Measure argv (listening on port) under the loop's load: cachegrind,
@@ -265,8 +255,8 @@ static int iteration(struct loop *l)
 	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
 	struct ditto_metrics *clone = NULL;
 	unsigned port = l->o.port ? l->o.port : tune_free_port();
-	char bin[4200], portstr[16], note[512];
-	char *argv[] = { bin, "--port", portstr, "--max-seconds", "3600", NULL };
+	struct tune_clone_cmd cmd;
+	char note[512];
 	const char *worst = "none";
 	unsigned i, moved;
 	double e, worst_e;
@@ -277,16 +267,15 @@ static int iteration(struct loop *l)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	i = (unsigned)ditto_tuning_iter_index(it);
 	copy_values(ditto_tuning_iter_knobs(it), ditto_tuning_knobs(t));
-	snprintf(bin, sizeof(bin), "%s/clone", l->try_dir);
-	snprintf(portstr, sizeof(portstr), "%u", port);
+	tune_clone_cmd_init(&cmd, l->try_dir, port);
 	err = build_candidate(l, port);
-	err = err ? err : measure(l, argv, port, &clone);
+	err = err ? err : measure(l, cmd.argv, port, &clone);
 	if (!err) {
 		/* Close to the bound either way, one run's noise decides: the
 		 * clone is measured again and judged by the mean of both. */
 		e = errors(l, clone, NULL, &worst, &worst_e);
 		twice = e > l->o.bound / NEAR && e < l->o.bound * NEAR;
-		err = twice ? measure_mean(l, argv, port, 2, clone) : 0;
+		err = twice ? measure_mean(l, cmd.argv, port, 2, clone) : 0;
 	}
 	if (err) {
 		ditto_metrics_free(clone);
@@ -338,8 +327,9 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 	l->m = m;
 	if ((err = opts_read(opts, &l->o)))
 		return err;
-	if (!(l->s = pick_service(m, l->o.service)))
-		return -DITTO_ENOTFOUND;
+	if (!(l->s = model_pick_service(m, l->o.service)))
+		return ditto_err(-DITTO_ENOTFOUND, "tune: %s", l->o.service ?
+				 "no such service in the model" : "the model has no service");
 	if ((err = tune_dir_check(l->o.dir)))
 		return err;
 	snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir);

@@ -16,6 +16,7 @@
 #include "core_int.h"
 #include <ditto/profile.h>
 #include "measure_int.h"
+#include "model_int.h"
 #include "synth_int.h"
 #include "tune_int.h"
 
@@ -96,7 +97,7 @@ void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct 
 	char dir[] = "/tmp/ditto-tune-XXXXXX";
 	struct mctx c = { .argv = clone->argv, .host = "127.0.0.1", .startup_timeout_s = 30,
 			  .dir = dir, .stop = o->stop };
-	struct ditto_cpu *want = tune_main_cpu(s), *got;
+	struct ditto_cpu *want = model_main_cpu(s), *got;
 	struct ditto_model *cm = NULL;
 	uint64_t answered;
 	int err;
@@ -111,7 +112,7 @@ void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct 
 	c.load.requests = 0;
 	c.load.duration_s = 30;	/* ended once the CPU windows are taken */
 	err = measure_profile_model(&c, &po, &cm, &answered);
-	got = !err && ditto_model_service_count(cm) ? tune_main_cpu(ditto_model_service(cm, 0)) : NULL;
+	got = !err && ditto_model_service_count(cm) ? model_main_cpu(ditto_model_service(cm, 0)) : NULL;
 	if (got)
 		put_rows(m, s, o, want, got, r);
 	else

@@ -23,22 +23,6 @@
 static const char *const profile_metrics[] = { "syscalls_per_request", "socket_bytes_per_request",
 					       "read_calls_per_request", "write_calls_per_request" };
 
-static void clone_side(const struct ditto_tune_opts *o, struct tune_side *s, char *bin, char *port)
-{
-	static char *argv[6];
-	unsigned p = tune_free_port();
-
-	snprintf(bin, 4200, "%s/clone", o->dir);
-	snprintf(port, 16, "%u", p);
-	argv[0] = bin;
-	argv[1] = "--port";
-	argv[2] = port;
-	argv[3] = "--max-seconds";
-	argv[4] = "3600";
-	argv[5] = NULL;
-	*s = (struct tune_side){ argv, p, "clone" };
-}
-
 struct ditto_loadgen_opts tune_base_load(struct ditto_model *m, struct ditto_service *s,
 					   const struct ditto_tune_opts *o, unsigned port)
 {
@@ -129,10 +113,12 @@ out:
 int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *o, struct ditto_tune_report *r)
 {
-	char bin[4200], port[16];
+	struct tune_clone_cmd cmd;	/* the best clone, in opts->dir */
+	unsigned port = tune_free_port();
 	struct tune_side clone, orig = { o->original_argv, o->original_port, "original" };
 
-	clone_side(o, &clone, bin, port);
+	tune_clone_cmd_init(&cmd, o->dir, port);
+	clone = (struct tune_side){ cmd.argv, port, "clone" };
 	profile_rows(m, s, o, o->original_argv ? &orig : NULL, &clone, r);
 	tune_cpu_rows(m, s, o, &clone, r);
 	if (o->latency)

@@ -62,9 +62,6 @@ int tracks_diagnose(const struct track *t, const struct ditto_values *knobs,
 /* ---- the original's targets (tune_targets.c) ---- */
 
 struct ditto_service;
-struct ditto_cpu;
-/* The cpu entry with the most instructions observed: the serving class. */
-struct ditto_cpu *tune_main_cpu(struct ditto_service *s);
 /* Targets from what the model recorded (warns that they are). */
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
 /* The profile backend's per-request calls and bytes, as the model
@@ -79,6 +76,18 @@ int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src,
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
 unsigned tune_free_port(void);
+
+/* How the loop and the report run a clone: DIR/clone --port PORT
+ * --max-seconds 3600. The caller owns the storage (one per call, say on
+ * its stack: no static, so distinct loops may run in distinct threads);
+ * argv points into the struct itself, so it is filled in place by
+ * tune_clone_cmd_init() and not copied. */
+struct tune_clone_cmd {
+	char bin[4200], port[16];
+	char *argv[6];
+};
+void tune_clone_cmd_init(struct tune_clone_cmd *c, const char *dir, unsigned port);
+
 /* DIR may be replaced by the loop: absent, empty or a clone tree
  * (-ENOTEMPTY otherwise, -ENOTDIR for a file). */
 int tune_dir_check(const char *dir);
@@ -116,8 +125,8 @@ struct ditto_tune_report {
 	size_t ncurve[2];
 };
 
-double rel_error(double original, double clone);
-/* rel_error(), except that rates are taken relative to at least 5e-4. */
+/* model_rel_error() (model_int.h), except that rates are taken relative
+ * to at least 5e-4 and background calls per request to at least 0.2. */
 double metric_error(const char *metric, double original, double clone);
 int report_row(struct ditto_tune_report *r, const char *metric, double original, double clone,
 	       double bound);

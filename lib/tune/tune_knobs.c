@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "model_int.h"
 #include "synth_int.h"
 #include "tune_int.h"
 
@@ -74,13 +75,6 @@ double metric_accept_bound(const char *metric, double bound)
 	return bound;
 }
 
-double rel_error(double original, double clone)
-{
-	if (original == clone)
-		return 0;
-	return original != 0 ? fabs(clone - original) / fabs(original) : 1;
-}
-
 /* Rates (names ending in "_rate") are compared relative to at least
  * RATE_FLOOR (0.05%): a service whose data fits the caches has a miss rate
  * of a few in a million, where a relative error says nothing, and the
@@ -101,7 +95,7 @@ double metric_error(const char *metric, double original, double clone)
 		return fabs(clone - original) / CALLS_FLOOR;
 	if (n > 5 && !strcmp(metric + n - 5, "_rate") && fabs(original) < RATE_FLOOR)
 		return fabs(clone - original) / RATE_FLOOR;
-	return rel_error(original, clone);
+	return model_rel_error(original, clone);
 }
 
 void tracks_init(struct track *t)

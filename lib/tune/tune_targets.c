@@ -10,25 +10,13 @@
 
 #include "core_int.h"
 #include "measure_int.h"
+#include "model_int.h"
 #include "tune_int.h"
 
 #include <ditto/model.h>
 
 #define L1_BYTES 32768
 #define LL_BYTES (1u << 20)
-
-struct ditto_cpu *tune_main_cpu(struct ditto_service *s)
-{
-	struct ditto_cpu *best = NULL;
-
-	for (size_t i = 0; i < ditto_service_cpu_count(s); i++) {
-		struct ditto_cpu *c = ditto_service_cpu(s, i);
-
-		if (!best || ditto_cpu_instructions(c) > ditto_cpu_instructions(best))
-			best = c;
-	}
-	return best;
-}
 
 static void cpu_targets(struct ditto_cpu *c, struct ditto_metrics *t)
 {
@@ -60,7 +48,7 @@ static void counter_targets(struct ditto_observed *o, struct ditto_metrics *t)
 
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t)
 {
-	struct ditto_cpu *c = tune_main_cpu(s);
+	struct ditto_cpu *c = model_main_cpu(s);
 
 	if (c)
 		cpu_targets(c, t);

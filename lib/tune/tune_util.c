@@ -29,6 +29,18 @@ unsigned tune_free_port(void)
 	return port;
 }
 
+void tune_clone_cmd_init(struct tune_clone_cmd *c, const char *dir, unsigned port)
+{
+	snprintf(c->bin, sizeof(c->bin), "%s/clone", dir);
+	snprintf(c->port, sizeof(c->port), "%u", port);
+	c->argv[0] = c->bin;
+	c->argv[1] = "--port";
+	c->argv[2] = c->port;
+	c->argv[3] = "--max-seconds";
+	c->argv[4] = "3600";
+	c->argv[5] = NULL;
+}
+
 int tune_dir_check(const char *dir)
 {
 	int err = synth_tree_replaceable(dir);
