@@ -376,14 +376,14 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 	for (size_t i = 0; i < tune_metric_count; i++) {
 		double t, c;
 
-		/* Its row averages three runs per side (tune_extra.c). */
+		/* Its row averages three runs per side (tune_checked_rows.c). */
 		if (!strcmp(tune_metrics[i], "syscalls_per_request"))
 			continue;
 		if (!ditto_metrics_get(l->target, tune_metrics[i], &t) &&
 		    !ditto_metrics_get(l->best, tune_metrics[i], &c))
 			report_row(l->report, tune_metrics[i], t, c, l->o.bound);
 	}
-	err = tune_extra_rows(l->m, l->s, &l->o, l->report);
+	err = tune_checked_rows(l->m, l->s, &l->o, l->report);
 	return err ? err : report_verdict(l->report);
 }
 

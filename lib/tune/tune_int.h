@@ -92,7 +92,7 @@ void tune_clone_cmd_init(struct tune_clone_cmd *c, const char *dir, unsigned por
  * (-ENOTEMPTY otherwise, -ENOTDIR for a file). */
 int tune_dir_check(const char *dir);
 
-/* ---- report (tune_report.c, tune_svg.c, tune_extra.c) ---- */
+/* ---- report (tune_report.c, tune_svg.c, tune_checked_rows.c) ---- */
 
 struct tune_row {
 	char *metric;
@@ -142,7 +142,7 @@ int report_row_error(struct ditto_tune_report *r, const char *metric, double ori
  * (profiler), and with opts->latency the latency curves, percentiles at
  * low, medium and high load and saturation throughput. The best clone is
  * in opts->dir. Failures are warnings: the report keeps what it has. */
-int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
+int tune_checked_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *opts, struct ditto_tune_report *r);
 
 /* A service the report runs natively: its command, port and role. */

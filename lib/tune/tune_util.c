@@ -72,3 +72,15 @@ int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src,
 	}
 	return err;
 }
+
+struct ditto_loadgen_opts tune_base_load(struct ditto_model *m, struct ditto_service *s,
+					   const struct ditto_tune_opts *o, unsigned port)
+{
+	unsigned f = ditto_service_framing(s);
+
+	return (struct ditto_loadgen_opts){ .sz = sizeof(struct ditto_loadgen_opts), .port = port,
+					    .framing = f ? f : DITTO_FRAMING_RAW, .model = m,
+					    .service = ditto_service_name(s), .seed = o->seed,
+					    .mode = DITTO_LOAD_CLOSED, .connections = o->connections,
+					    .requests = o->requests, .stop = o->stop };
+}

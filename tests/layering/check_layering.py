@@ -8,7 +8,9 @@
    deliberate upward or sideways include must fail, a downward one work.
 2. Links: no stage's objects use a symbol defined by a stage it does not
    build on (an extern declaration written by hand would pass check 1).
-3. The installed libditto.a defines no global outside the ditto_ API.
+3. Files: no cycle among a stage's objects (a.c using b.c using a.c):
+   each file can be read, and moved, from the bottom up.
+4. The installed libditto.a defines no global outside the ditto_ API.
 
 usage: check_layering.py BUILD_DIR
 """
@@ -109,6 +111,65 @@ def check_links(build):
             print('links: %s uses only %s' % (s, ', '.join(sorted(STAGES[s][1]))))
 
 
+def object_graph(build, stage):
+    """Objects of a stage and, for each, the objects of it it uses."""
+    lib = os.path.join(build, 'lib', 'libditto-%s.a' % stage)
+    defined, used, obj = {}, {}, None
+    for line in nm(lib, '-A'):
+        path, _, rest = line.rpartition(':')
+        path = path.split(':')[-1] if path.endswith('.o') else path
+        obj = os.path.basename(path.split('(')[-1].rstrip(')')).replace('.c.o', '')
+        p = rest.split()
+        used.setdefault(obj, set())
+        if len(p) == 3 and p[1] in 'TDBRCVW':
+            defined[p[2]] = obj
+        elif len(p) == 2 and p[0] == 'U':
+            used[obj].add(p[1])
+    return {o: {defined[u] for u in us if u in defined and defined[u] != o}
+            for o, us in used.items()}
+
+
+def cycles(graph):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_cycles(build):
+    for s in STAGES:
+        graph = object_graph(build, s)
+        found = cycles(graph)
+        for comp in found:
+            fail('stage %s: files that use each other: %s' % (s, ', '.join(comp)))
+        if not found:
+            print('files: no cycle among the %d objects of %s' % (len(graph), s))
+
+
 def check_archive(build):
     names = [l.split()[2] for l in nm(os.path.join(build, 'lib', 'libditto.a'), '-g',
                                        '--defined-only') if len(l.split()) == 3]
@@ -125,6 +186,7 @@ def main():
     build = sys.argv[1]
     check_includes(build)
     check_links(build)
+    check_cycles(build)
     check_archive(build)
     return 1 if failures else 0
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report rows beyond the tuned metrics. Syscalls and bytes per
+ * The report rows the loop checks but does not tune. Syscalls and bytes per
  * request come from the profile backend (original measured the same way
  * when it can be run, else the model's figures); the CPU windows' rows
  * in tune_cpu_rows.c; latency in tune_latency.c.
@@ -22,18 +22,6 @@
 
 static const char *const profile_metrics[] = { "syscalls_per_request", "socket_bytes_per_request",
 					       "read_calls_per_request", "write_calls_per_request" };
-
-struct ditto_loadgen_opts tune_base_load(struct ditto_model *m, struct ditto_service *s,
-					   const struct ditto_tune_opts *o, unsigned port)
-{
-	unsigned f = ditto_service_framing(s);
-
-	return (struct ditto_loadgen_opts){ .sz = sizeof(struct ditto_loadgen_opts), .port = port,
-					    .framing = f ? f : DITTO_FRAMING_RAW, .model = m,
-					    .service = ditto_service_name(s), .seed = o->seed,
-					    .mode = DITTO_LOAD_CLOSED, .connections = o->connections,
-					    .requests = o->requests, .stop = o->stop };
-}
 
 static int profile_side(struct ditto_model *m, struct ditto_service *s,
 			const struct ditto_tune_opts *o, const struct tune_side *sd,
@@ -110,7 +98,7 @@ out:
 		ditto_metrics_free(sums[j]);
 }
 
-int tune_extra_rows(struct ditto_model *m, struct ditto_service *s,
+int tune_checked_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *o, struct ditto_tune_report *r)
 {
 	struct tune_clone_cmd cmd;	/* the best clone, in opts->dir */
