@@ -16,18 +16,20 @@
 #include "core_int.h"
 #include "hw_counters.h"
 
-_Static_assert(HWC_N == DITTO_COUNTER_LLC_MISSES + 1, "HWC_N follows enum ditto_counter");
+_Static_assert(HW_COUNTERS_N == DITTO_COUNTER_LLC_MISSES + 1,
+	       "HW_COUNTERS_N follows enum ditto_counter");
 
-#define HWC_BIT(i) (1u << (i))
+#define HW_COUNTERS_BIT(i) (1u << (i))
 /* Without these two the profile has no CPI: no point counting the rest. */
-#define HWC_MANDATORY (HWC_BIT(DITTO_COUNTER_CYCLES) | HWC_BIT(DITTO_COUNTER_INSTRUCTIONS))
-#define HWC_MAX_NAMES 3
+#define HW_COUNTERS_MANDATORY \
+	(HW_COUNTERS_BIT(DITTO_COUNTER_CYCLES) | HW_COUNTERS_BIT(DITTO_COUNTER_INSTRUCTIONS))
+#define HW_COUNTERS_MAX_NAMES 3
 
 /* libpfm4 names of each counter, tried in order until one opens here. */
 static const struct {
 	const char *label;
-	const char *names[HWC_MAX_NAMES];
-} hwc_events[HWC_N] = {
+	const char *names[HW_COUNTERS_MAX_NAMES];
+} hw_counters_events[HW_COUNTERS_N] = {
 	{ "cycles", { "cycles", "PERF_COUNT_HW_CPU_CYCLES" } },
 	{ "instructions", { "instructions", "PERF_COUNT_HW_INSTRUCTIONS" } },
 	{ "branches", { "branches", "branch-instructions", "PERF_COUNT_HW_BRANCH_INSTRUCTIONS" } },
@@ -40,20 +42,20 @@ static const struct {
 	{ "llc_misses", { "LLC-load-misses", "PERF_COUNT_HW_CACHE_LL:READ:MISS" } },
 };
 
-struct hwc_thread {
+struct hw_counters_thread {
 	pid_t tid;
-	int fd[HWC_N];		/* -1 where not counted */
+	int fd[HW_COUNTERS_N];		/* -1 where not counted */
 };
 
 struct hw_counters {
-	struct perf_event_attr attr[HWC_N];
+	struct perf_event_attr attr[HW_COUNTERS_N];
 	uint32_t want;		/* counters that opened on the calling thread */
-	struct hwc_thread *threads;
+	struct hw_counters_thread *threads;
 	size_t n, cap;
 };
 
 /* What read() returns with TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING. */
-struct hwc_value {
+struct hw_counters_value {
 	uint64_t value, enabled, running;
 };
 
@@ -115,7 +117,7 @@ static const char *unavailable_hint(int err, pid_t tid)
 /* The error of a failed perf_event_open for counter i (tid 0: probe). */
 static int open_error(int err, int i, pid_t tid)
 {
-	const char *what = hwc_events[i].label;
+	const char *what = hw_counters_events[i].label;
 	char on[32] = "";
 
 	if (tid)
@@ -132,7 +134,7 @@ static int open_error(int err, int i, pid_t tid)
 	if (err == EMFILE || err == ENFILE)
 		return ditto_err(-err, "perf_event_open(%s)%s: %s: hardware counters take %d file "
 				 "descriptors per thread (raise ulimit -n)", what, on, strerror(err),
-				 HWC_N);
+				 HW_COUNTERS_N);
 	return ditto_err(-err, "perf_event_open(%s)%s: %s", what, on, strerror(err));
 }
 
@@ -165,10 +167,10 @@ static int probe_counter(struct hw_counters *h, int i)
 {
 	int err = ENOENT;
 
-	for (int k = 0; k < HWC_MAX_NAMES && hwc_events[i].names[k]; k++) {
+	for (int k = 0; k < HW_COUNTERS_MAX_NAMES && hw_counters_events[i].names[k]; k++) {
 		int fd;
 
-		if (!encode(hwc_events[i].names[k], &h->attr[i]))
+		if (!encode(hw_counters_events[i].names[k], &h->attr[i]))
 			continue;
 		fd = sys_perf_event_open(&h->attr[i], 0);
 		if (fd >= 0) {
@@ -186,23 +188,23 @@ static int probe_counter(struct hw_counters *h, int i)
  * exit or ptrace rules get in the way of the answer. */
 static int probe(struct hw_counters *h)
 {
-	for (int i = 0; i < HWC_N; i++) {
+	for (int i = 0; i < HW_COUNTERS_N; i++) {
 		int err = probe_counter(h, i);
 
 		if (!err)
-			h->want |= HWC_BIT(i);
-		else if (HWC_MANDATORY & HWC_BIT(i))
+			h->want |= HW_COUNTERS_BIT(i);
+		else if (HW_COUNTERS_MANDATORY & HW_COUNTERS_BIT(i))
 			return open_error(err, i, 0);
 		else
-			ditto_debug("hw counters: %s not counted here: %s", hwc_events[i].label,
+			ditto_debug("hw counters: %s not counted here: %s", hw_counters_events[i].label,
 				    strerror(err));
 	}
 	return 0;
 }
 
-static void close_thread(struct hwc_thread *t)
+static void close_thread(struct hw_counters_thread *t)
 {
-	for (int i = 0; i < HWC_N; i++) {
+	for (int i = 0; i < HW_COUNTERS_N; i++) {
 		if (t->fd[i] >= 0)
 			close(t->fd[i]);
 		t->fd[i] = -1;
@@ -217,20 +219,20 @@ static void drop_counter(struct hw_counters *h, int i, int err)
 			close(h->threads[t].fd[i]);
 		h->threads[t].fd[i] = -1;
 	}
-	h->want &= ~HWC_BIT(i);
-	ditto_debug("hw counters: %s dropped: %s", hwc_events[i].label, strerror(err));
+	h->want &= ~HW_COUNTERS_BIT(i);
+	ditto_debug("hw counters: %s dropped: %s", hw_counters_events[i].label, strerror(err));
 }
 
 /* Open the counters on tid into t: 0, 1 when the thread is gone, or -errno. */
-static int open_thread(struct hw_counters *h, pid_t tid, struct hwc_thread *t)
+static int open_thread(struct hw_counters *h, pid_t tid, struct hw_counters_thread *t)
 {
 	t->tid = tid;
-	for (int i = 0; i < HWC_N; i++)
+	for (int i = 0; i < HW_COUNTERS_N; i++)
 		t->fd[i] = -1;
-	for (int i = 0; i < HWC_N; i++) {
+	for (int i = 0; i < HW_COUNTERS_N; i++) {
 		int err;
 
-		if (!(h->want & HWC_BIT(i)))
+		if (!(h->want & HW_COUNTERS_BIT(i)))
 			continue;
 		t->fd[i] = sys_perf_event_open(&h->attr[i], tid);
 		if (t->fd[i] >= 0)
@@ -240,7 +242,7 @@ static int open_thread(struct hw_counters *h, pid_t tid, struct hwc_thread *t)
 			close_thread(t);
 			return 1;
 		}
-		if (unavailable(err) && !(HWC_MANDATORY & HWC_BIT(i))) {
+		if (unavailable(err) && !(HW_COUNTERS_MANDATORY & HW_COUNTERS_BIT(i))) {
 			drop_counter(h, i, err);
 			continue;
 		}
@@ -260,7 +262,7 @@ static bool counted(const struct hw_counters *h, pid_t tid)
 
 static int reserve(struct hw_counters *h, size_t n)
 {
-	struct hwc_thread *p;
+	struct hw_counters_thread *p;
 	size_t cap = h->cap ? h->cap : 16;
 
 	if (n <= h->cap)
@@ -275,7 +277,7 @@ static int reserve(struct hw_counters *h, size_t n)
 	return 0;
 }
 
-int hwc_add_thread(struct hw_counters *h, pid_t tid)
+int hw_counters_add_thread(struct hw_counters *h, pid_t tid)
 {
 	int err;
 
@@ -300,7 +302,8 @@ static void set_why(char *why, size_t whylen, const char *msg)
 		snprintf(why, whylen, "%s", msg);
 }
 
-int hwc_open(const pid_t *tids, size_t n, struct hw_counters **out, char *why, size_t whylen)
+int hw_counters_open(const pid_t *tids, size_t n, struct hw_counters **out, char *why,
+		     size_t whylen)
 {
 	struct hw_counters *h;
 	int err;
@@ -323,9 +326,9 @@ int hwc_open(const pid_t *tids, size_t n, struct hw_counters **out, char *why, s
 	if (!err)
 		err = probe(h);
 	for (size_t i = 0; !err && i < n; i++)
-		err = hwc_add_thread(h, tids[i]);
+		err = hw_counters_add_thread(h, tids[i]);
 	if (err)
-		hwc_free(h);
+		hw_counters_free(h);
 	else
 		*out = h;
 out:
@@ -335,7 +338,7 @@ out:
 }
 
 /* One thread's count, extrapolated over the time its event was multiplexed out. */
-static uint64_t scaled(const struct hwc_value *v)
+static uint64_t scaled(const struct hw_counters_value *v)
 {
 	if (!v->running)
 		return 0;
@@ -350,7 +353,7 @@ static bool read_counter(const struct hw_counters *h, int i, uint64_t *sum)
 	uint64_t enabled = 0, running = 0;
 
 	for (size_t t = 0; t < h->n; t++) {
-		struct hwc_value v;
+		struct hw_counters_value v;
 		int fd = h->threads[t].fd[i];
 
 		if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
@@ -362,19 +365,19 @@ static bool read_counter(const struct hw_counters *h, int i, uint64_t *sum)
 	return !enabled || running;
 }
 
-void hwc_read(struct hw_counters *h, uint64_t vals[HWC_N], uint32_t *have)
+void hw_counters_read(struct hw_counters *h, uint64_t vals[HW_COUNTERS_N], uint32_t *have)
 {
 	uint32_t got = 0;
 
-	memset(vals, 0, HWC_N * sizeof(*vals));
-	for (int i = 0; h && i < HWC_N; i++)
-		if ((h->want & HWC_BIT(i)) && read_counter(h, i, &vals[i]))
-			got |= HWC_BIT(i);
+	memset(vals, 0, HW_COUNTERS_N * sizeof(*vals));
+	for (int i = 0; h && i < HW_COUNTERS_N; i++)
+		if ((h->want & HW_COUNTERS_BIT(i)) && read_counter(h, i, &vals[i]))
+			got |= HW_COUNTERS_BIT(i);
 	if (have)
 		*have = got;
 }
 
-void hwc_free(struct hw_counters *h)
+void hw_counters_free(struct hw_counters *h)
 {
 	if (!h)
 		return;

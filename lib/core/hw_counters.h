@@ -4,7 +4,7 @@
  *
  * One counting perf event per thread and counter, user space only
  * (exclude_kernel, exclude_hv), not inherited: the caller adds each thread,
- * including those that appear after hwc_open(). Counts of threads that
+ * including those that appear after hw_counters_open(). Counts of threads that
  * exit stay in the totals. Not thread safe: one thread uses a handle at a
  * time. Functions returning int give 0 or a negative errno-style code with
  * ditto_last_error() set.
@@ -21,7 +21,7 @@ struct hw_counters;
 
 /* Counters are indexed like enum ditto_counter in include/ditto/model.h:
  * cycles, instructions, branches, branch_misses, l1i_misses, l1d_misses, l2_misses, llc_misses. */
-#define HWC_N 8
+#define HW_COUNTERS_N 8
 
 /*
  * Open counting events for the given threads (tids > 0), user space only.
@@ -35,16 +35,17 @@ struct hw_counters;
  *  -EACCES      perf_event_paranoid, a missing CAP_PERFMON, ptrace access
  *               to a thread or a seccomp filter blocks perf_event_open;
  *  -EMFILE etc. other perf_event_open errors, -ENOMEM, -EINVAL.
- * Needs HWC_N file descriptors per thread.
+ * Needs HW_COUNTERS_N file descriptors per thread.
  */
-int hwc_open(const pid_t *tids, size_t n, struct hw_counters **out, char *why, size_t whylen);
+int hw_counters_open(const pid_t *tids, size_t n, struct hw_counters **out, char *why,
+		     size_t whylen);
 
 /*
  * Count a thread that appeared later too. 0 when it is counted, already
  * counted (a tid reused within the window is therefore missed) or already
  * gone; -EACCES, -EMFILE, -ENOMEM... otherwise, the handle staying usable.
  */
-int hwc_add_thread(struct hw_counters *h, pid_t tid);
+int hw_counters_add_thread(struct hw_counters *h, pid_t tid);
 
 /*
  * Totals so far over all threads; bit i of *have set when counter i was
@@ -52,9 +53,9 @@ int hwc_add_thread(struct hw_counters *h, pid_t tid);
  * counter that never got a hardware counter while enabled has its bit
  * clear. h may be NULL (all zero).
  */
-void hwc_read(struct hw_counters *h, uint64_t vals[HWC_N], uint32_t *have);
+void hw_counters_read(struct hw_counters *h, uint64_t vals[HW_COUNTERS_N], uint32_t *have);
 
 /* Closes every event; NULL is fine. */
-void hwc_free(struct hw_counters *h);
+void hw_counters_free(struct hw_counters *h);
 
 #endif /* DITTO_PROFILE_CPU_HW_COUNTERS_H */

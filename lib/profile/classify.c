@@ -239,10 +239,10 @@ static void find_workers(const struct snapshot *s, struct classes *c)
 
 static uint64_t samples_of(const struct thread_sampler *ts, uint32_t tid)
 {
-	struct tsamp_thread_info info;
+	struct thread_sampler_thread_info info;
 
-	for (size_t i = 0; i < tsamp_thread_count(ts); i++)
-		if (tsamp_thread(ts, i, &info) == 0 && (uint32_t)info.tid == tid)
+	for (size_t i = 0; i < thread_sampler_thread_count(ts); i++)
+		if (thread_sampler_thread(ts, i, &info) == 0 && (uint32_t)info.tid == tid)
 			return info.samples;
 	return 0;
 }
@@ -264,7 +264,8 @@ static int split_group(const struct snapshot *s, const struct thread_sampler *ts
 			idx[n] = i;
 			tids[n++] = (int)s->threads[i].tid;
 		}
-	if (n >= 2 && (err = tsamp_cluster(ts, tids, n, SPLIT_THRESHOLD, TSAMP_SHAPE, cls, &ncls)))
+	if (n >= 2 && (err = thread_sampler_cluster(ts, tids, n, SPLIT_THRESHOLD, THREAD_SAMPLER_SHAPE,
+						    cls, &ncls)))
 		goto out;
 	for (size_t j = 0; j < n; j++) {
 		sub[idx[j]] = n >= 2 && cls[j] < 64 ? cls[j] : 0;

@@ -53,7 +53,7 @@ struct ditto_profile {
 	bool cpu_on;
 	struct session_cpu *cpu;
 	struct hw_counters *hwc;
-	char hwc_why[256];
+	char hw_counters_why[256];
 	bool keep_launched;
 	double launch_grace_s;
 	unsigned gaps;		/* enum ditto_profile_gap, set by finish */
@@ -116,7 +116,7 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 	p->requests = OPTS_GET(o, requests, 0);
 	p->sample_hz = OPTS_GET(o, sample_hz, 0);
 	if (p->sample_hz == 0)
-		p->sample_hz = TSAMP_DEFAULT_HZ;
+		p->sample_hz = THREAD_SAMPLER_DEFAULT_HZ;
 	p->keep_launched = OPTS_GET(o, keep_launched, false);
 	p->launch_grace_s = OPTS_GET(o, launch_grace_s, 0.0);
 	if (p->launch_grace_s < 0 || p->launch_grace_s != p->launch_grace_s)
@@ -182,7 +182,7 @@ static int add_thread(pid_t tid, const char *comm, void *user)
 	struct thread_ctx *t = user;
 
 	if (t->p->hwc)
-		hwc_add_thread(t->p->hwc, tid);
+		hw_counters_add_thread(t->p->hwc, tid);
 	return collector_add_thread(t->p->col, tid, t->tgid, comm);
 }
 
@@ -218,10 +218,11 @@ static void start_sampler(struct ditto_profile *p)
 {
 	if (p->sample_hz < 0)
 		return;
-	if (tsamp_new(p->sample_hz, is_traced, p, &p->ts) || watch(p->epfd, tsamp_fd(p->ts))) {
+	if (thread_sampler_new(p->sample_hz, is_traced, p, &p->ts) ||
+	    watch(p->epfd, thread_sampler_fd(p->ts))) {
 		ditto_warn("stack sampling unavailable (%s): thread classes come from what the "
 			   "threads do only", ditto_last_error());
-		tsamp_free(p->ts);
+		thread_sampler_free(p->ts);
 		p->ts = NULL;
 	}
 }
@@ -239,7 +240,7 @@ static int start_window(struct ditto_profile *p, pid_t pid)
 	if ((err = collector_trace(p->col, pid)) || (err = collector_attach(p->col)))
 		return err;
 	/* Counting is best effort: most VMs have no PMU (said at finish). */
-	if (hwc_open(NULL, 0, &p->hwc, p->hwc_why, sizeof(p->hwc_why)))
+	if (hw_counters_open(NULL, 0, &p->hwc, p->hw_counters_why, sizeof(p->hw_counters_why)))
 		p->hwc = NULL;
 	/* Attached first, then scanned: forks in between are seen by the kernel side. */
 	if ((err = trace_process(p, pid)) || (err = proc_descendants(pid, trace_child, p))) {
@@ -378,7 +379,7 @@ static int analyse(struct ditto_profile *p)
 	memcpy(s->ports, p->ports, sizeof(s->ports));
 	s->nports = p->nports;
 	if (p->ts)
-		s->reqs.dropped += tsamp_lost(p->ts);
+		s->reqs.dropped += thread_sampler_lost(p->ts);
 	/* Before classes form: a thread that waits to accept is an acceptor
 	 * whether or not a client connected during the window. */
 	listen_waiters_mark(s);
@@ -411,7 +412,7 @@ static void end_window(struct ditto_profile *p)
 		return;
 	collector_detach(p->col);
 	if (p->ts)
-		tsamp_stop(p->ts);
+		thread_sampler_stop(p->ts);
 	timerfd_settime(p->tfd, 0, &off, NULL);
 	p->elapsed_s = elapsed(p);
 	p->state = ST_ENDED;
@@ -518,8 +519,8 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 	for (int i = 0; i < n && p->state == ST_RUNNING; i++) {
 		if (ev[i].data.fd == p->tfd)
 			on_tick(p);
-		else if (p->ts && ev[i].data.fd == tsamp_fd(p->ts))
-			tsamp_drain(p->ts);
+		else if (p->ts && ev[i].data.fd == thread_sampler_fd(p->ts))
+			thread_sampler_drain(p->ts);
 		else if (ev[i].data.fd == p->evfd)
 			end_cancelled(p);
 	}
@@ -564,7 +565,7 @@ static int collect(struct ditto_profile *p, struct ditto_model **out)
 				   "what was stepped before", (int)p->target);
 	}
 	if (!err)
-		err = session_counters_store(p->hwc, p->hwc_why, *out);
+		err = session_counters_store(p->hwc, p->hw_counters_why, *out);
 	if (err) {
 		ditto_model_free(*out);
 		*out = NULL;
@@ -637,12 +638,12 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 		return;
 	end_window(p);
 	session_cpu_free(p->cpu);
-	hwc_free(p->hwc);
+	hw_counters_free(p->hwc);
 	if (p->analysed) {
 		classes_free(&p->cls);
 		snapshot_free(&p->snap);
 	}
-	tsamp_free(p->ts);
+	thread_sampler_free(p->ts);
 	collector_free(p->col);
 	stop_launched(p);
 	for (int *fd = &p->epfd; fd <= &p->tfd; fd++)

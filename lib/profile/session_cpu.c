@@ -179,7 +179,7 @@ int session_counters_store(struct hw_counters *h, const char *why, struct ditto_
 {
 	struct ditto_service *svc = ditto_model_service(m, 0);
 	struct ditto_observed *o = svc ? ditto_service_observed(svc) : NULL;
-	uint64_t v[HWC_N];
+	uint64_t v[HW_COUNTERS_N];
 	uint32_t have = 0;
 	int err;
 
@@ -193,10 +193,10 @@ int session_counters_store(struct hw_counters *h, const char *why, struct ditto_
 				   "is false (said once per process)", why && *why ? why : "not opened");
 		return ditto_observed_set_counters_available(o, false);
 	}
-	hwc_read(h, v, &have);
+	hw_counters_read(h, v, &have);
 	if ((err = ditto_observed_set_counters_available(o, true)))
 		return err;
-	for (int i = 0; i < HWC_N && !err; i++)
+	for (int i = 0; i < HW_COUNTERS_N && !err; i++)
 		if (have & (1u << i))
 			err = ditto_observed_set_counter(o, (enum ditto_counter)i, v[i]);
 	return err;

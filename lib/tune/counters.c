@@ -24,9 +24,9 @@ int counters_usable(void)
 {
 	struct hw_counters *h = NULL;
 	/* No threads: only the probe on ourselves, which says what the host has. */
-	int err = hwc_open(NULL, 0, &h, NULL, 0);
+	int err = hw_counters_open(NULL, 0, &h, NULL, 0);
 
-	hwc_free(h);
+	hw_counters_free(h);
 	return err;
 }
 
@@ -95,23 +95,24 @@ static int rescan(struct hw_counters *h, pid_t pgid, pid_t *tids)
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++)
-		err = hwc_add_thread(h, tids[i]);
+		err = hw_counters_add_thread(h, tids[i]);
 	return err;
 }
 
-static int count_load(const struct mctx *c, struct svc *s, uint64_t d[HWC_N], uint32_t *have)
+static int count_load(const struct mctx *c, struct svc *s, uint64_t d[HW_COUNTERS_N],
+		      uint32_t *have)
 {
 	struct hw_counters *h = NULL;
-	uint64_t before[HWC_N], after[HWC_N];
+	uint64_t before[HW_COUNTERS_N], after[HW_COUNTERS_N];
 	struct load_thread lt;
 	pid_t *tids = calloc(MAX_TIDS, sizeof(*tids));
 	int err, lerr;
 
 	if (!tids)
 		return ditto_err(-ENOMEM, "measure: out of memory");
-	if ((err = hwc_open(tids, group_tids(s->pid, tids), &h, NULL, 0)))
+	if ((err = hw_counters_open(tids, group_tids(s->pid, tids), &h, NULL, 0)))
 		goto out;
-	hwc_read(h, before, NULL);
+	hw_counters_read(h, before, NULL);
 	if ((err = load_thread_start(&lt, c)))
 		goto out;
 	while (!load_thread_done(&lt) && !err) {
@@ -124,16 +125,16 @@ static int count_load(const struct mctx *c, struct svc *s, uint64_t d[HWC_N], ui
 		load_thread_stop(&lt);
 	lerr = load_thread_join(&lt);
 	err = err ? err : lerr;
-	hwc_read(h, after, have);
-	for (int i = 0; i < HWC_N; i++)
+	hw_counters_read(h, after, have);
+	for (int i = 0; i < HW_COUNTERS_N; i++)
 		d[i] = after[i] - before[i];
 out:
-	hwc_free(h);
+	hw_counters_free(h);
 	free(tids);
 	return err;
 }
 
-static int put_metrics(const uint64_t d[HWC_N], uint32_t have, struct ditto_metrics *m)
+static int put_metrics(const uint64_t d[HW_COUNTERS_N], uint32_t have, struct ditto_metrics *m)
 {
 	static const struct {
 		const char *name;
@@ -164,7 +165,7 @@ static int put_metrics(const uint64_t d[HWC_N], uint32_t have, struct ditto_metr
 int measure_counters(const struct mctx *c, struct ditto_metrics *m)
 {
 	char path[PATH_MAX], **argv;
-	uint64_t d[HWC_N] = { 0 };
+	uint64_t d[HW_COUNTERS_N] = { 0 };
 	uint32_t have = 0;
 	struct svc s;
 	int err, alive, stop_err;

@@ -8,9 +8,10 @@
 
 #include "loadgen_int.h"
 
-_Static_assert(LG_ERR_KINDS == DITTO_LOAD_ERR_OTHER, "LG_ERR_KINDS is the last error kind");
+_Static_assert(LOADGEN_ERR_KINDS == DITTO_LOAD_ERR_OTHER,
+	       "LOADGEN_ERR_KINDS is the last error kind");
 
-struct ditto_load_result *lg_result_new(double offered_qps)
+struct ditto_load_result *loadgen_result_new(double offered_qps)
 {
 	struct ditto_load_result *r = calloc(1, sizeof(*r));
 
@@ -23,7 +24,7 @@ struct ditto_load_result *lg_result_new(double offered_qps)
 	return r;
 }
 
-int lg_result_add(struct ditto_load_result *r, uint64_t latency_ns)
+int loadgen_result_add(struct ditto_load_result *r, uint64_t latency_ns)
 {
 	int err = ditto_hist_add(r->latency, latency_ns, 1);
 
@@ -36,21 +37,21 @@ int lg_result_add(struct ditto_load_result *r, uint64_t latency_ns)
 	return 0;
 }
 
-void lg_result_error(struct ditto_load_result *r, int kind)
+void loadgen_result_error(struct ditto_load_result *r, int kind)
 {
 	/* an unknown kind is a bug here, but must not go uncounted */
-	if (kind < 1 || kind > LG_ERR_KINDS)
+	if (kind < 1 || kind > LOADGEN_ERR_KINDS)
 		kind = DITTO_LOAD_ERR_OTHER;
 	r->errors++;
 	r->errors_by[kind]++;
 }
 
-void lg_result_kinds(const struct ditto_load_result *r, char *buf, size_t len)
+void loadgen_result_kinds(const struct ditto_load_result *r, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (int k = 1; k <= LG_ERR_KINDS && n < len; k++) {
+	for (int k = 1; k <= LOADGEN_ERR_KINDS && n < len; k++) {
 		int w;
 
 		if (!r->errors_by[k])
@@ -67,7 +68,7 @@ void lg_result_kinds(const struct ditto_load_result *r, char *buf, size_t len)
 DITTO_API const char *ditto_load_error_name(enum ditto_load_error kind)
 {
 	/* the JSON keys and the CLI's words: keep them stable */
-	static const char *const names[LG_ERR_KINDS + 1] = {
+	static const char *const names[LOADGEN_ERR_KINDS + 1] = {
 		[DITTO_LOAD_ERR_REFUSED] = "refused",
 		[DITTO_LOAD_ERR_RESET] = "reset",
 		[DITTO_LOAD_ERR_CLOSED] = "closed",
@@ -77,7 +78,7 @@ DITTO_API const char *ditto_load_error_name(enum ditto_load_error kind)
 		[DITTO_LOAD_ERR_OTHER] = "other",
 	};
 
-	return (int)kind >= 1 && (int)kind <= LG_ERR_KINDS ? names[kind] : NULL;
+	return (int)kind >= 1 && (int)kind <= LOADGEN_ERR_KINDS ? names[kind] : NULL;
 }
 
 DITTO_API void ditto_load_result_free(struct ditto_load_result *r)
@@ -101,7 +102,7 @@ DITTO_API uint64_t ditto_load_result_errors(const struct ditto_load_result *r)
 DITTO_API uint64_t ditto_load_result_errors_by(const struct ditto_load_result *r,
 					       enum ditto_load_error kind)
 {
-	return r && (int)kind >= 1 && (int)kind <= LG_ERR_KINDS ? r->errors_by[kind] : 0;
+	return r && (int)kind >= 1 && (int)kind <= LOADGEN_ERR_KINDS ? r->errors_by[kind] : 0;
 }
 
 DITTO_API double ditto_load_result_offered_qps(const struct ditto_load_result *r)
@@ -150,7 +151,7 @@ DITTO_API int ditto_load_result_to_json(const struct ditto_load_result *r, char 
 		    r->offered_qps, ditto_load_result_achieved_qps(r), (unsigned long long)r->completed,
 		    (unsigned long long)r->errors);
 	/* every kind, zeros too: a script reads a key without asking first */
-	for (int k = 1; k <= LG_ERR_KINDS; k++)
+	for (int k = 1; k <= LOADGEN_ERR_KINDS; k++)
 		dbuf_printf(&b, "%s\"%s\": %llu", k > 1 ? ", " : "",
 			    ditto_load_error_name((enum ditto_load_error)k),
 			    (unsigned long long)r->errors_by[k]);

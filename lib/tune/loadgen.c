@@ -31,7 +31,7 @@
 #define SCAN_NS (10 * 1000000ull)	/* timeouts and a stop set by another thread */
 #define MAX_CONNS 100000
 #define IN_MIN 4096
-#define IN_MAX (LG_FRAME_MAX + LG_LINE_MAX)
+#define IN_MAX (LOADGEN_FRAME_MAX + LOADGEN_LINE_MAX)
 
 struct cfg {
 	const char *host;
@@ -39,7 +39,7 @@ struct cfg {
 	enum ditto_load_mode mode;
 	double qps, duration_s, warmup_s, write_share, timeout_s, deadline_s;
 	uint64_t requests, value_bytes, seed;
-	uint64_t keys;		/* key space; LG_MODEL_KEYS ones are set first */
+	uint64_t keys;		/* key space; LOADGEN_MODEL_KEYS ones are set first */
 	bool preset;
 	const volatile int *stop;
 };
@@ -92,7 +92,7 @@ static uint64_t model_value_bytes(struct ditto_service *s, const struct cfg *c)
 	uint64_t n = ditto_requests_count(rq), total = ditto_requests_request_bytes_total(rq);
 	double mean = n && total ? (double)total / (double)n :
 		      ditto_hist_mean(ditto_requests_request_bytes(rq));
-	double over = (double)lg_overhead(c->framing, c->host);
+	double over = (double)loadgen_overhead(c->framing, c->host);
 
 	if (!(mean > 0))
 		return 32;
@@ -103,7 +103,7 @@ static uint64_t model_value_bytes(struct ditto_service *s, const struct cfg *c)
 #define FIT_VALUE_MAX (512u << 10)
 
 /* The share of writes that makes the mean request `req` bytes. */
-static double fit_share(const struct lg_costs *k, double req)
+static double fit_share(const struct loadgen_costs *k, double req)
 {
 	double w = (req - (double)k->req_read) / (double)(k->req_write - k->req_read);
 
@@ -114,9 +114,9 @@ static double fit_share(const struct lg_costs *k, double req)
  * grows with v (a hit answer holds the value, writes get rarer). */
 static double fit_answer(unsigned framing, uint64_t v, double req, double *w)
 {
-	struct lg_costs k;
+	struct loadgen_costs k;
 
-	lg_costs(framing, v, &k);
+	loadgen_costs(framing, v, &k);
 	*w = fit_share(&k, req);
 	return *w * (double)k.ans_write + (1 - *w) * (double)k.ans_read;
 }
@@ -169,16 +169,16 @@ static void fit_means(unsigned framing, double req, double ans, struct cfg *c)
 /* The value size whose hit answers `ans` bytes, and the share that fits `req`. */
 static void fit_reads(unsigned framing, double req, double ans, struct cfg *c)
 {
-	struct lg_costs k;
+	struct loadgen_costs k;
 	uint64_t best = 1;
 	double w, err = INFINITY;
 
-	lg_costs(framing, 0, &k);
+	loadgen_costs(framing, 0, &k);
 	/* the hit answer is its empty one plus the value, give or take a digit */
 	for (double v = floor(ans - (double)k.ans_read) - 2; v <= ans - (double)k.ans_read + 2; v++) {
 		if (v < 1 || v > FIT_VALUE_MAX)
 			continue;
-		lg_costs(framing, (uint64_t)v, &k);
+		loadgen_costs(framing, (uint64_t)v, &k);
 		if (fabs((double)k.ans_read - ans) < err) {
 			err = fabs((double)k.ans_read - ans);
 			best = (uint64_t)v;
@@ -235,9 +235,9 @@ static void fit_model(struct ditto_requests *rq, struct cfg *c)
 	double req = model_mean(ditto_requests_request_bytes_total(rq), n,
 				ditto_requests_request_bytes(rq));
 	double ans = model_mean(ans_total, n, h), reads = 0;
-	struct lg_costs k;
+	struct loadgen_costs k;
 
-	lg_costs(c->framing, 0, &k);
+	loadgen_costs(c->framing, 0, &k);
 	if (k.acked_writes)
 		reads = answers_above(h, n && ans_total ? (double)ans_total / (double)n : 0,
 				      k.ans_read);
@@ -253,10 +253,10 @@ static void fit_model(struct ditto_requests *rq, struct cfg *c)
  * the value. */
 static void model_load(struct ditto_service *s, struct cfg *c)
 {
-	struct lg_costs k;
+	struct loadgen_costs k;
 
-	if (lg_costs(c->framing, 1, &k)) {
-		c->keys = LG_MODEL_KEYS;
+	if (loadgen_costs(c->framing, 1, &k)) {
+		c->keys = LOADGEN_MODEL_KEYS;
 		c->preset = true;
 		if (!c->value_bytes && c->write_share == 0)
 			fit_model(ditto_service_requests(s), c);
@@ -312,7 +312,7 @@ static int check_numbers(const struct cfg *c)
 	if (bad_seconds(c->duration_s) || bad_seconds(c->warmup_s) || bad_seconds(c->timeout_s) ||
 	    bad_seconds(c->deadline_s))
 		return ditto_err(-EINVAL, "load: durations must be finite seconds >= 0");
-	if (c->value_bytes > LG_FRAME_MAX / 2)
+	if (c->value_bytes > LOADGEN_FRAME_MAX / 2)
 		return ditto_err(-EINVAL, "load: value of %llu bytes is too large",
 				 (unsigned long long)c->value_bytes);
 	if (isnan(c->write_share) || c->write_share > 1)
@@ -374,7 +374,7 @@ static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 		c->deadline_s = default_deadline(c->requests);
 	if (c->timeout_s == 0)
 		c->timeout_s = default_timeout(c);
-	c->keys = LG_KEYS;
+	c->keys = LOADGEN_KEYS;
 	if (inet_pton(AF_INET, c->host, &r->addr.sin_addr) != 1)
 		return ditto_err(-EINVAL, "load: host '%s' is not an IPv4 address", c->host);
 	r->addr.sin_family = AF_INET;
@@ -499,7 +499,7 @@ static void conn_fail(struct run *r, struct conn *c, uint64_t now, int kind)
 		c->busy = false;
 		r->inflight--;
 		if (recording(r, now)) {
-			lg_result_error(r->res, kind);
+			loadgen_result_error(r->res, kind);
 			r->recorded++;
 		}
 	}
@@ -513,7 +513,7 @@ static void conn_fail(struct run *r, struct conn *c, uint64_t now, int kind)
 	}
 	ditto_debug("%s", ditto_last_error());
 	if (recording(r, now))
-		lg_result_error(r->res, errno_kind(-err));
+		loadgen_result_error(r->res, errno_kind(-err));
 	r->alive--;
 }
 
@@ -574,12 +574,12 @@ static void flush(struct run *r, struct conn *c, uint64_t now)
 
 static void send_request(struct run *r, struct conn *c, uint64_t intended, uint64_t now)
 {
-	struct lg_req q = { .host = r->cfg.host, .value_bytes = r->cfg.value_bytes };
+	struct loadgen_req q = { .host = r->cfg.host, .value_bytes = r->cfg.value_bytes };
 
-	q.write = lg_has_writes(r->cfg.framing) && ditto_rng_double(&r->rng) < r->cfg.write_share;
+	q.write = loadgen_has_writes(r->cfg.framing) && ditto_rng_double(&r->rng) < r->cfg.write_share;
 	q.key = ditto_rng_below(&r->rng, r->cfg.keys);
 	c->out.len = 0;
-	lg_encode(r->cfg.framing, &q, &c->out);
+	loadgen_encode(r->cfg.framing, &q, &c->out);
 	if (c->out.oom) {
 		r->fatal = ditto_err(-ENOMEM, "load: out of memory");
 		return;
@@ -602,8 +602,8 @@ static void complete(struct run *r, struct conn *c, uint64_t now, bool failed)
 		return;
 	r->recorded++;
 	if (failed)
-		lg_result_error(r->res, DITTO_LOAD_ERR_REPLY);
-	else if (lg_result_add(r->res, now - c->intended))
+		loadgen_result_error(r->res, DITTO_LOAD_ERR_REPLY);
+	else if (loadgen_result_add(r->res, now - c->intended))
 		r->fatal = ditto_err(-ENOMEM, "load: out of memory");
 }
 
@@ -653,7 +653,7 @@ static void on_readable(struct run *r, struct conn *c, uint64_t now)
 			conn_fail(r, c, now, DITTO_LOAD_ERR_UNPARSEABLE);	/* idle: not counted */
 		return;
 	}
-	e = lg_parse(r->cfg.framing, c->in, c->in_len, &failed);
+	e = loadgen_parse(r->cfg.framing, c->in, c->in_len, &failed);
 	if (e < 0 || (e > 0 && (size_t)e != c->in_len))	/* malformed, or two answers */
 		conn_fail(r, c, now, DITTO_LOAD_ERR_UNPARSEABLE);
 	else if (e > 0)
@@ -717,7 +717,7 @@ static int recv_whole(const struct run *r, struct conn *c, bool *failed)
 		if (k < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		c->in_len += k > 0 ? (size_t)k : 0;
-		e = lg_parse(r->cfg.framing, c->in, c->in_len, failed);
+		e = loadgen_parse(r->cfg.framing, c->in, c->in_len, failed);
 	}
 	if (e < 0 || (size_t)e != c->in_len)
 		return -EPROTO;
@@ -744,7 +744,7 @@ static int greet(const struct run *r, struct conn *c)
 	int err;
 
 	c->out.len = 0;
-	if (!lg_greeting(r->cfg.framing, &c->out))
+	if (!loadgen_greeting(r->cfg.framing, &c->out))
 		return 0;
 	err = c->out.oom ? -ENOMEM : send_all(r, c);
 	c->out.len = 0;
@@ -754,11 +754,11 @@ static int greet(const struct run *r, struct conn *c)
 }
 
 /* Set every key once, one at a time round the connections, so that the
- * run's reads hit. Neither counted nor recorded; kept to LG_MODEL_KEYS
+ * run's reads hit. Neither counted nor recorded; kept to LOADGEN_MODEL_KEYS
  * requests since a measured service pays for each. */
 static int preset_keys(struct run *r)
 {
-	struct lg_req q = { .write = true, .value_bytes = r->cfg.value_bytes, .host = r->cfg.host };
+	struct loadgen_req q = { .write = true, .value_bytes = r->cfg.value_bytes, .host = r->cfg.host };
 	unsigned i = 0;
 	int err = 0;
 
@@ -768,7 +768,7 @@ static int preset_keys(struct run *r)
 		while ((c = &r->c[i++ % r->nconn])->fd < 0)
 			;
 		c->out.len = 0;
-		lg_encode(r->cfg.framing, &q, &c->out);
+		loadgen_encode(r->cfg.framing, &q, &c->out);
 		if (c->out.oom)
 			return ditto_err(-ENOMEM, "load: out of memory");
 		if (!(err = send_all(r, c)))
@@ -857,7 +857,7 @@ static void count_unanswered(struct run *r, uint64_t now)
 		c->busy = false;
 		r->inflight--;
 		if (recording(r, now)) {
-			lg_result_error(r->res, DITTO_LOAD_ERR_TIMEOUT);
+			loadgen_result_error(r->res, DITTO_LOAD_ERR_TIMEOUT);
 			r->recorded++;
 		}
 	}
@@ -925,7 +925,7 @@ static void failures(const struct ditto_load_result *res, char *buf, size_t len)
 		snprintf(buf, len, "none failed");
 		return;
 	}
-	lg_result_kinds(res, kinds, sizeof(kinds));
+	loadgen_result_kinds(res, kinds, sizeof(kinds));
 	snprintf(buf, len, "%llu failed: %s", (unsigned long long)res->errors, kinds);
 }
 
@@ -987,7 +987,7 @@ static int setup(struct run *r)
 	r->nconn = c->conns;
 	r->c = calloc(c->conns, sizeof(*r->c));
 	r->free_stack = calloc(c->conns, sizeof(*r->free_stack));
-	r->res = lg_result_new(c->mode == DITTO_LOAD_CLOSED ? 0 : c->qps);
+	r->res = loadgen_result_new(c->mode == DITTO_LOAD_CLOSED ? 0 : c->qps);
 	if (!r->c || !r->free_stack || !r->res)
 		return ditto_err(-ENOMEM, "load: out of memory");
 	for (unsigned i = 0; i < c->conns; i++)

@@ -15,33 +15,33 @@
 
 /* Keys are "key:NNNNNN" drawn uniformly from this many; with a model
  * from the few set before the clock starts, so that reads hit. */
-#define LG_KEYS 10000
-#define LG_MODEL_KEYS 64
+#define LOADGEN_KEYS 10000
+#define LOADGEN_MODEL_KEYS 64
 /* Largest answer accepted, and longest line or header block. */
-#define LG_FRAME_MAX (64u << 20)
-#define LG_LINE_MAX (64u << 10)
+#define LOADGEN_FRAME_MAX (64u << 20)
+#define LOADGEN_LINE_MAX (64u << 10)
 
-struct lg_req {
+struct loadgen_req {
 	bool write;		/* SET / set / POST; ignored where the framing has no writes */
-	uint64_t key;		/* < LG_KEYS */
+	uint64_t key;		/* < LOADGEN_KEYS */
 	uint64_t value_bytes;	/* value of a write; payload of length-prefixed and raw */
 	const char *host;	/* HTTP Host header */
 };
 
 /* Whether the framing has requests that read and requests that write. */
-bool lg_has_writes(unsigned framing);
+bool loadgen_has_writes(unsigned framing);
 /* Append one request in the framing's encoding to out (out->oom on no
  * memory). -EINVAL for a framing without an encoder. */
-int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out);
+int loadgen_encode(unsigned framing, const struct loadgen_req *r, struct dbuf *out);
 /* Append what opens a connection of the framing (PostgreSQL's startup)
- * to out: false when it has none. Its answer is one lg_parse() answer. */
-bool lg_greeting(unsigned framing, struct dbuf *out);
+ * to out: false when it has none. Its answer is one loadgen_parse() answer. */
+bool loadgen_greeting(unsigned framing, struct dbuf *out);
 /* Bytes a write (or the only kind of request) adds around its value. */
-uint64_t lg_overhead(unsigned framing, const char *host);
+uint64_t loadgen_overhead(unsigned framing, const char *host);
 
 /* Bytes on the wire of a write and a read around a value, and of the
  * answers a key-value store gives them (the read hitting that value). */
-struct lg_costs {
+struct loadgen_costs {
 	uint64_t req_write, req_read, ans_write, ans_read;
 	/* Writes get a fixed ack from the service and its clone alike, and
 	 * reads a hit drawn from the model's answers at least ans_read(0)
@@ -52,7 +52,7 @@ struct lg_costs {
 
 /* false for framings whose answers do not follow from the request (HTTP,
  * length-prefixed, raw). */
-bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
+bool loadgen_costs(unsigned framing, uint64_t value_bytes, struct loadgen_costs *c);
 
 /*
  * The one answer at the start of p[0..n): its length when complete, 0 when
@@ -61,15 +61,15 @@ bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c);
  * -ERR, memcached ERROR or a binary status other than "not found", HTTP 4xx and 5xx,
  * a PostgreSQL ErrorResponse).
  */
-long lg_parse(unsigned framing, const char *p, size_t n, bool *failed);
+long loadgen_parse(unsigned framing, const char *p, size_t n, bool *failed);
 
 /* --- the result (load_result.c) --- */
-/* Kinds of enum ditto_load_error are 1..LG_ERR_KINDS. */
-#define LG_ERR_KINDS 7
+/* Kinds of enum ditto_load_error are 1..LOADGEN_ERR_KINDS. */
+#define LOADGEN_ERR_KINDS 7
 
 struct ditto_load_result {
 	uint64_t completed, errors;
-	uint64_t errors_by[LG_ERR_KINDS + 1];	/* by enum ditto_load_error; [0] unused */
+	uint64_t errors_by[LOADGEN_ERR_KINDS + 1];	/* by enum ditto_load_error; [0] unused */
 	uint64_t bytes_sent, bytes_received;
 	double offered_qps, elapsed_s;
 	uint64_t max_ns;
@@ -78,13 +78,13 @@ struct ditto_load_result {
 };
 
 /* NULL (with the message set) on no memory. */
-struct ditto_load_result *lg_result_new(double offered_qps);
+struct ditto_load_result *loadgen_result_new(double offered_qps);
 /* Record one answered request; -ENOMEM/-EOVERFLOW from the histogram. */
-int lg_result_add(struct ditto_load_result *r, uint64_t latency_ns);
+int loadgen_result_add(struct ditto_load_result *r, uint64_t latency_ns);
 /* Record one failed request of an enum ditto_load_error kind. */
-void lg_result_error(struct ditto_load_result *r, int kind);
+void loadgen_result_error(struct ditto_load_result *r, int kind);
 /* "timeout 8, reset 2": each kind with errors, in enum order ("none"
  * without errors). */
-void lg_result_kinds(const struct ditto_load_result *r, char *buf, size_t len);
+void loadgen_result_kinds(const struct ditto_load_result *r, char *buf, size_t len);
 
 #endif /* DITTO_LOADGEN_INT_H */

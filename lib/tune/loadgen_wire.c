@@ -21,7 +21,7 @@
 
 static void fill(struct dbuf *out, uint64_t n)
 {
-	if (n > LG_FRAME_MAX || !dbuf_reserve(out, (size_t)n)) {
+	if (n > LOADGEN_FRAME_MAX || !dbuf_reserve(out, (size_t)n)) {
 		out->oom = true;
 		return;
 	}
@@ -43,7 +43,7 @@ static void zeros(struct dbuf *out, unsigned n)
 		dbuf_putc(out, 0);
 }
 
-static void resp(const struct lg_req *r, const char *key, struct dbuf *out)
+static void resp(const struct loadgen_req *r, const char *key, struct dbuf *out)
 {
 	if (!r->write) {
 		dbuf_printf(out, "*2\r\n$3\r\nGET\r\n$%zu\r\n%s\r\n", strlen(key), key);
@@ -55,7 +55,7 @@ static void resp(const struct lg_req *r, const char *key, struct dbuf *out)
 	dbuf_puts(out, "\r\n");
 }
 
-static void mctext(const struct lg_req *r, const char *key, struct dbuf *out)
+static void mctext(const struct loadgen_req *r, const char *key, struct dbuf *out)
 {
 	if (!r->write) {
 		dbuf_printf(out, "get %s\r\n", key);
@@ -67,7 +67,7 @@ static void mctext(const struct lg_req *r, const char *key, struct dbuf *out)
 }
 
 /* GET: key only. SET: 8 bytes of extras (flags, expiry: both 0), key, value. */
-static void mcbin(const struct lg_req *r, const char *key, struct dbuf *out)
+static void mcbin(const struct loadgen_req *r, const char *key, struct dbuf *out)
 {
 	size_t klen = strlen(key);
 	unsigned extlen = r->write ? 8 : 0;
@@ -86,7 +86,7 @@ static void mcbin(const struct lg_req *r, const char *key, struct dbuf *out)
 		fill(out, r->value_bytes);
 }
 
-static void http1(const struct lg_req *r, struct dbuf *out)
+static void http1(const struct loadgen_req *r, struct dbuf *out)
 {
 	const char *host = r->host ? r->host : "127.0.0.1";
 
@@ -101,7 +101,7 @@ static void http1(const struct lg_req *r, struct dbuf *out)
 
 /* A simple Query whose text grows with the value in a comment: the
  * answer (one row, "1") stays the same for the service and its clone. */
-static void pg_query(const struct lg_req *r, struct dbuf *out)
+static void pg_query(const struct loadgen_req *r, struct dbuf *out)
 {
 	static const char text[] = "SELECT 1 --";
 
@@ -114,7 +114,7 @@ static void pg_query(const struct lg_req *r, struct dbuf *out)
 
 /* The StartupMessage of protocol 3.0 as user and database "postgres":
  * the one role every cluster has (authentication must be trust). */
-bool lg_greeting(unsigned framing, struct dbuf *out)
+bool loadgen_greeting(unsigned framing, struct dbuf *out)
 {
 	static const char params[] = "user\0postgres\0database\0postgres\0application_name\0ditto load\0";
 
@@ -126,7 +126,7 @@ bool lg_greeting(unsigned framing, struct dbuf *out)
 	return true;
 }
 
-bool lg_has_writes(unsigned framing)
+bool loadgen_has_writes(unsigned framing)
 {
 	return framing == DITTO_FRAMING_RESP || framing == DITTO_FRAMING_MEMCACHE_TEXT ||
 	       framing == DITTO_FRAMING_MEMCACHE_BINARY || framing == DITTO_FRAMING_HTTP1;
@@ -135,10 +135,10 @@ bool lg_has_writes(unsigned framing)
 /* Every key has the same length, so a request's size depends on its value only. */
 static void key_name(uint64_t k, char key[24])
 {
-	snprintf(key, 24, "key:%06llu", (unsigned long long)(k % LG_KEYS));
+	snprintf(key, 24, "key:%06llu", (unsigned long long)(k % LOADGEN_KEYS));
 }
 
-int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out)
+int loadgen_encode(unsigned framing, const struct loadgen_req *r, struct dbuf *out)
 {
 	char key[24];
 
@@ -163,14 +163,14 @@ int lg_encode(unsigned framing, const struct lg_req *r, struct dbuf *out)
 	return 0;
 }
 
-uint64_t lg_overhead(unsigned framing, const char *host)
+uint64_t loadgen_overhead(unsigned framing, const char *host)
 {
-	struct lg_req r = { .write = true, .value_bytes = 0, .host = host };
+	struct loadgen_req r = { .write = true, .value_bytes = 0, .host = host };
 	struct dbuf b;
 	uint64_t n;
 
 	dbuf_init(&b);
-	n = lg_encode(framing, &r, &b) || b.oom ? 0 : b.len;
+	n = loadgen_encode(framing, &r, &b) || b.oom ? 0 : b.len;
 	dbuf_free(&b);
 	/* raw sends at least one byte even for a value of 0 */
 	return framing == DITTO_FRAMING_RAW ? 0 : n;
@@ -178,12 +178,12 @@ uint64_t lg_overhead(unsigned framing, const char *host)
 
 static uint64_t request_bytes(unsigned framing, bool write, uint64_t value_bytes)
 {
-	struct lg_req r = { .write = write, .value_bytes = value_bytes };
+	struct loadgen_req r = { .write = write, .value_bytes = value_bytes };
 	struct dbuf b;
 	uint64_t n;
 
 	dbuf_init(&b);
-	n = lg_encode(framing, &r, &b) || b.oom ? 0 : b.len;
+	n = loadgen_encode(framing, &r, &b) || b.oom ? 0 : b.len;
 	dbuf_free(&b);
 	return n;
 }
@@ -191,7 +191,7 @@ static uint64_t request_bytes(unsigned framing, bool write, uint64_t value_bytes
 /* What redis and memcached answer to our SET and to a GET that hits:
  * "+OK" and a bulk string; STORED and one VALUE block; a bare binary
  * header and one with 4 bytes of flags before the value. */
-static void answer_bytes(unsigned framing, uint64_t v, struct lg_costs *c)
+static void answer_bytes(unsigned framing, uint64_t v, struct loadgen_costs *c)
 {
 	char key[24];
 	int digits = snprintf(NULL, 0, "%llu", (unsigned long long)v);
@@ -213,7 +213,7 @@ static void answer_bytes(unsigned framing, uint64_t v, struct lg_costs *c)
 	}
 }
 
-bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c)
+bool loadgen_costs(unsigned framing, uint64_t value_bytes, struct loadgen_costs *c)
 {
 	if (framing != DITTO_FRAMING_RESP && framing != DITTO_FRAMING_MEMCACHE_TEXT &&
 	    framing != DITTO_FRAMING_MEMCACHE_BINARY)
@@ -232,11 +232,11 @@ bool lg_costs(unsigned framing, uint64_t value_bytes, struct lg_costs *c)
 /* End (past "\r\n") of the line that starts at p[i]. */
 static long line_end(const char *p, size_t n, size_t i)
 {
-	size_t avail = n - i, lim = avail < LG_LINE_MAX ? avail : LG_LINE_MAX;
+	size_t avail = n - i, lim = avail < LOADGEN_LINE_MAX ? avail : LOADGEN_LINE_MAX;
 	const char *nl = memchr(p + i, '\n', lim);
 
 	if (!nl)
-		return avail >= LG_LINE_MAX ? -1 : 0;
+		return avail >= LOADGEN_LINE_MAX ? -1 : 0;
 	if (nl == p + i || nl[-1] != '\r')
 		return -1;
 	return nl - p + 1;
@@ -267,7 +267,7 @@ static long resp_bulk(const char *p, size_t n, size_t i)
 
 	if (e <= 0)
 		return e;
-	if (!parse_int(p + i + 1, p + e - 2, &len) || len < -1 || len > LG_FRAME_MAX)
+	if (!parse_int(p + i + 1, p + e - 2, &len) || len < -1 || len > LOADGEN_FRAME_MAX)
 		return -1;
 	if (len == -1)
 		return p[i] == '$' ? e : -1;
@@ -288,7 +288,7 @@ static long resp_agg(const char *p, size_t n, size_t i, int depth)
 
 	if (e <= 0)
 		return e;
-	if (!parse_int(p + i + 1, p + e - 2, &count) || count < -1 || count > LG_FRAME_MAX)
+	if (!parse_int(p + i + 1, p + e - 2, &count) || count < -1 || count > LOADGEN_FRAME_MAX)
 		return -1;
 	if (count == -1)
 		return p[i] == '*' ? e : -1;
@@ -336,7 +336,7 @@ static bool value_bytes(const char *s, const char *e, long long *bytes)
 	}
 	if (s != e || k < 4 || k > 5)
 		return false;
-	return parse_int(tok[3], end[3], bytes) && *bytes >= 0 && *bytes <= LG_FRAME_MAX;
+	return parse_int(tok[3], end[3], bytes) && *bytes >= 0 && *bytes <= LOADGEN_FRAME_MAX;
 }
 
 static bool line_is(const char *s, const char *e, const char *w)
@@ -398,7 +398,7 @@ static long mcbin_parse(const char *p, size_t n, bool *failed)
 	if (n < 24)
 		return 0;
 	body = be32(p + 8);
-	if (body > LG_FRAME_MAX || be16(p + 2) + (uint32_t)(unsigned char)p[4] > body)
+	if (body > LOADGEN_FRAME_MAX || be16(p + 2) + (uint32_t)(unsigned char)p[4] > body)
 		return -1;
 	if (n - 24 < body)
 		return 0;
@@ -414,7 +414,7 @@ static long lp_parse(const char *p, size_t n)
 	if (n < 4)
 		return 0;
 	len = be32(p);
-	if (len > LG_FRAME_MAX)
+	if (len > LOADGEN_FRAME_MAX)
 		return -1;
 	return n - 4 < len ? 0 : 4 + (long)len;
 }
@@ -429,7 +429,7 @@ static long pg_parse(const char *p, size_t n, bool *failed)
 		uint32_t len = be32(p + i + 1);
 		char type = p[i];
 
-		if (len < 4 || len > LG_FRAME_MAX - i)
+		if (len < 4 || len > LOADGEN_FRAME_MAX - i)
 			return -1;
 		if (n - i - 1 < len)
 			return 0;
@@ -439,7 +439,7 @@ static long pg_parse(const char *p, size_t n, bool *failed)
 		if (type == 'Z')
 			return (long)i;
 	}
-	return i >= LG_FRAME_MAX ? -1 : 0;
+	return i >= LOADGEN_FRAME_MAX ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,7 +472,7 @@ static int header(const char *s, const char *e, struct http_head *h)
 	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 		ve--;
 	if (colon - s == 14 && !strncasecmp(s, "Content-Length", 14)) {
-		if (!parse_int(v, ve, &h->clen) || h->clen < 0 || h->clen > LG_FRAME_MAX)
+		if (!parse_int(v, ve, &h->clen) || h->clen < 0 || h->clen > LOADGEN_FRAME_MAX)
 			return -1;
 	} else if (colon - s == 17 && !strncasecmp(s, "Transfer-Encoding", 17)) {
 		h->chunked |= has_chunked(v, ve);
@@ -502,7 +502,7 @@ static long http_head(const char *p, size_t n, size_t i, struct http_head *h)
 			return l;
 		if (l - e == 2)
 			return h->end = l;
-		if ((size_t)l - i > LG_LINE_MAX || header(p + e, p + l - 2, h))
+		if ((size_t)l - i > LOADGEN_LINE_MAX || header(p + e, p + l - 2, h))
 			return -1;
 		e = l;
 	}
@@ -522,18 +522,18 @@ static long chunked_body(const char *p, size_t n, size_t i)
 			int d = p[k] >= '0' && p[k] <= '9' ? p[k] - '0' :
 				(p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'f' ? (p[k] | 0x20) - 'a' + 10 : -1;
 
-			if (d < 0 || size > LG_FRAME_MAX)
+			if (d < 0 || size > LOADGEN_FRAME_MAX)
 				return -1;
 			size = size * 16 + (uint64_t)d;
 		}
-		if (k == i || size > LG_FRAME_MAX)
+		if (k == i || size > LOADGEN_FRAME_MAX)
 			return -1;
 		i = (size_t)e;
 		if (!size)
 			break;
 		if (n - i < size + 2)
 			return 0;
-		if (p[i + size] != '\r' || p[i + size + 1] != '\n' || i + size > LG_FRAME_MAX)
+		if (p[i + size] != '\r' || p[i + size + 1] != '\n' || i + size > LOADGEN_FRAME_MAX)
 			return -1;
 		i += (size_t)size + 2;
 	}
@@ -568,7 +568,7 @@ static long http_parse(const char *p, size_t n, bool *failed)
 	return n - (size_t)e < (size_t)h.clen ? 0 : e + (long)h.clen;
 }
 
-long lg_parse(unsigned framing, const char *p, size_t n, bool *failed)
+long loadgen_parse(unsigned framing, const char *p, size_t n, bool *failed)
 {
 	*failed = false;
 	if (!n)
@@ -585,7 +585,7 @@ long lg_parse(unsigned framing, const char *p, size_t n, bool *failed)
 	case DITTO_FRAMING_HTTP1: return http_parse(p, n, failed);
 	case DITTO_FRAMING_LENGTH_PREFIXED: return lp_parse(p, n);
 	case DITTO_FRAMING_POSTGRES: return pg_parse(p, n, failed);
-	case DITTO_FRAMING_RAW: return n > LG_FRAME_MAX ? LG_FRAME_MAX : (long)n;
+	case DITTO_FRAMING_RAW: return n > LOADGEN_FRAME_MAX ? LOADGEN_FRAME_MAX : (long)n;
 	default: return -1;
 	}
 }

@@ -68,7 +68,7 @@ int measure_load(const struct mctx *c, uint64_t *answered)
 	*answered = err ? 0 : ditto_load_result_completed(r);
 	failed = ditto_load_result_errors(r);
 	if (r)
-		lg_result_kinds(r, kinds, sizeof(kinds));
+		loadgen_result_kinds(r, kinds, sizeof(kinds));
 	ditto_load_result_free(r);
 	/* The load's stop is the load thread's, set also when a backend is
 	 * done with the service: only the caller's stop is -ECANCELED (the

@@ -18,7 +18,7 @@ static void check_cuts(unsigned framing, const char *p, long e, bool failed, uin
 	bool again;
 	long cuts[8] = { 0, 1, e / 2, e - 1 };
 
-	FUZZ_ASSERT(lg_parse(framing, p, (size_t)e, &again) == e && again == failed);
+	FUZZ_ASSERT(loadgen_parse(framing, p, (size_t)e, &again) == e && again == failed);
 	if (framing == DITTO_FRAMING_RAW)
 		return;
 	for (int i = 4; i < 8; i++) {
@@ -27,7 +27,7 @@ static void check_cuts(unsigned framing, const char *p, long e, bool failed, uin
 	}
 	for (int i = 0; i < 8; i++)
 		if (cuts[i] >= 0 && cuts[i] < e)
-			FUZZ_ASSERT(lg_parse(framing, p, (size_t)cuts[i], &again) == 0);
+			FUZZ_ASSERT(loadgen_parse(framing, p, (size_t)cuts[i], &again) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(p = malloc(n ? n : 1)))
 		return 0;
 	memcpy(p, data + 1, n);
-	e = lg_parse(framing, p, n, &failed);
+	e = loadgen_parse(framing, p, n, &failed);
 	FUZZ_ASSERT(e >= -1 && e <= (long)n);
 	if (framing < DITTO_FRAMING_RAW || framing > DITTO_FRAMING_POSTGRES)
 		FUZZ_ASSERT(e == (n ? -1 : 0));

@@ -298,9 +298,9 @@ START_TEST(load_result_json_parses_under_a_comma_locale)
 	char *text = NULL;
 
 	comma_locale();
-	ck_assert_ptr_nonnull(r = lg_result_new(1000.5));
+	ck_assert_ptr_nonnull(r = loadgen_result_new(1000.5));
 	for (uint64_t ns = 1000; ns < 100000; ns += 777)
-		ck_assert_int_eq(lg_result_add(r, ns), 0);
+		ck_assert_int_eq(loadgen_result_add(r, ns), 0);
 	r->elapsed_s = 1.25;
 	ck_assert_int_eq(ditto_load_result_to_json(r, &text), 0);
 	assert_json("ditto_load_result_to_json", text);

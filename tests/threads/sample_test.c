@@ -33,7 +33,7 @@
 struct opts {
 	int hz, seconds, pid;
 	double threshold, min_unwind;
-	unsigned flags;		/* TSAMP_SHAPE with --shape */
+	unsigned flags;		/* THREAD_SAMPLER_SHAPE with --shape */
 	bool verbose, expect_spin;
 	const char *expect_label;	/* a frame some thread's tree must hold */
 	char **cmd;
@@ -104,7 +104,7 @@ static const char *comm_of(int tid)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ .hz = 99, .seconds = 3, .threshold = TSAMP_DEFAULT_THRESHOLD };
+	*o = (struct opts){ .hz = 99, .seconds = 3, .threshold = THREAD_SAMPLER_DEFAULT_THRESHOLD };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -116,7 +116,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--expect-spin")) {
 			o->expect_spin = true;
 		} else if (!strcmp(a, "--shape")) {
-			o->flags |= TSAMP_SHAPE;
+			o->flags |= THREAD_SAMPLER_SHAPE;
 		} else if (v && !strcmp(a, "-f")) {
 			o->hz = atoi(argv[++i]);
 		} else if (v && !strcmp(a, "-s")) {
@@ -156,26 +156,26 @@ static int sample(struct thread_sampler *s, const struct opts *o, int pid)
 	while (now_s() < end) {
 		int err;
 
-		epoll_wait(tsamp_fd(s), &ev, 1, 200);
-		if ((err = tsamp_drain(s)) < 0)
+		epoll_wait(thread_sampler_fd(s), &ev, 1, 200);
+		if ((err = thread_sampler_drain(s)) < 0)
 			return err;
 		scan_tasks(pid);
 	}
-	tsamp_stop(s);
+	thread_sampler_stop(s);
 	return 0;
 }
 
 static void report_stats(const struct thread_sampler *s)
 {
-	struct tsamp_stats st;
+	struct thread_sampler_stats st;
 
-	tsamp_stats(s, &st);
+	thread_sampler_stats(s, &st);
 	printf("cpus %zu, samples read %llu, kept %llu (kernel-mode %llu%s), lost %llu\n", st.cpus,
 	       (unsigned long long)st.read, (unsigned long long)st.kept,
 	       (unsigned long long)st.kernel, st.kernel_excluded ? ", kernel excluded" : "",
 	       (unsigned long long)st.lost);
 	printf("unwind success %.2f%% (named outermost frame %.2f%% of those)\n",
-	       100 * tsamp_unwind_success(s),
+	       100 * thread_sampler_unwind_success(s),
 	       st.unwound ? 100.0 * (double)st.named_outermost / (double)st.unwound : 0);
 	printf("unwind + symbols per sample: mean %.1f us, median %.1f us, p99 %.1f us; "
 	       "%llu modules, %llu maps reads\n", st.unwind_us, st.unwind_us_p50, st.unwind_us_p99,
@@ -187,10 +187,10 @@ static size_t thread_list(const struct thread_sampler *s, int *tids)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < tsamp_thread_count(s) && n < MAX_T; i++) {
-		struct tsamp_thread_info ti;
+	for (size_t i = 0; i < thread_sampler_thread_count(s) && n < MAX_T; i++) {
+		struct thread_sampler_thread_info ti;
 
-		tsamp_thread(s, i, &ti);
+		thread_sampler_thread(s, i, &ti);
 		tids[n++] = ti.tid;
 	}
 	for (size_t i = 0; i < known.n && n < MAX_T; i++) {
@@ -206,16 +206,16 @@ static size_t thread_list(const struct thread_sampler *s, int *tids)
 
 static void report_threads(const struct thread_sampler *s, const struct opts *o)
 {
-	for (size_t i = 0; i < tsamp_thread_count(s); i++) {
-		struct tsamp_thread_info ti;
+	for (size_t i = 0; i < thread_sampler_thread_count(s); i++) {
+		struct thread_sampler_thread_info ti;
 
-		tsamp_thread(s, i, &ti);
+		thread_sampler_thread(s, i, &ti);
 		printf("thread %-7d %-16s samples %5llu  unwound %6.2f%%  kernel %5.1f%%\n", ti.tid,
 		       comm_of(ti.tid), (unsigned long long)ti.samples,
 		       ti.samples ? 100.0 * (double)ti.unwound / (double)ti.samples : 0,
 		       ti.samples ? 100.0 * (double)ti.kernel / (double)ti.samples : 0);
 		if (o->verbose)
-			tsamp_dump(s, ti.tid, 0.02, stdout);
+			thread_sampler_dump(s, ti.tid, 0.02, stdout);
 	}
 }
 
@@ -230,7 +230,7 @@ static void report_matrix(const struct thread_sampler *s, const int *tids, size_
 		for (size_t j = 0; j < n && j < 16; j++) {
 			double d = -1;
 
-			tsamp_distance(s, tids[i], tids[j], &d);
+			thread_sampler_distance(s, tids[i], tids[j], &d);
 			printf(" %6.3f", d);
 		}
 		printf("\n");
@@ -267,7 +267,8 @@ static int report(const struct thread_sampler *s, const struct opts *o)
 	report_threads(s, o);
 	report_matrix(s, tids, n);
 	t0 = now_s();
-	if ((err = tsamp_cluster(s, tids, n, o->threshold, o->flags, cls, &nclasses)) < 0) {
+	if ((err = thread_sampler_cluster(s, tids, n, o->threshold, o->flags, cls,
+					  &nclasses)) < 0) {
 		printf("cluster: %s\n", ditto_last_error());
 		return 1;
 	}
@@ -286,7 +287,7 @@ static int report(const struct thread_sampler *s, const struct opts *o)
 		printf("FAIL: no frame is labelled %s\n", o->expect_label);
 		rc = 1;
 	}
-	if (tsamp_unwind_success(s) < o->min_unwind) {
+	if (thread_sampler_unwind_success(s) < o->min_unwind) {
 		printf("FAIL: unwind success below %.2f\n", o->min_unwind);
 		rc = 1;
 	}
@@ -305,7 +306,7 @@ static bool has_label(const struct thread_sampler *s, const int *tids, size_t n,
 
 		if (!f)
 			return false;
-		tsamp_dump(s, tids[i], 0, f);
+		thread_sampler_dump(s, tids[i], 0, f);
 		fclose(f);
 		for (line = strtok_r(text, "\n", &save); line && !found;
 		     line = strtok_r(NULL, "\n", &save)) {
@@ -329,9 +330,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pid = o.pid ? o.pid : launch(o.cmd);
-	err = tsamp_new(o.hz, traced, &pid, &s);
+	err = thread_sampler_new(o.hz, traced, &pid, &s);
 	if (err) {
-		printf("tsamp_new: %s\n", ditto_last_error());
+		printf("thread_sampler_new: %s\n", ditto_last_error());
 		if (o.cmd)
 			kill(pid, SIGKILL);
 		return err == -EACCES || err == -ENOSYS || err == -EPERM ? 77 : 1;
@@ -344,10 +345,10 @@ int main(int argc, char **argv)
 	}
 	if (err < 0) {
 		printf("sampling: %s\n", ditto_last_error());
-		tsamp_free(s);
+		thread_sampler_free(s);
 		return 1;
 	}
 	rc = report(s, &o);
-	tsamp_free(s);
+	thread_sampler_free(s);
 	return rc;
 }

@@ -86,7 +86,7 @@ int perf_open_error(int err, int cpu, int hz)
 	case EINVAL:
 		return ditto_err(-err, "threads: perf rejected the sampling setup on cpu %d (%d Hz, "
 				 "user regs, %d-byte stack copies): kernel too old or rate too high",
-				 cpu, hz, TSAMP_STACK_BYTES);
+				 cpu, hz, THREAD_SAMPLER_STACK_BYTES);
 	case EMFILE:
 	case ENFILE:
 		return ditto_err(-err, "threads: out of file descriptors for per-CPU perf events "

@@ -39,7 +39,7 @@ static void fill_attr(struct perf_event_attr *a, int hz, bool exclude_kernel, si
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a->sample_regs_user = SAMPLE_REGS;
-	a->sample_stack_user = TSAMP_STACK_BYTES;
+	a->sample_stack_user = THREAD_SAMPLER_STACK_BYTES;
 	a->disabled = 1;
 	a->exclude_kernel = exclude_kernel;
 	a->exclude_hv = 1;

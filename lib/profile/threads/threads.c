@@ -12,7 +12,7 @@
 #include "threads_int.h"
 
 struct tthread {
-	struct tsamp_thread_info info;
+	struct thread_sampler_thread_info info;
 	struct calltree tree;
 };
 
@@ -28,7 +28,7 @@ struct thread_sampler {
 	uint32_t root, partial, kernel;	/* pseudo-frame labels */
 	uint64_t unwind_ns, named_end;
 	struct ditto_hist *unwind_cost;	/* ns per sample: the mean hides one-off ELF loads */
-	size_t cpus, modules;	/* kept past tsamp_stop, which closes both */
+	size_t cpus, modules;	/* kept past thread_sampler_stop, which closes both */
 	bool stopped;
 };
 
@@ -49,7 +49,7 @@ static int pseudo_labels(struct thread_sampler *s)
 	return labels_intern(&s->labels, "[kernel]", &s->kernel);
 }
 
-int tsamp_new(int hz, bool (*traced)(int tgid, void *user), void *user,
+int thread_sampler_new(int hz, bool (*traced)(int tgid, void *user), void *user,
 	      struct thread_sampler **out)
 {
 	struct thread_sampler *s;
@@ -67,18 +67,18 @@ int tsamp_new(int hz, bool (*traced)(int tgid, void *user), void *user,
 	unwinder_init(&s->uw, &s->labels);
 	s->unwind_cost = ditto_hist_new(DITTO_HIST_LOGLIN, 4);
 	if (!s->unwind_cost) {
-		tsamp_free(s);
+		thread_sampler_free(s);
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
 	if ((err = pseudo_labels(s)) || (err = perf_sampler_open(&s->perf, hz))) {
-		tsamp_free(s);
+		thread_sampler_free(s);
 		return err;
 	}
 	*out = s;
 	return 0;
 }
 
-int tsamp_fd(const struct thread_sampler *s)
+int thread_sampler_fd(const struct thread_sampler *s)
 {
 	return s->stopped ? -1 : s->perf.epfd;
 }
@@ -102,7 +102,7 @@ static int get_thread(struct thread_sampler *s, const struct sample *smp, struct
 		s->cap = cap;
 	}
 	*out = &s->threads[s->nthreads];
-	(*out)->info = (struct tsamp_thread_info){ .tid = smp->tid, .tgid = smp->tgid };
+	(*out)->info = (struct thread_sampler_thread_info){ .tid = smp->tid, .tgid = smp->tgid };
 	if ((err = calltree_init(&(*out)->tree, s->root)))
 		return err;
 	if ((err = idmap_put(&s->by_tid, (uint32_t)smp->tid, (uint32_t)s->nthreads))) {
@@ -143,7 +143,7 @@ static uint64_t now_ns(void)
 static int on_sample(void *arg, const struct sample *smp)
 {
 	struct thread_sampler *s = arg;
-	uint32_t path[TSAMP_MAX_FRAMES + 2];
+	uint32_t path[THREAD_SAMPLER_MAX_FRAMES + 2];
 	struct unwound uw;
 	struct tthread *t = NULL;
 	uint64_t t0;
@@ -190,7 +190,7 @@ static uint64_t total_samples(const struct thread_sampler *s)
 	return n;
 }
 
-int tsamp_drain(struct thread_sampler *s)
+int thread_sampler_drain(struct thread_sampler *s)
 {
 	uint64_t before = total_samples(s);
 	int err;
@@ -204,7 +204,7 @@ int tsamp_drain(struct thread_sampler *s)
 	return kept > INT32_MAX ? INT32_MAX : (int)kept;
 }
 
-void tsamp_stop(struct thread_sampler *s)
+void thread_sampler_stop(struct thread_sampler *s)
 {
 	if (!s || s->stopped)
 		return;
@@ -218,12 +218,13 @@ void tsamp_stop(struct thread_sampler *s)
 	s->stopped = true;
 }
 
-size_t tsamp_thread_count(const struct thread_sampler *s)
+size_t thread_sampler_thread_count(const struct thread_sampler *s)
 {
 	return s->nthreads;
 }
 
-int tsamp_thread(const struct thread_sampler *s, size_t i, struct tsamp_thread_info *out)
+int thread_sampler_thread(const struct thread_sampler *s, size_t i,
+			  struct thread_sampler_thread_info *out)
 {
 	if (i >= s->nthreads)
 		return ditto_err(-DITTO_ENOTFOUND, "threads: no thread %zu (%zu seen)", i,
@@ -241,21 +242,21 @@ static uint64_t total_unwound(const struct thread_sampler *s)
 	return n;
 }
 
-double tsamp_unwind_success(const struct thread_sampler *s)
+double thread_sampler_unwind_success(const struct thread_sampler *s)
 {
 	uint64_t n = total_samples(s);
 
 	return n ? (double)total_unwound(s) / (double)n : 0;
 }
 
-uint64_t tsamp_lost(const struct thread_sampler *s)
+uint64_t thread_sampler_lost(const struct thread_sampler *s)
 {
 	return s->perf.lost;
 }
 
-void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out)
+void thread_sampler_stats(const struct thread_sampler *s, struct thread_sampler_stats *out)
 {
-	*out = (struct tsamp_stats){
+	*out = (struct thread_sampler_stats){
 		.read = s->perf.read,
 		.kept = total_samples(s),
 		.unwound = total_unwound(s),
@@ -294,7 +295,7 @@ static int build_trees(const struct thread_sampler *s, const int *tids, size_t n
 	return err;
 }
 
-/* TSAMP_SHAPE compares two trees from the first frame both passed
+/* THREAD_SAMPLER_SHAPE compares two trees from the first frame both passed
  * through with this share of their samples (the unwinder's partial
  * stacks, a few percent, aside). */
 #define TRUNK_SHARE 0.9
@@ -321,7 +322,7 @@ static int shape_tree(const struct thread_sampler *s, int tid, uint32_t root,
 	return 0;
 }
 
-/* Distances by shape (TSAMP_SHAPE), each pair from its common roots;
+/* Distances by shape (THREAD_SAMPLER_SHAPE), each pair from its common roots;
  * t[0..n) is the trees' cache. */
 static int shape_matrix(const struct thread_sampler *s, const int *tids, size_t n,
 			struct ted_tree *t, double *d)
@@ -356,7 +357,7 @@ static void free_trees(struct ted_tree *trees, size_t n)
 	free(trees);
 }
 
-int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out)
+int thread_sampler_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out)
 {
 	int tids[2] = { tid_a, tid_b };
 	struct ted_tree *t = calloc(2, sizeof(*t));
@@ -386,8 +387,8 @@ static int distance_matrix(const struct ted_tree *t, size_t n, double *d)
 	return 0;
 }
 
-int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, double threshold,
-		  unsigned flags, int *class_of, size_t *nclasses)
+int thread_sampler_cluster(const struct thread_sampler *s, const int *tids, size_t n,
+			   double threshold, unsigned flags, int *class_of, size_t *nclasses)
 {
 	struct ted_tree *t;
 	double *d;
@@ -405,7 +406,7 @@ int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, dou
 		free(d);
 		return ditto_err(-ENOMEM, "threads: out of memory");
 	}
-	if (flags & TSAMP_SHAPE) {
+	if (flags & THREAD_SAMPLER_SHAPE) {
 		err = shape_matrix(s, tids, n, t, d);
 	} else {
 		err = build_trees(s, tids, n, t);
@@ -431,7 +432,7 @@ static void dump_node(const struct thread_sampler *s, const struct calltree *t, 
 	}
 }
 
-int tsamp_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f)
+int thread_sampler_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f)
 {
 	const struct calltree *t = tree_of(s, tid);
 	uint64_t min_w;
@@ -444,11 +445,11 @@ int tsamp_dump(const struct thread_sampler *s, int tid, double min_share, FILE *
 	return 0;
 }
 
-void tsamp_free(struct thread_sampler *s)
+void thread_sampler_free(struct thread_sampler *s)
 {
 	if (!s)
 		return;
-	tsamp_stop(s);
+	thread_sampler_stop(s);
 	perf_sampler_close(&s->perf);
 	unwinder_fini(&s->uw);
 	for (size_t i = 0; i < s->nthreads; i++)

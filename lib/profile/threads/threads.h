@@ -17,7 +17,7 @@
  * Samples taken while a thread ran in the kernel (system calls, page
  * faults) are kept when the kernel allows it: they are attributed to the
  * thread's user stack with a "[kernel]" leaf, so that syscall-heavy threads
- * are not under-counted. tsamp_stats().kernel_excluded says when the kernel
+ * are not under-counted. thread_sampler_stats().kernel_excluded says when the kernel
  * refused and only user-mode samples were taken.
  *
  * Not thread safe: one sampler is used by one thread at a time. All
@@ -32,16 +32,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TSAMP_DEFAULT_HZ 99
+#define THREAD_SAMPLER_DEFAULT_HZ 99
 /* Average-linkage distance at or above which classes are not merged (artifact: 0.2). */
-#define TSAMP_DEFAULT_THRESHOLD 0.2
+#define THREAD_SAMPLER_DEFAULT_THRESHOLD 0.2
 /* Bytes of user stack copied per sample: 8 KiB unwinds too few stacks. */
-#define TSAMP_STACK_BYTES 16384
-#define TSAMP_MAX_FRAMES 64
+#define THREAD_SAMPLER_STACK_BYTES 16384
+#define THREAD_SAMPLER_MAX_FRAMES 64
 
 struct thread_sampler;
 
-struct tsamp_thread_info {
+struct thread_sampler_thread_info {
 	int tid;
 	int tgid;
 	uint64_t samples;	/* samples kept for this thread */
@@ -49,7 +49,7 @@ struct tsamp_thread_info {
 	uint64_t kernel;	/* of which were taken in kernel mode */
 };
 
-struct tsamp_stats {
+struct thread_sampler_stats {
 	uint64_t read;		/* sample records read from the rings */
 	uint64_t kept;		/* of which passed traced() */
 	uint64_t unwound;	/* of kept: reached an outermost frame */
@@ -71,34 +71,35 @@ struct tsamp_stats {
  * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0: -EACCES otherwise, with
  * what to do in the message. -ENOSYS when the kernel has no perf events.
  */
-int tsamp_new(int hz, bool (*traced)(int tgid, void *user), void *user,
+int thread_sampler_new(int hz, bool (*traced)(int tgid, void *user), void *user,
 	      struct thread_sampler **out);
 
-/* An epoll fd, readable when some ring is a quarter full; -1 after tsamp_stop. */
-int tsamp_fd(const struct thread_sampler *s);
+/* An epoll fd, readable when some ring is a quarter full; -1 after thread_sampler_stop. */
+int thread_sampler_fd(const struct thread_sampler *s);
 
 /*
  * Consume every pending sample: unwind, symbolize, add to the thread's
  * call tree. Returns the number of samples kept (>= 0) or an error. Drain
  * at least every ~0.5 s at 99 Hz, or rings overflow (counted in lost).
  */
-int tsamp_drain(struct thread_sampler *s);
+int thread_sampler_drain(struct thread_sampler *s);
 
 /* Disable the events, drain what is left, unmap and close (idempotent). Trees stay. */
-void tsamp_stop(struct thread_sampler *s);
+void thread_sampler_stop(struct thread_sampler *s);
 
 /* Threads seen so far, in first-sample order. */
-size_t tsamp_thread_count(const struct thread_sampler *s);
-int tsamp_thread(const struct thread_sampler *s, size_t i, struct tsamp_thread_info *out);
+size_t thread_sampler_thread_count(const struct thread_sampler *s);
+int thread_sampler_thread(const struct thread_sampler *s, size_t i,
+			  struct thread_sampler_thread_info *out);
 
 /*
  * Share of kept samples whose unwinding ended where the unwind tables say
  * the stack ends (return address undefined: _start for the main thread,
  * clone/clone3 for the others); 0 with no samples.
  */
-double tsamp_unwind_success(const struct thread_sampler *s);
-uint64_t tsamp_lost(const struct thread_sampler *s);
-void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out);
+double thread_sampler_unwind_success(const struct thread_sampler *s);
+uint64_t thread_sampler_lost(const struct thread_sampler *s);
+void thread_sampler_stats(const struct thread_sampler *s, struct thread_sampler_stats *out);
 
 /*
  * Normalised weighted tree edit distance in [0,1] between two threads'
@@ -112,32 +113,32 @@ void tsamp_stats(const struct thread_sampler *s, struct tsamp_stats *out);
  * A thread without samples (or unknown tid) is an empty tree: distance 0 to
  * another empty tree, 1 to any sampled one.
  */
-int tsamp_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out);
+int thread_sampler_distance(const struct thread_sampler *s, int tid_a, int tid_b, double *out);
 
-/* tsamp_cluster flag: compare each tree's shares of its own samples, so
+/* thread_sampler_cluster flag: compare each tree's shares of its own samples, so
  * threads that run the same code at different loads are near (a pool
  * whose threads served 1:3 of the requests is one class), each pair from
  * the first frame both threads' heavy paths share, so that how a thread
  * was started (a worker loop on the main thread or on a started one) does
  * not count. */
-#define TSAMP_SHAPE 1u
+#define THREAD_SAMPLER_SHAPE 1u
 
 /*
- * Cluster tids[0..n) by average linkage on tsamp_distance, merging while the
- * closest classes are nearer than threshold (in [0,1]; TSAMP_DEFAULT_THRESHOLD
- * is the artifact's). flags: 0 or TSAMP_SHAPE. class_of[i] gets
+ * Cluster tids[0..n) by average linkage on thread_sampler_distance, merging while the
+ * closest classes are nearer than threshold (in [0,1]; THREAD_SAMPLER_DEFAULT_THRESHOLD
+ * is the artifact's). flags: 0 or THREAD_SAMPLER_SHAPE. class_of[i] gets
  * 0..*nclasses-1, numbered in order of
  * first appearance in tids. All threads without samples share one class
  * ("idle"): nothing tells them apart here; the scheduler and syscall
  * collectors can split it. O(n^2) distances, O(n^3) linkage: meant for up to
  * a few hundred threads.
  */
-int tsamp_cluster(const struct thread_sampler *s, const int *tids, size_t n, double threshold,
-		  unsigned flags, int *class_of, size_t *nclasses);
+int thread_sampler_cluster(const struct thread_sampler *s, const int *tids, size_t n,
+			   double threshold, unsigned flags, int *class_of, size_t *nclasses);
 
 /* Debugging: print tid's call tree (nodes with >= min_share of its samples). */
-int tsamp_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f);
+int thread_sampler_dump(const struct thread_sampler *s, int tid, double min_share, FILE *f);
 
-void tsamp_free(struct thread_sampler *s);
+void thread_sampler_free(struct thread_sampler *s);
 
 #endif /* DITTO_PROFILE_THREADS_H */

@@ -244,7 +244,7 @@ struct unwinder {
 	uint64_t maps_reads;
 };
 struct unwound {
-	uint32_t label[TSAMP_MAX_FRAMES];	/* innermost first */
+	uint32_t label[THREAD_SAMPLER_MAX_FRAMES];	/* innermost first */
 	size_t n;
 	bool complete;		/* stopped where the CFI says the stack ends */
 	bool named_end;		/* and the outermost frame has a known name */

@@ -251,7 +251,8 @@ static int walk(struct uw_arg *a, unw_cursor_t *c, struct unwound *out)
 		unsigned before;
 		int err, r;
 
-		if (out->n == TSAMP_MAX_FRAMES || unw_get_reg(c, UNW_REG_IP, &ip) < 0 || !ip)
+		if (out->n == THREAD_SAMPLER_MAX_FRAMES || unw_get_reg(c, UNW_REG_IP, &ip) < 0 ||
+		    !ip)
 			return 0;
 		/* A return address points after the call, maybe past its function's end. */
 		if ((err = frame_label(a->u, a->p, out->n ? ip - 1 : ip, &out->label[out->n])))
