@@ -156,7 +156,7 @@ START_TEST(test_network_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_network *n = ditto_service_network(s);
+	struct ditto_network *n = ditto_service_network_ensure(s);
 
 	ck_assert_ptr_nonnull(n);
 	ck_assert_int_eq(ditto_network_set_io_model(n, DITTO_IO_SELECT), 0);
@@ -202,11 +202,11 @@ START_TEST(test_syscall_round_trip)
 	ck_assert_int_eq(ditto_syscall_set_calls(c, 1000), 0);
 	ck_assert_int_eq(ditto_syscall_set_errors(c, 10), 0);
 	ck_assert_int_eq(ditto_syscall_set_sequential(c, 0), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_size(c), 1500, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_ret(c), 200, 990), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_flags(c), 64, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_offset(c), 0, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency(c), 4321, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_size_ensure(c), 1500, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_ret_ensure(c), 200, 990), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_flags_ensure(c), 64, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_offset_ensure(c), 0, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency_ensure(c), 4321, 1000), 0);
 	/* the histograms have the kinds model.h names */
 	ck_assert_int_eq(ditto_hist_kind(ditto_syscall_size(c)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_syscall_ret(c)), DITTO_HIST_LOG2);
@@ -259,17 +259,17 @@ START_TEST(test_requests_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_requests *r = ditto_service_requests(s);
+	struct ditto_requests *r = ditto_service_requests_ensure(s);
 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(ditto_requests_set_count(r, 5000), 0);
 	ck_assert_int_eq(ditto_requests_set_connections(r, 50), 0);
 	ck_assert_int_eq(ditto_requests_set_pipelined(r, 7), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_request_bytes(r), 100, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_response_bytes(r), 3000, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_per_connection(r), 100, 50), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns(r), 20000, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_after_response_ns(r), 3000, 4990), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_request_bytes_ensure(r), 100, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_response_bytes_ensure(r), 3000, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_per_connection_ensure(r), 100, 50), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns_ensure(r), 20000, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_after_response_ns_ensure(r), 3000, 4990), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_request_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_response_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_per_connection(r)), DITTO_HIST_LOG2);
@@ -316,13 +316,14 @@ START_TEST(test_cpu_round_trip)
 	ck_assert_int_eq(ditto_cpu_set_chased_loads(c, 500), 0);
 	ck_assert_int_eq(ditto_cpu_set_dws_cold(c, 300), 0);
 	ck_assert_int_eq(ditto_cpu_set_iws_cold(c, 200), 0);
-	struct ditto_counts *mix = ditto_cpu_mix(c);
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(c);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.add", 60000), 0);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.mov", 30000), 0);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.add", 9988), 0);
 	struct ditto_hist *(*const getters[])(struct ditto_cpu *) = {
-		ditto_cpu_insts_per_request, ditto_cpu_branches, ditto_cpu_dws, ditto_cpu_iws,
-		ditto_cpu_raw, ditto_cpu_war, ditto_cpu_waw, ditto_cpu_mem_raw,
+		ditto_cpu_insts_per_request_ensure, ditto_cpu_branches_ensure, ditto_cpu_dws_ensure,
+		ditto_cpu_iws_ensure, ditto_cpu_raw_ensure, ditto_cpu_war_ensure,
+		ditto_cpu_waw_ensure, ditto_cpu_mem_raw_ensure,
 	};
 	static const enum ditto_hist_kind kinds[] = {
 		DITTO_HIST_LOG2, DITTO_HIST_EXACT, DITTO_HIST_LOG2, DITTO_HIST_LOG2,
@@ -378,7 +379,7 @@ START_TEST(test_observed_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 
 	ck_assert_ptr_nonnull(o);
 	ck_assert_int_eq(ditto_observed_set_throughput_qps(o, 99000.5), 0);
@@ -390,7 +391,7 @@ START_TEST(test_observed_round_trip)
 	ck_assert_ptr_null(ditto_observed_add_load(o, 1000));
 	ck_assert_int_eq(ditto_load_point_set_achieved_qps(p1, 998.5), 0);
 	ck_assert_int_eq(ditto_load_point_set_connections(p1, 16), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_load_point_latency(p1), 120000, 998), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_load_point_latency_ensure(p1), 120000, 998), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_load_point_latency(p1)), DITTO_HIST_LOGLIN);
 	ck_assert_int_eq(ditto_observed_set_counters_available(o, true), 0);
 	for (int k = DITTO_COUNTER_CYCLES; k <= DITTO_COUNTER_LLC_MISSES; k++)
@@ -427,7 +428,7 @@ END_TEST
 START_TEST(test_graph_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert_int_eq(ditto_graph_add_node(g, "front"), 0);
@@ -441,9 +442,9 @@ START_TEST(test_graph_round_trip)
 	ck_assert_int_eq(ditto_edge_set_mode(e, DITTO_CALL_ASYNC), 0);
 	ck_assert_int_eq(ditto_edge_set_calls(e, 300), 0);
 	ck_assert_int_eq(ditto_edge_set_parent_requests(e, 100), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_fanout(e), 3, 100), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_request_bytes(e), 64, 300), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_response_bytes(e), 640, 300), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_fanout_ensure(e), 3, 100), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_request_bytes_ensure(e), 64, 300), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_response_bytes_ensure(e), 640, 300), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_fanout(e)), DITTO_HIST_EXACT);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_request_bytes(e)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_response_bytes(e)), DITTO_HIST_LOG2);
@@ -479,8 +480,8 @@ END_TEST
 START_TEST(test_tuning_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
-	struct ditto_tuning *t = ditto_model_tuning(m);
-	struct ditto_values *knobs = ditto_tuning_knobs(t);
+	struct ditto_tuning *t = ditto_model_tuning_ensure(m);
+	struct ditto_values *knobs = ditto_tuning_knobs_ensure(t);
 	double v;
 
 	ck_assert_ptr_nonnull(t);
@@ -499,8 +500,8 @@ START_TEST(test_tuning_round_trip)
 	ck_assert_uint_eq(ditto_tuning_iter_index(i1), ditto_tuning_iter_index(i0) + 1);
 	ck_assert_int_eq(ditto_tuning_iter_set_accepted(i1, true), 0);
 	ck_assert_int_eq(ditto_tuning_iter_set_note(i1, "better"), 0);
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs(i1), "scale", 1.5), 0);
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_errors(i1), "ipc", 0.04), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs_ensure(i1), "scale", 1.5), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_errors_ensure(i1), "ipc", 0.04), 0);
 
 	for (int pass = 0; pass < 2; pass++) {
 		struct ditto_model *x = pass ? reencode(m) : m;
@@ -560,12 +561,12 @@ START_TEST(test_add_duplicate_key_fails)
 	ck_assert_ptr_null(ditto_service_add_cpu(s, "t"));
 	ck_assert_uint_eq(ditto_service_cpu_count(s), 1);
 
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 	ck_assert_ptr_nonnull(ditto_observed_add_load(o, 10));
 	ck_assert_ptr_null(ditto_observed_add_load(o, 10));
 	ck_assert_uint_eq(ditto_observed_load_count(o), 1);
 
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 	ck_assert_ptr_nonnull(ditto_graph_add_edge(g, "a", "b"));
 	ck_assert_ptr_null(ditto_graph_add_edge(g, "a", "b"));
 	ck_assert_uint_eq(ditto_graph_edge_count(g), 1);
@@ -581,11 +582,11 @@ START_TEST(test_handles_survive_many_additions)
 	struct ditto_thread_class *t = ditto_service_add_thread(first, "main");
 	struct ditto_syscall *c = ditto_service_add_syscall(first, "main", "read", DITTO_FD_TCP);
 	struct ditto_cpu *cpu = ditto_service_add_cpu(first, "main");
-	struct ditto_hist *h = ditto_syscall_size(c);
-	struct ditto_counts *mix = ditto_cpu_mix(cpu);
-	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed(first), 1);
-	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph(m), "first", "x");
-	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(ditto_model_tuning(m));
+	struct ditto_hist *h = ditto_syscall_size_ensure(c);
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(cpu);
+	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed_ensure(first), 1);
+	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph_ensure(m), "first", "x");
+	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(ditto_model_tuning_ensure(m));
 	char name[32];
 
 	for (int i = 0; i < 600; i++) {
@@ -596,10 +597,10 @@ START_TEST(test_handles_survive_many_additions)
 		ck_assert_ptr_nonnull(ditto_service_add_syscall(first, name, "write", DITTO_FD_PIPE));
 		ck_assert_ptr_nonnull(ditto_service_add_cpu(first, name));
 		ck_assert_int_eq(ditto_counts_add(mix, name, 1), 0);
-		ck_assert_ptr_nonnull(ditto_observed_add_load(ditto_service_observed(first), 2 + i));
-		ck_assert_ptr_nonnull(ditto_graph_add_edge(ditto_model_graph(m), "first", name));
-		ck_assert_ptr_nonnull(ditto_tuning_add_iteration(ditto_model_tuning(m)));
-		ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency(c), (uint64_t)i * 977, 1), 0);
+		ck_assert_ptr_nonnull(ditto_observed_add_load(ditto_service_observed_ensure(first), 2 + i));
+		ck_assert_ptr_nonnull(ditto_graph_add_edge(ditto_model_graph_ensure(m), "first", name));
+		ck_assert_ptr_nonnull(ditto_tuning_add_iteration(ditto_model_tuning_ensure(m)));
+		ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency_ensure(c), (uint64_t)i * 977, 1), 0);
 	}
 	/* the early handles still work and are the same elements */
 	ck_assert_str_eq(ditto_service_name(first), "first");
