@@ -54,12 +54,12 @@ static void add_service(struct ditto_model *m, int idx, uint64_t *s)
 		die("add_service", -1);
 	ditto_service_set_framing(svc, DITTO_FRAMING_HTTP1);
 	ditto_service_add_port(svc, (uint16_t)(10000 + idx));
-	ditto_graph_add_node(ditto_model_graph(m), name);
-	struct ditto_requests *rq = ditto_service_requests(svc);
+	ditto_graph_add_node(ditto_model_graph_ensure(m), name);
+	struct ditto_requests *rq = ditto_service_requests_ensure(svc);
 	ditto_requests_set_count(rq, 100000);
-	fill(ditto_requests_request_bytes(rq), s, 12, 16);
-	fill(ditto_requests_response_bytes(rq), s, 12, 20);
-	fill(ditto_requests_service_ns(rq), s, 40, 24);
+	fill(ditto_requests_request_bytes_ensure(rq), s, 12, 16);
+	fill(ditto_requests_response_bytes_ensure(rq), s, 12, 20);
+	fill(ditto_requests_service_ns_ensure(rq), s, 40, 24);
 	const char *threads[] = { "main", "worker" };
 	for (int t = 0; t < 2; t++) {
 		struct ditto_thread_class *tc = ditto_service_add_thread(svc, threads[t]);
@@ -70,26 +70,26 @@ static void add_service(struct ditto_model *m, int idx, uint64_t *s)
 			struct ditto_syscall *sc =
 				ditto_service_add_syscall(svc, threads[t], calls[c], DITTO_FD_TCP);
 			ditto_syscall_set_calls(sc, 100000 + rnd(s) % 1000);
-			fill(ditto_syscall_size(sc), s, 10, 20);
-			fill(ditto_syscall_ret(sc), s, 10, 20);
-			fill(ditto_syscall_flags(sc), s, 4, 4);
-			fill(ditto_syscall_latency(sc), s, 30, 20);
+			fill(ditto_syscall_size_ensure(sc), s, 10, 20);
+			fill(ditto_syscall_ret_ensure(sc), s, 10, 20);
+			fill(ditto_syscall_flags_ensure(sc), s, 4, 4);
+			fill(ditto_syscall_latency_ensure(sc), s, 30, 20);
 		}
 		struct ditto_cpu *cpu = ditto_service_add_cpu(svc, threads[t]);
 		ditto_cpu_set_instructions(cpu, 1u << 30);
 		for (int k = 0; k < 64; k++) {
 			char cls[32];
 			snprintf(cls, sizeof(cls), "alu.op%d.w64", k);
-			ditto_counts_add(ditto_cpu_mix(cpu), cls, rnd(s) % 100000 + 1);
+			ditto_counts_add(ditto_cpu_mix_ensure(cpu), cls, rnd(s) % 100000 + 1);
 		}
 		for (int b = 0; b < 40; b++) /* key taken_bin * 16 + transition_bin */
-			ditto_hist_add(ditto_cpu_branches(cpu), rnd(s) % 9 * 16 + rnd(s) % 9,
+			ditto_hist_add(ditto_cpu_branches_ensure(cpu), rnd(s) % 9 * 16 + rnd(s) % 9,
 				       rnd(s) % 1000 + 1);
-		fill(ditto_cpu_dws(cpu), s, 30, 32);
-		fill(ditto_cpu_iws(cpu), s, 20, 24);
-		fill(ditto_cpu_raw(cpu), s, 12, 10);
-		fill(ditto_cpu_war(cpu), s, 12, 10);
-		fill(ditto_cpu_waw(cpu), s, 12, 10);
+		fill(ditto_cpu_dws_ensure(cpu), s, 30, 32);
+		fill(ditto_cpu_iws_ensure(cpu), s, 20, 24);
+		fill(ditto_cpu_raw_ensure(cpu), s, 12, 10);
+		fill(ditto_cpu_war_ensure(cpu), s, 12, 10);
+		fill(ditto_cpu_waw_ensure(cpu), s, 12, 10);
 	}
 }
 

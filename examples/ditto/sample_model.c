@@ -262,7 +262,7 @@ static int build_host(struct ditto_meta *meta, struct rng *r)
 
 static int build_meta(struct ditto_model *m, struct rng *r)
 {
-	struct ditto_meta *meta = ditto_model_meta(m);
+	struct ditto_meta *meta = ditto_model_meta_ensure(m);
 
 	NEED(meta);
 	/* A fixed epoch plus a seed-dependent offset: the model must depend
@@ -313,7 +313,7 @@ static int build_threads(struct ditto_service *s, struct rng *r, const struct se
 
 static int build_network(struct ditto_service *s, const struct service_spec *sp)
 {
-	struct ditto_network *n = ditto_service_network(s);
+	struct ditto_network *n = ditto_service_network_ensure(s);
 	/* Both services serve connections on their "worker" class. */
 	struct ditto_thread_class *workers = ditto_service_find_thread(s, "worker");
 
@@ -337,7 +337,7 @@ static int build_network(struct ditto_service *s, const struct service_spec *sp)
 static int build_offsets(struct ditto_syscall *c, struct rng *r, const struct syscall_spec *sp,
 			 uint64_t calls)
 {
-	TRY(hist_spread(ditto_syscall_offset(c), r, 0, sp->offset_hi, calls));
+	TRY(hist_spread(ditto_syscall_offset_ensure(c), r, 0, sp->offset_hi, calls));
 	return ditto_syscall_set_sequential(c, sp->offset_hi ? rng_pct(r, calls, 70, 99) : 0);
 }
 
@@ -353,17 +353,18 @@ static int build_syscall(struct ditto_service *s, struct rng *r, const struct sy
 	TRY(ditto_syscall_set_nr(c, sp->nr));
 	TRY(ditto_syscall_set_calls(c, calls));
 	TRY(ditto_syscall_set_errors(c, errors));
-	TRY(hist_spread(ditto_syscall_size(c), r, sp->size_lo, sp->size_hi, calls));
+	TRY(hist_spread(ditto_syscall_size_ensure(c), r, sp->size_lo, sp->size_hi, calls));
 	/* Failed calls return -errno, not a value of this histogram. */
-	TRY(hist_spread(ditto_syscall_ret(c), r, sp->ret_lo, sp->ret_hi, calls - errors));
-	TRY(hist_spread_set(ditto_syscall_flags(c), r, sp->flags, COUNT_OF(sp->flags), calls));
-	TRY(hist_spread(ditto_syscall_latency(c), r, sp->lat_lo, sp->lat_hi, calls));
+	TRY(hist_spread(ditto_syscall_ret_ensure(c), r, sp->ret_lo, sp->ret_hi, calls - errors));
+	TRY(hist_spread_set(ditto_syscall_flags_ensure(c), r, sp->flags, COUNT_OF(sp->flags),
+			    calls));
+	TRY(hist_spread(ditto_syscall_latency_ensure(c), r, sp->lat_lo, sp->lat_hi, calls));
 	return build_offsets(c, r, sp, calls);
 }
 
 static int build_requests(struct ditto_service *s, struct rng *r, uint64_t count)
 {
-	struct ditto_requests *q = ditto_service_requests(s);
+	struct ditto_requests *q = ditto_service_requests_ensure(s);
 	uint64_t conns = rng_range(r, 20, 200);
 	uint64_t per_conn = count / conns;
 
@@ -371,11 +372,12 @@ static int build_requests(struct ditto_service *s, struct rng *r, uint64_t count
 	TRY(ditto_requests_set_count(q, count));
 	TRY(ditto_requests_set_connections(q, conns));
 	TRY(ditto_requests_set_pipelined(q, rng_pct(r, count, 0, 20)));
-	TRY(hist_spread(ditto_requests_request_bytes(q), r, 20, 512, count));
-	TRY(hist_spread(ditto_requests_response_bytes(q), r, 5, 4096, count));
+	TRY(hist_spread(ditto_requests_request_bytes_ensure(q), r, 20, 512, count));
+	TRY(hist_spread(ditto_requests_response_bytes_ensure(q), r, 5, 4096, count));
 	/* One sample per connection: how many requests it carried. */
-	TRY(hist_spread(ditto_requests_per_connection(q), r, per_conn / 2, per_conn * 2, conns));
-	return hist_spread(ditto_requests_service_ns(q), r, 2000, 200000, count);
+	TRY(hist_spread(ditto_requests_per_connection_ensure(q), r, per_conn / 2, per_conn * 2,
+			conns));
+	return hist_spread(ditto_requests_service_ns_ensure(q), r, 2000, 200000, count);
 }
 
 /* ------------------------------------------------------------------ */
@@ -403,8 +405,8 @@ static int build_working_sets(struct ditto_cpu *c, struct rng *r, uint64_t insts
 
 	TRY(ditto_cpu_set_dws_cold(c, dws_cold));
 	TRY(ditto_cpu_set_iws_cold(c, iws_cold));
-	TRY(hist_spread(ditto_cpu_dws(c), r, 64, 1u << 24, mem - dws_cold));
-	return hist_spread(ditto_cpu_iws(c), r, 64, 1u << 20, insts - iws_cold);
+	TRY(hist_spread(ditto_cpu_dws_ensure(c), r, 64, 1u << 24, mem - dws_cold));
+	return hist_spread(ditto_cpu_iws_ensure(c), r, 64, 1u << 20, insts - iws_cold);
 }
 
 static int build_cpu_hists(struct ditto_cpu *c, struct rng *r, uint64_t windows, uint64_t insts,
@@ -412,13 +414,14 @@ static int build_cpu_hists(struct ditto_cpu *c, struct rng *r, uint64_t windows,
 {
 	uint64_t per_window = insts / windows;
 
-	TRY(hist_spread(ditto_cpu_insts_per_request(c), r, per_window / 2, per_window * 2, windows));
-	TRY(hist_spread_set(ditto_cpu_branches(c), r, branch_keys, COUNT_OF(branch_keys),
+	TRY(hist_spread(ditto_cpu_insts_per_request_ensure(c), r, per_window / 2, per_window * 2,
+			windows));
+	TRY(hist_spread_set(ditto_cpu_branches_ensure(c), r, branch_keys, COUNT_OF(branch_keys),
 			    rng_pct(r, insts, 10, 20)));
-	TRY(hist_spread(ditto_cpu_raw(c), r, 1, 64, rng_pct(r, insts, 50, 90)));
-	TRY(hist_spread(ditto_cpu_war(c), r, 1, 128, rng_pct(r, insts, 30, 60)));
-	TRY(hist_spread(ditto_cpu_waw(c), r, 1, 256, rng_pct(r, insts, 20, 50)));
-	TRY(hist_spread(ditto_cpu_mem_raw(c), r, 1, 1024, rng_pct(r, mem, 10, 40)));
+	TRY(hist_spread(ditto_cpu_raw_ensure(c), r, 1, 64, rng_pct(r, insts, 50, 90)));
+	TRY(hist_spread(ditto_cpu_war_ensure(c), r, 1, 128, rng_pct(r, insts, 30, 60)));
+	TRY(hist_spread(ditto_cpu_waw_ensure(c), r, 1, 256, rng_pct(r, insts, 20, 50)));
+	TRY(hist_spread(ditto_cpu_mem_raw_ensure(c), r, 1, 1024, rng_pct(r, mem, 10, 40)));
 	return build_working_sets(c, r, insts, mem);
 }
 
@@ -439,7 +442,7 @@ static int build_cpu(struct ditto_service *s, struct rng *r, const char *thread_
 	TRY(ditto_cpu_set_stores(c, stores));
 	TRY(ditto_cpu_set_chased_loads(c, rng_pct(r, loads, 1, 10)));
 	/* The mix classifies exactly the instructions the decoder understood. */
-	TRY(build_mix(ditto_cpu_mix(c), r, insts - undecoded));
+	TRY(build_mix(ditto_cpu_mix_ensure(c), r, insts - undecoded));
 	return build_cpu_hists(c, r, windows, insts, loads + stores);
 }
 
@@ -454,13 +457,13 @@ static int build_load_point(struct ditto_observed *o, struct rng *r, double qps)
 	NEED(p);
 	TRY(ditto_load_point_set_achieved_qps(p, qps * rng_real(r, 0.97, 1.0)));
 	TRY(ditto_load_point_set_connections(p, rng_range(r, 10, 200)));
-	return hist_spread(ditto_load_point_latency(p), r, 10000, 2000000,
+	return hist_spread(ditto_load_point_latency_ensure(p), r, 10000, 2000000,
 			   rng_range(r, 10000, 100000));
 }
 
 static int build_observed(struct ditto_service *s, struct rng *r)
 {
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 	uint64_t peak = rng_range(r, 80000, 250000);
 
 	NEED(o);
@@ -503,7 +506,7 @@ static int build_service(struct ditto_model *m, struct rng *r, const struct serv
  * samples add up to, and each call has one request and one response. */
 static int build_fanout(struct ditto_edge *e, struct rng *r, uint64_t parents)
 {
-	struct ditto_hist *h = ditto_edge_fanout(e);
+	struct ditto_hist *h = ditto_edge_fanout_ensure(e);
 	uint64_t calls = 0;
 
 	NEED(h);
@@ -516,13 +519,13 @@ static int build_fanout(struct ditto_edge *e, struct rng *r, uint64_t parents)
 		calls += fanouts[i] * n;
 	}
 	TRY(ditto_edge_set_calls(e, calls));
-	TRY(hist_spread(ditto_edge_request_bytes(e), r, 20, 256, calls));
-	return hist_spread(ditto_edge_response_bytes(e), r, 5, 4096, calls);
+	TRY(hist_spread(ditto_edge_request_bytes_ensure(e), r, 20, 256, calls));
+	return hist_spread(ditto_edge_response_bytes_ensure(e), r, 5, 4096, calls);
 }
 
 static int build_graph(struct ditto_model *m, struct rng *r, uint64_t parent_requests)
 {
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 	struct ditto_edge *e;
 
 	NEED(g);
@@ -539,8 +542,8 @@ static int build_iteration(struct ditto_tuning *t, struct rng *r, double max_err
 			   bool accepted, const char *note)
 {
 	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
-	struct ditto_values *knobs = it ? ditto_tuning_iter_knobs(it) : NULL;
-	struct ditto_values *errors = it ? ditto_tuning_iter_errors(it) : NULL;
+	struct ditto_values *knobs = it ? ditto_tuning_iter_knobs_ensure(it) : NULL;
+	struct ditto_values *errors = it ? ditto_tuning_iter_errors_ensure(it) : NULL;
 
 	NEED(knobs);
 	NEED(errors);
@@ -569,13 +572,13 @@ static int copy_values(struct ditto_values *dst, const struct ditto_values *src)
 
 static int build_tuning(struct ditto_model *m, struct rng *r)
 {
-	struct ditto_tuning *t = ditto_model_tuning(m);
+	struct ditto_tuning *t = ditto_model_tuning_ensure(m);
 
 	NEED(t);
 	TRY(build_iteration(t, r, 0.30, false, "initial clone from the profile"));
 	TRY(build_iteration(t, r, 0.08, true, "scaled instructions and working sets"));
 	/* The knobs in force are those of the accepted, last iteration. */
-	return copy_values(ditto_tuning_knobs(t),
+	return copy_values(ditto_tuning_knobs_ensure(t),
 			   ditto_tuning_iter_knobs(ditto_tuning_iteration(t, 1)));
 }
 

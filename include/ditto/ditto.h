@@ -163,9 +163,12 @@ DITTO_API struct ditto_hist *ditto_hist_dup(const struct ditto_hist *h);
 DITTO_API enum ditto_hist_kind ditto_hist_kind(const struct ditto_hist *h);
 DITTO_API unsigned ditto_hist_precision(const struct ditto_hist *h);
 
-/* Count `count` occurrences of `value`. -EOVERFLOW if a count would wrap. */
+/* Count `count` occurrences of `value`. -EOVERFLOW if a count would wrap;
+ * -EINVAL into NULL or into a model's read-only stand-in for a histogram
+ * it lacks (see model.h: the field's _ensure function creates it). */
 DITTO_API int ditto_hist_add(struct ditto_hist *h, uint64_t value, uint64_t count);
-/* Add src into dst; -DITTO_EMISMATCH if kinds or precisions differ. */
+/* Add src into dst; -DITTO_EMISMATCH if kinds or precisions differ;
+ * -EINVAL into a model's read-only stand-in, as ditto_hist_add(). */
 DITTO_API int ditto_hist_merge(struct ditto_hist *dst, const struct ditto_hist *src);
 /* Remove every bucket. */
 DITTO_API void ditto_hist_clear(struct ditto_hist *h);

@@ -67,6 +67,26 @@
  * Handles (struct ditto_service *, struct ditto_syscall *, ...) are borrowed
  * from their model: valid until the model is freed; adding elements never
  * invalidates them. A model is not thread-safe; use one per thread or lock.
+ *
+ * Getters only read: they take const handles and never add to the model,
+ * so reading a model leaves its encoding as it was. A section the model
+ * lacks (requests, network, tuning, a cpu entry's mix, ...) is a NULL
+ * handle, and every getter given a NULL handle returns 0, "", false, NULL
+ * or an empty count (ditto_counts_size(NULL) is 0). A histogram field the
+ * model lacks reads as an empty histogram of the field's kind, shared and
+ * read-only: ditto_hist_add() and ditto_hist_merge() into it fail with
+ * -EINVAL. Writing is the setters' job: set_ and add_ functions create
+ * what they write into, and each section or histogram getter has an
+ * _ensure twin (since 0.5) that returns it for writing, created empty when
+ * absent (NULL only on no memory or a NULL handle):
+ *
+ *     struct ditto_requests *r = ditto_service_requests_ensure(s);
+ *     ditto_requests_set_count(r, n);
+ *     ditto_hist_add(ditto_requests_service_ns_ensure(r), ns, 1);
+ *
+ * A setter given a NULL handle fails with -EINVAL. Getters still return
+ * non-const handles, as before 0.5; one taken from a const model is for
+ * reading.
  */
 #ifndef DITTO_MODEL_H
 #define DITTO_MODEL_H
@@ -416,7 +436,9 @@ DITTO_API int ditto_model_get_json(const struct ditto_model *m, const char *path
 /* meta                                                                 */
 /* ------------------------------------------------------------------ */
 
-DITTO_API struct ditto_meta *ditto_model_meta(struct ditto_model *m);
+/* NULL when the model has no meta (ditto_model_new() gives it one). */
+DITTO_API struct ditto_meta *ditto_model_meta(const struct ditto_model *m);
+DITTO_API struct ditto_meta *ditto_model_meta_ensure(struct ditto_model *m);
 /* Version of the libditto that created the model (borrowed). */
 DITTO_API const char *ditto_meta_tool_version(const struct ditto_meta *meta);
 /* Creation time, seconds since the Unix epoch. */
@@ -465,9 +487,10 @@ DITTO_API int ditto_meta_set_load_connections(struct ditto_meta *meta, uint64_t 
 
 DITTO_API size_t ditto_model_service_count(const struct ditto_model *m);
 /* Service i, or NULL past the end. */
-DITTO_API struct ditto_service *ditto_model_service(struct ditto_model *m, size_t i);
+DITTO_API struct ditto_service *ditto_model_service(const struct ditto_model *m, size_t i);
 /* Service by name, or NULL. */
-DITTO_API struct ditto_service *ditto_model_find_service(struct ditto_model *m, const char *name);
+DITTO_API struct ditto_service *ditto_model_find_service(const struct ditto_model *m,
+							 const char *name);
 /* Append a service; NULL with -EEXIST in ditto_last_error() if the name is
  * taken, or on no memory. */
 DITTO_API struct ditto_service *ditto_model_add_service(struct ditto_model *m, const char *name);
@@ -493,8 +516,8 @@ DITTO_API double ditto_service_per_request(const struct ditto_service *s, double
 
 /* --- services[].threads[]: thread classes --- */
 DITTO_API size_t ditto_service_thread_count(const struct ditto_service *s);
-DITTO_API struct ditto_thread_class *ditto_service_thread(struct ditto_service *s, size_t i);
-DITTO_API struct ditto_thread_class *ditto_service_find_thread(struct ditto_service *s,
+DITTO_API struct ditto_thread_class *ditto_service_thread(const struct ditto_service *s, size_t i);
+DITTO_API struct ditto_thread_class *ditto_service_find_thread(const struct ditto_service *s,
 							       const char *name);
 DITTO_API struct ditto_thread_class *ditto_service_add_thread(struct ditto_service *s,
 							      const char *name);
@@ -525,7 +548,9 @@ DITTO_API const char *ditto_thread_class_woken_by(const struct ditto_thread_clas
 DITTO_API int ditto_thread_class_add_woken_by(struct ditto_thread_class *t, const char *name);
 
 /* --- services[].network --- */
-DITTO_API struct ditto_network *ditto_service_network(struct ditto_service *s);
+/* NULL when the service has none (see "Getters only read" above). */
+DITTO_API struct ditto_network *ditto_service_network(const struct ditto_service *s);
+DITTO_API struct ditto_network *ditto_service_network_ensure(struct ditto_service *s);
 DITTO_API enum ditto_io_model ditto_network_io_model(const struct ditto_network *n);
 DITTO_API int ditto_network_set_io_model(struct ditto_network *n, enum ditto_io_model io);
 /* Accepting is done away from the main thread of the main process (by
@@ -601,8 +626,8 @@ DITTO_API int ditto_network_add_sockopt(struct ditto_network *n, const struct di
 
 /* --- services[].syscalls[]: one per (thread class, syscall, fd kind) --- */
 DITTO_API size_t ditto_service_syscall_count(const struct ditto_service *s);
-DITTO_API struct ditto_syscall *ditto_service_syscall(struct ditto_service *s, size_t i);
-DITTO_API struct ditto_syscall *ditto_service_find_syscall(struct ditto_service *s,
+DITTO_API struct ditto_syscall *ditto_service_syscall(const struct ditto_service *s, size_t i);
+DITTO_API struct ditto_syscall *ditto_service_find_syscall(const struct ditto_service *s,
 							   const char *thread_class,
 							   const char *name, enum ditto_fd_kind fd);
 DITTO_API struct ditto_syscall *ditto_service_add_syscall(struct ditto_service *s,
@@ -635,21 +660,31 @@ DITTO_API int ditto_syscall_set_ret_total(struct ditto_syscall *c, uint64_t n);
  * when not recorded; a clone's writev then takes 2. */
 DITTO_API uint64_t ditto_syscall_iovecs_total(const struct ditto_syscall *c);
 DITTO_API int ditto_syscall_set_iovecs_total(struct ditto_syscall *c, uint64_t n);
-/* Histograms, created empty on first use (never NULL for a valid handle):
- * size argument (log2), returned bytes (log2), flags (exact), file offsets
- * (log2), latency in ns (loglin). */
-DITTO_API struct ditto_hist *ditto_syscall_size(struct ditto_syscall *c);
-DITTO_API struct ditto_hist *ditto_syscall_ret(struct ditto_syscall *c);
-DITTO_API struct ditto_hist *ditto_syscall_flags(struct ditto_syscall *c);
-DITTO_API struct ditto_hist *ditto_syscall_offset(struct ditto_syscall *c);
-DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c);
+/* Histograms (never NULL; one the model lacks reads as empty and is
+ * read-only, the _ensure twin creates it): size argument (log2), returned
+ * bytes (log2), flags (exact), file offsets (log2), latency in ns
+ * (loglin). */
+DITTO_API struct ditto_hist *ditto_syscall_size(const struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_ret(const struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_flags(const struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_offset(const struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_latency(const struct ditto_syscall *c);
 /* Since 0.5. Failed calls by errno (exact: value errno, e.g. 2 for ENOENT).
  * Its total may be below errors: the profiler keeps the first four errno
  * values of a call per thread. Empty in models of earlier profilers. */
-DITTO_API struct ditto_hist *ditto_syscall_errnos(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_errnos(const struct ditto_syscall *c);
+/* Since 0.5: the same histograms for writing, created empty when absent. */
+DITTO_API struct ditto_hist *ditto_syscall_size_ensure(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_ret_ensure(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_flags_ensure(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_offset_ensure(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_latency_ensure(struct ditto_syscall *c);
+DITTO_API struct ditto_hist *ditto_syscall_errnos_ensure(struct ditto_syscall *c);
 
 /* --- services[].requests --- */
-DITTO_API struct ditto_requests *ditto_service_requests(struct ditto_service *s);
+/* NULL when the service has none (see "Getters only read" above). */
+DITTO_API struct ditto_requests *ditto_service_requests(const struct ditto_service *s);
+DITTO_API struct ditto_requests *ditto_service_requests_ensure(struct ditto_service *s);
 DITTO_API uint64_t ditto_requests_count(const struct ditto_requests *r);
 DITTO_API int ditto_requests_set_count(struct ditto_requests *r, uint64_t n);
 DITTO_API uint64_t ditto_requests_connections(const struct ditto_requests *r);
@@ -664,16 +699,23 @@ DITTO_API int ditto_requests_set_request_bytes_total(struct ditto_requests *r, u
 DITTO_API uint64_t ditto_requests_response_bytes_total(const struct ditto_requests *r);
 DITTO_API int ditto_requests_set_response_bytes_total(struct ditto_requests *r, uint64_t n);
 /* Request and response sizes (log2), requests per connection (log2),
- * service time in ns (loglin). */
-DITTO_API struct ditto_hist *ditto_requests_request_bytes(struct ditto_requests *r);
-DITTO_API struct ditto_hist *ditto_requests_response_bytes(struct ditto_requests *r);
-DITTO_API struct ditto_hist *ditto_requests_per_connection(struct ditto_requests *r);
-DITTO_API struct ditto_hist *ditto_requests_service_ns(struct ditto_requests *r);
+ * service time in ns (loglin). Never NULL: absent ones (r NULL included)
+ * read as empty and are read-only; the _ensure twins create them. */
+DITTO_API struct ditto_hist *ditto_requests_request_bytes(const struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_response_bytes(const struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_per_connection(const struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_service_ns(const struct ditto_requests *r);
 /* Time from a response's last write to the serving thread's next read or
  * wait, in ns (loglin): the work a server does after it has answered
  * (logging, clean-up). A clone does that share of its body after its
  * response. Empty in models written before 0.5. */
-DITTO_API struct ditto_hist *ditto_requests_after_response_ns(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_after_response_ns(const struct ditto_requests *r);
+/* Since 0.5: the same histograms for writing, created empty when absent. */
+DITTO_API struct ditto_hist *ditto_requests_request_bytes_ensure(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_response_bytes_ensure(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_per_connection_ensure(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_service_ns_ensure(struct ditto_requests *r);
+DITTO_API struct ditto_hist *ditto_requests_after_response_ns_ensure(struct ditto_requests *r);
 
 /*
  * --- services[].outbound[]: one per remote endpoint the service called ---
@@ -692,8 +734,8 @@ DITTO_API struct ditto_hist *ditto_requests_after_response_ns(struct ditto_reque
  * -EINVAL on an empty address or port 0.
  */
 DITTO_API size_t ditto_service_outbound_count(const struct ditto_service *s);
-DITTO_API struct ditto_outbound *ditto_service_outbound(struct ditto_service *s, size_t i);
-DITTO_API struct ditto_outbound *ditto_service_find_outbound(struct ditto_service *s,
+DITTO_API struct ditto_outbound *ditto_service_outbound(const struct ditto_service *s, size_t i);
+DITTO_API struct ditto_outbound *ditto_service_find_outbound(const struct ditto_service *s,
 							     const char *address, uint16_t port);
 DITTO_API struct ditto_outbound *ditto_service_add_outbound(struct ditto_service *s,
 							    const char *address, uint16_t port);
@@ -717,14 +759,18 @@ DITTO_API uint64_t ditto_outbound_request_bytes_total(const struct ditto_outboun
 DITTO_API int ditto_outbound_set_request_bytes_total(struct ditto_outbound *o, uint64_t n);
 DITTO_API uint64_t ditto_outbound_response_bytes_total(const struct ditto_outbound *o);
 DITTO_API int ditto_outbound_set_response_bytes_total(struct ditto_outbound *o, uint64_t n);
-/* Sizes of the calls' requests and responses (log2). */
-DITTO_API struct ditto_hist *ditto_outbound_request_bytes(struct ditto_outbound *o);
-DITTO_API struct ditto_hist *ditto_outbound_response_bytes(struct ditto_outbound *o);
+/* Sizes of the calls' requests and responses (log2); never NULL, absent
+ * ones read-only and empty (the _ensure twins create them). */
+DITTO_API struct ditto_hist *ditto_outbound_request_bytes(const struct ditto_outbound *o);
+DITTO_API struct ditto_hist *ditto_outbound_response_bytes(const struct ditto_outbound *o);
+DITTO_API struct ditto_hist *ditto_outbound_request_bytes_ensure(struct ditto_outbound *o);
+DITTO_API struct ditto_hist *ditto_outbound_response_bytes_ensure(struct ditto_outbound *o);
 
 /* --- services[].cpu[]: per thread class --- */
 DITTO_API size_t ditto_service_cpu_count(const struct ditto_service *s);
-DITTO_API struct ditto_cpu *ditto_service_cpu(struct ditto_service *s, size_t i);
-DITTO_API struct ditto_cpu *ditto_service_find_cpu(struct ditto_service *s, const char *thread_class);
+DITTO_API struct ditto_cpu *ditto_service_cpu(const struct ditto_service *s, size_t i);
+DITTO_API struct ditto_cpu *ditto_service_find_cpu(const struct ditto_service *s,
+						   const char *thread_class);
 DITTO_API struct ditto_cpu *ditto_service_add_cpu(struct ditto_service *s, const char *thread_class);
 DITTO_API const char *ditto_cpu_thread_class(const struct ditto_cpu *c);
 /* Execution windows, instructions observed in them, and how many of those
@@ -767,16 +813,22 @@ DITTO_API int ditto_cpu_set_stepped_ns(struct ditto_cpu *c, uint64_t ns);
  *   isa    base x87 mmx sse sse2 sse3 ssse3 sse4.1 sse4.2 avx avx2 fma
  *          avx512 bmi aes sha
  * e.g. "alu.rr.none.64.base", "mov.rm.r.32.base", "vint.rr.none.128.sse2".
+ * NULL when the entry has no mix (it reads as empty); the _ensure twin
+ * creates it for ditto_counts_add().
  */
-DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c);
+DITTO_API struct ditto_counts *ditto_cpu_mix(const struct ditto_cpu *c);
+DITTO_API struct ditto_counts *ditto_cpu_mix_ensure(struct ditto_cpu *c);
 /*
  * Windows per stepping mechanism, keyed by ditto_step_mode_name()
  * ("breakpoint", "syscall_stops"; see profile.h): how the profile ran
- * system calls. Created empty on first use; merges add.
+ * system calls. NULL when absent (it reads as empty); the _ensure twin
+ * creates it. Merges add.
  */
-DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c);
+DITTO_API struct ditto_counts *ditto_cpu_stepping(const struct ditto_cpu *c);
+DITTO_API struct ditto_counts *ditto_cpu_stepping_ensure(struct ditto_cpu *c);
 /*
- * Histograms, created empty on first use:
+ * Histograms, never NULL (one the entry lacks reads as empty and is
+ * read-only; the _ensure twins create them):
  *  insts_per_request  instructions between request boundaries (log2)
  *  branches           per executed conditional branch, key
  *                     taken_bin * 16 + transition_bin (exact); taken_bin k
@@ -787,14 +839,23 @@ DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c);
  *  raw, war, waw      register dependency distances in instructions (log2)
  *  mem_raw            store-to-load distances in instructions (log2)
  */
-DITTO_API struct ditto_hist *ditto_cpu_insts_per_request(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_branches(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_dws(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_iws(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_raw(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_war(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_waw(struct ditto_cpu *c);
-DITTO_API struct ditto_hist *ditto_cpu_mem_raw(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_insts_per_request(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_branches(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_dws(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_iws(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_raw(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_war(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_waw(const struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_mem_raw(const struct ditto_cpu *c);
+/* Since 0.5: the same histograms for writing, created empty when absent. */
+DITTO_API struct ditto_hist *ditto_cpu_insts_per_request_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_branches_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_dws_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_iws_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_raw_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_war_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_waw_ensure(struct ditto_cpu *c);
+DITTO_API struct ditto_hist *ditto_cpu_mem_raw_ensure(struct ditto_cpu *c);
 
 /*
  * Miss rate of a fully associative LRU cache of cache_bytes with 64-byte
@@ -803,28 +864,33 @@ DITTO_API struct ditto_hist *ditto_cpu_mem_raw(struct ditto_cpu *c);
  * the cache, sizes spread evenly inside a bucket. Cold accesses (first
  * touches in a window) count as misses only with count_cold: in a long
  * steady state they are an artefact of the window. A set-associative cache
- * of the same size misses slightly more. -1 on no memory.
+ * of the same size misses slightly more; an absent histogram gives 0.
  */
-DITTO_API double ditto_cpu_miss_rate(struct ditto_cpu *c, bool instructions, uint64_t cache_bytes,
-				     bool count_cold);
+DITTO_API double ditto_cpu_miss_rate(const struct ditto_cpu *c, bool instructions,
+				     uint64_t cache_bytes, bool count_cold);
 
 /* --- services[].observed --- */
-DITTO_API struct ditto_observed *ditto_service_observed(struct ditto_service *s);
+/* NULL when the service has none (see "Getters only read" above). */
+DITTO_API struct ditto_observed *ditto_service_observed(const struct ditto_service *s);
+DITTO_API struct ditto_observed *ditto_service_observed_ensure(struct ditto_service *s);
 /* Saturation throughput of the original, requests per second. */
 DITTO_API double ditto_observed_throughput_qps(const struct ditto_observed *o);
 DITTO_API int ditto_observed_set_throughput_qps(struct ditto_observed *o, double qps);
 /* Latency per offered load: one point per target rate. */
 DITTO_API size_t ditto_observed_load_count(const struct ditto_observed *o);
-DITTO_API struct ditto_load_point *ditto_observed_load(struct ditto_observed *o, size_t i);
-DITTO_API struct ditto_load_point *ditto_observed_find_load(struct ditto_observed *o, double qps);
+DITTO_API struct ditto_load_point *ditto_observed_load(const struct ditto_observed *o, size_t i);
+DITTO_API struct ditto_load_point *ditto_observed_find_load(const struct ditto_observed *o,
+							    double qps);
 DITTO_API struct ditto_load_point *ditto_observed_add_load(struct ditto_observed *o, double qps);
 DITTO_API double ditto_load_point_qps(const struct ditto_load_point *p);
 DITTO_API double ditto_load_point_achieved_qps(const struct ditto_load_point *p);
 DITTO_API int ditto_load_point_set_achieved_qps(struct ditto_load_point *p, double qps);
 DITTO_API uint64_t ditto_load_point_connections(const struct ditto_load_point *p);
 DITTO_API int ditto_load_point_set_connections(struct ditto_load_point *p, uint64_t n);
-/* Request latency in ns (loglin). */
-DITTO_API struct ditto_hist *ditto_load_point_latency(struct ditto_load_point *p);
+/* Request latency in ns (loglin); never NULL, read-only and empty when
+ * absent (the _ensure twin creates it). */
+DITTO_API struct ditto_hist *ditto_load_point_latency(const struct ditto_load_point *p);
+DITTO_API struct ditto_hist *ditto_load_point_latency_ensure(struct ditto_load_point *p);
 /* Hardware counters: whether the host had them, and their totals. */
 DITTO_API bool ditto_observed_counters_available(const struct ditto_observed *o);
 DITTO_API int ditto_observed_set_counters_available(struct ditto_observed *o, bool v);
@@ -835,14 +901,16 @@ DITTO_API int ditto_observed_set_counter(struct ditto_observed *o, enum ditto_co
 /* graph: the RPC graph                                                 */
 /* ------------------------------------------------------------------ */
 
-DITTO_API struct ditto_graph *ditto_model_graph(struct ditto_model *m);
+/* NULL when the model has no graph (see "Getters only read" above). */
+DITTO_API struct ditto_graph *ditto_model_graph(const struct ditto_model *m);
+DITTO_API struct ditto_graph *ditto_model_graph_ensure(struct ditto_model *m);
 DITTO_API size_t ditto_graph_node_count(const struct ditto_graph *g);
 DITTO_API const char *ditto_graph_node(const struct ditto_graph *g, size_t i);
 /* Adds the service name unless present. */
 DITTO_API int ditto_graph_add_node(struct ditto_graph *g, const char *name);
 DITTO_API size_t ditto_graph_edge_count(const struct ditto_graph *g);
-DITTO_API struct ditto_edge *ditto_graph_edge(struct ditto_graph *g, size_t i);
-DITTO_API struct ditto_edge *ditto_graph_find_edge(struct ditto_graph *g, const char *from,
+DITTO_API struct ditto_edge *ditto_graph_edge(const struct ditto_graph *g, size_t i);
+DITTO_API struct ditto_edge *ditto_graph_find_edge(const struct ditto_graph *g, const char *from,
 						   const char *to);
 DITTO_API struct ditto_edge *ditto_graph_add_edge(struct ditto_graph *g, const char *from,
 						  const char *to);
@@ -855,16 +923,23 @@ DITTO_API uint64_t ditto_edge_calls(const struct ditto_edge *e);
 DITTO_API int ditto_edge_set_calls(struct ditto_edge *e, uint64_t n);
 DITTO_API uint64_t ditto_edge_parent_requests(const struct ditto_edge *e);
 DITTO_API int ditto_edge_set_parent_requests(struct ditto_edge *e, uint64_t n);
-/* Calls per parent request (exact), request and response sizes (log2). */
-DITTO_API struct ditto_hist *ditto_edge_fanout(struct ditto_edge *e);
-DITTO_API struct ditto_hist *ditto_edge_request_bytes(struct ditto_edge *e);
-DITTO_API struct ditto_hist *ditto_edge_response_bytes(struct ditto_edge *e);
+/* Calls per parent request (exact), request and response sizes (log2);
+ * never NULL, read-only and empty when absent (the _ensure twins create
+ * them). */
+DITTO_API struct ditto_hist *ditto_edge_fanout(const struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_request_bytes(const struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_response_bytes(const struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_fanout_ensure(struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_request_bytes_ensure(struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_response_bytes_ensure(struct ditto_edge *e);
 
 /* ------------------------------------------------------------------ */
 /* tuning                                                               */
 /* ------------------------------------------------------------------ */
 
-DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m);
+/* NULL when the model has no tuning section (see "Getters only read"). */
+DITTO_API struct ditto_tuning *ditto_model_tuning(const struct ditto_model *m);
+DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
 /*
  * Knobs are the synthesizer's, by name; an absent knob takes its default,
  * values outside the range are clamped when a clone is generated:
@@ -882,10 +957,13 @@ DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m);
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */
-/* Current knob values. */
-DITTO_API struct ditto_values *ditto_tuning_knobs(struct ditto_tuning *t);
+/* Current knob values; NULL when absent (t NULL included: no knob set,
+ * each at its default). The _ensure twin creates them for
+ * ditto_values_set(). */
+DITTO_API struct ditto_values *ditto_tuning_knobs(const struct ditto_tuning *t);
+DITTO_API struct ditto_values *ditto_tuning_knobs_ensure(struct ditto_tuning *t);
 DITTO_API size_t ditto_tuning_iteration_count(const struct ditto_tuning *t);
-DITTO_API struct ditto_tuning_iter *ditto_tuning_iteration(struct ditto_tuning *t, size_t i);
+DITTO_API struct ditto_tuning_iter *ditto_tuning_iteration(const struct ditto_tuning *t, size_t i);
 /* Appends an iteration numbered after the last one. */
 DITTO_API struct ditto_tuning_iter *ditto_tuning_add_iteration(struct ditto_tuning *t);
 DITTO_API uint64_t ditto_tuning_iter_index(const struct ditto_tuning_iter *it);
@@ -893,14 +971,19 @@ DITTO_API bool ditto_tuning_iter_accepted(const struct ditto_tuning_iter *it);
 DITTO_API int ditto_tuning_iter_set_accepted(struct ditto_tuning_iter *it, bool v);
 DITTO_API const char *ditto_tuning_iter_note(const struct ditto_tuning_iter *it);
 DITTO_API int ditto_tuning_iter_set_note(struct ditto_tuning_iter *it, const char *note);
-/* Knob values tried, and the error per metric they gave. */
-DITTO_API struct ditto_values *ditto_tuning_iter_knobs(struct ditto_tuning_iter *it);
-DITTO_API struct ditto_values *ditto_tuning_iter_errors(struct ditto_tuning_iter *it);
+/* Knob values tried, and the error per metric they gave; NULL when
+ * absent (the _ensure twins create them). */
+DITTO_API struct ditto_values *ditto_tuning_iter_knobs(const struct ditto_tuning_iter *it);
+DITTO_API struct ditto_values *ditto_tuning_iter_errors(const struct ditto_tuning_iter *it);
+DITTO_API struct ditto_values *ditto_tuning_iter_knobs_ensure(struct ditto_tuning_iter *it);
+DITTO_API struct ditto_values *ditto_tuning_iter_errors_ensure(struct ditto_tuning_iter *it);
 
 /* ------------------------------------------------------------------ */
 /* Maps: counts (string -> uint64) and values (string -> double)        */
 /* ------------------------------------------------------------------ */
 
+/* A NULL map (absent: see "Getters only read") reads as empty; adding or
+ * setting into one fails with -EINVAL. */
 DITTO_API size_t ditto_counts_size(const struct ditto_counts *c);
 /* Entry i in insertion order; -DITTO_ENOTFOUND past the end. */
 DITTO_API int ditto_counts_entry(const struct ditto_counts *c, size_t i, const char **key,

@@ -16,7 +16,8 @@
  *     // clone-dir/clone [--port P] [--max-seconds S] [--max-requests N]
  *
  * Functions here are thread-safe on distinct models; the model is only
- * read.
+ * read (ditto_synth_write() takes it const and adds nothing to it, not
+ * even the sections it lacks).
  */
 #ifndef DITTO_SYNTH_H
 #define DITTO_SYNTH_H
@@ -85,7 +86,7 @@ struct ditto_synth_opts {
  * clone tree; -DITTO_ENOTFOUND no such service (or no service at all);
  * -DITTO_EOPTS; -errno of the file system.
  */
-DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
+DITTO_API int ditto_synth_write(const struct ditto_model *m, const char *dir,
 				const struct ditto_synth_opts *opts);
 
 struct ditto_build_opts {

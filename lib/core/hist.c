@@ -135,9 +135,45 @@ DITTO_API struct ditto_hist *ditto_hist_new(enum ditto_hist_kind kind, unsigned 
 	return h;
 }
 
+/*
+ * What a model's getter returns for a histogram field the model lacks
+ * (hist_absent()): an empty histogram of the field's kind, shared and
+ * read-only, so that reading a model never adds to it. Writing one is
+ * refused; the fields' _ensure functions create the real one. Const
+ * storage: a write path that forgot to refuse faults at once instead of
+ * changing what every model's reader sees.
+ */
+static const struct ditto_hist absent_hists[] = {
+	{ .kind = DITTO_HIST_LOG2 },
+	{ .kind = DITTO_HIST_EXACT },
+	{ .kind = DITTO_HIST_LOGLIN, .precision = LOGLIN_DEFAULT },
+};
+
+struct ditto_hist *hist_absent(enum ditto_hist_kind kind)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(absent_hists); i++)
+		if (absent_hists[i].kind == kind)
+			return (struct ditto_hist *)&absent_hists[i];
+	return (struct ditto_hist *)&absent_hists[0];
+}
+
+static bool hist_is_absent(const struct ditto_hist *h)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(absent_hists); i++)
+		if (h == &absent_hists[i])
+			return true;
+	return false;
+}
+
+static int absent_err(void)
+{
+	return ditto_err(-EINVAL, "histogram: absent from its model, so read-only: the "
+			 "field's _ensure function creates it");
+}
+
 DITTO_API void ditto_hist_free(struct ditto_hist *h)
 {
-	if (!h)
+	if (!h || hist_is_absent(h))
 		return;
 	free(h->keys);
 	free(h->counts);
@@ -210,6 +246,8 @@ DITTO_API int ditto_hist_add(struct ditto_hist *h, uint64_t value, uint64_t coun
 {
 	if (!h)
 		return ditto_err(-EINVAL, "histogram: NULL");
+	if (hist_is_absent(h))
+		return absent_err();
 	return hist_add_key(h, hist_value_key(h, value), count);
 }
 
@@ -254,6 +292,8 @@ DITTO_API int ditto_hist_merge(struct ditto_hist *dst, const struct ditto_hist *
 	struct ditto_hist *tmp;
 	int err = 0;
 
+	if (hist_is_absent(dst))
+		return absent_err();
 	if (!hist_compatible(dst, src))
 		return ditto_err(-DITTO_EMISMATCH, "histogram: cannot merge %s into %s",
 				 hist_kind_name(src->kind), hist_kind_name(dst->kind));
@@ -275,7 +315,8 @@ DITTO_API int ditto_hist_merge(struct ditto_hist *dst, const struct ditto_hist *
 
 DITTO_API void ditto_hist_clear(struct ditto_hist *h)
 {
-	h->n = 0;
+	if (!hist_is_absent(h))	/* empty already, and shared */
+		h->n = 0;
 }
 
 DITTO_API uint64_t ditto_hist_total(const struct ditto_hist *h)

@@ -15,6 +15,11 @@ struct ditto_hist {
 };
 
 bool hist_kind_valid(int kind, unsigned precision);
+/* The empty, shared, read-only histogram of kind (log-linear: precision
+ * 4) that a model's getters return for a field the model lacks.
+ * ditto_hist_add() and ditto_hist_merge() into it fail with -EINVAL;
+ * ditto_hist_clear() and ditto_hist_free() leave it alone. */
+struct ditto_hist *hist_absent(enum ditto_hist_kind kind);
 /* Whether key can be produced by values of this kind. */
 bool hist_key_valid(const struct ditto_hist *h, uint64_t key);
 /* Add count to bucket key directly (decoder, merge). */

@@ -3,6 +3,11 @@
  * Typed accessors of every model section. Handles are tree nodes; the
  * macros below expand to one getter and one setter per field, named as in
  * model.h, so the field names here are the names on the wire.
+ *
+ * Getters only read: a section the model lacks is NULL, a histogram it
+ * lacks the shared read-only empty one of its kind (hist_absent()), and
+ * the fields of a NULL section read as 0, "" or false. What creates a
+ * missing node is a setter, an add function or an _ensure function.
  */
 #include <errno.h>
 #include <math.h>
@@ -54,23 +59,46 @@ static int get_enum(const struct dnode *map, const char *field, const char *cons
 	return i < 0 ? 0 : i;
 }
 
-static struct ditto_hist *hist_field(struct dnode *map, const char *field,
-				     enum ditto_hist_kind kind)
+/* A setter given a NULL handle: what a getter returns for a section the
+ * model lacks. */
+static int no_section(const char *field)
+{
+	return ditto_err(-EINVAL, "%s: no section to set it in (a NULL handle: an absent "
+			 "section, which its _ensure function creates)", field);
+}
+
+/* The histogram field of map, or the read-only empty one of its kind when
+ * map has none (map may be NULL). Creates nothing. */
+static struct ditto_hist *hist_get(const struct dnode *map, const char *field,
+				   enum ditto_hist_kind kind)
+{
+	const struct dnode *n = dn_get(map, field);
+
+	return n && n->type == DN_HIST ? n->h : hist_absent(kind);
+}
+
+/* The histogram field of map, created empty when absent (replacing a value
+ * of another type). NULL on no memory or a NULL map. */
+static struct ditto_hist *hist_ensure(struct dnode *map, const char *field,
+				      enum ditto_hist_kind kind)
 {
 	struct dnode *n = dn_get(map, field);
 
 	if (n && n->type == DN_HIST)
 		return n->h;
+	if (!map) {
+		no_section(field);
+		return NULL;
+	}
 	n = dn_new(DN_HIST);
 	if (!n)
 		return NULL;
 	n->h = ditto_hist_new(kind, 0);
-	if (!n->h || dn_set(map, field, n)) {
-		if (!n->h)
-			dn_free(n);
+	if (!n->h) {
+		dn_free(n);
 		return NULL;
 	}
-	return n->h;
+	return dn_set(map, field, n) ? NULL : n->h;
 }
 
 #define U64_FIELD(sec, field)                                                       \
@@ -129,10 +157,34 @@ static struct ditto_hist *hist_field(struct dnode *map, const char *field,
 		return dn_get_str(CNODE(x), #field);                                 \
 	}
 
-#define HIST_FIELD(sec, field, kind)                                                \
-	DITTO_API struct ditto_hist *ditto_##sec##_##field(struct ditto_##sec *x)  \
+/* A histogram field named `field` in the API and `wire` in the model. */
+#define HIST_FIELD_AS(sec, field, wire, kind)                                       \
+	DITTO_API struct ditto_hist *ditto_##sec##_##field(const struct ditto_##sec *x) \
 	{                                                                           \
-		return hist_field(NODE(x), #field, kind);                            \
+		return hist_get(CNODE(x), wire, kind);                               \
+	}                                                                           \
+	DITTO_API struct ditto_hist *ditto_##sec##_##field##_ensure(struct ditto_##sec *x) \
+	{                                                                           \
+		return hist_ensure(NODE(x), wire, kind);                             \
+	}
+
+#define HIST_FIELD(sec, field, kind) HIST_FIELD_AS(sec, field, #field, kind)
+
+/* A sub-object (map) `name` of type rtype in a handle of type ptype:
+ * ditto_<ptype>_<name>() reads it (NULL when absent), ..._ensure()
+ * creates it when absent. */
+#define SUB_MAP(ptype, name, rtype)                                                 \
+	DITTO_API struct ditto_##rtype *ditto_##ptype##_##name(const struct ditto_##ptype *x) \
+	{                                                                           \
+		return (struct ditto_##rtype *)dn_sub(CNODE(x), #name, DN_MAP);     \
+	}                                                                           \
+	DITTO_API struct ditto_##rtype *ditto_##ptype##_##name##_ensure(struct ditto_##ptype *x) \
+	{                                                                           \
+		if (!x) {                                                           \
+			no_section(#name);                                          \
+			return NULL;                                                \
+		}                                                                   \
+		return (struct ditto_##rtype *)dn_child(NODE(x), #name, DN_MAP);    \
 	}
 
 /* ---- elements of arrays ---- */
@@ -144,16 +196,16 @@ static size_t elem_count(const struct dnode *parent, const char *arr)
 	return a && a->type == DN_ARR ? a->a.n : 0;
 }
 
-static struct dnode *elem_at(struct dnode *parent, const char *arr, size_t i)
+static struct dnode *elem_at(const struct dnode *parent, const char *arr, size_t i)
 {
-	struct dnode *a = dn_get(parent, arr);
+	const struct dnode *a = dn_get(parent, arr);
 
 	return a && a->type == DN_ARR && i < a->a.n ? a->a.items[i] : NULL;
 }
 
 /* The element of parent.arr with the key fields of probe, or NULL. */
-static struct dnode *elem_find(struct dnode *parent, const char *arr, const struct section *s,
-			       const struct dnode *probe)
+static struct dnode *elem_find(const struct dnode *parent, const char *arr,
+			       const struct section *s, const struct dnode *probe)
 {
 	return element_match(s, dn_get(parent, arr), probe);
 }
@@ -168,6 +220,11 @@ static struct dnode *elem_add(struct dnode *parent, const char *arr, const struc
 
 	if (!probe)
 		return NULL;
+	if (!parent) {
+		dn_free(probe);
+		no_section(arr);
+		return NULL;
+	}
 	if (elem_find(parent, arr, s, probe)) {
 		dbuf_init(&label);
 		element_label(s, probe, &label);
@@ -207,6 +264,10 @@ static int list_add(struct dnode *parent, const char *field, struct dnode *v)
 
 	if (!v)
 		return nomem(0);
+	if (!parent) {
+		dn_free(v);
+		return no_section(field);
+	}
 	l = dn_child(parent, field, DN_ARR);
 	if (!l) {
 		dn_free(v);
@@ -231,20 +292,19 @@ static const char *list_str(const struct dnode *parent, const char *field, size_
 
 /* ---- model ---- */
 
-DITTO_API struct ditto_meta *ditto_model_meta(struct ditto_model *m)
-{
-	return (struct ditto_meta *)dn_child(m->root, "meta", DN_MAP);
-}
+#define MODEL_SUB(name)                                                             \
+	DITTO_API struct ditto_##name *ditto_model_##name(const struct ditto_model *m) \
+	{                                                                           \
+		return (struct ditto_##name *)dn_sub(m->root, #name, DN_MAP);       \
+	}                                                                           \
+	DITTO_API struct ditto_##name *ditto_model_##name##_ensure(struct ditto_model *m) \
+	{                                                                           \
+		return (struct ditto_##name *)dn_child(m->root, #name, DN_MAP);     \
+	}
 
-DITTO_API struct ditto_graph *ditto_model_graph(struct ditto_model *m)
-{
-	return (struct ditto_graph *)dn_child(m->root, "graph", DN_MAP);
-}
-
-DITTO_API struct ditto_tuning *ditto_model_tuning(struct ditto_model *m)
-{
-	return (struct ditto_tuning *)dn_child(m->root, "tuning", DN_MAP);
-}
+MODEL_SUB(meta)
+MODEL_SUB(graph)
+MODEL_SUB(tuning)
 
 /* ---- meta ---- */
 
@@ -270,7 +330,10 @@ static const char *const cache_fields[] = { "l1d_bytes", "l1i_bytes", "l2_bytes"
 	}                                                                           \
 	DITTO_API int ditto_meta_set_##sub##_##field(struct ditto_meta *meta, type v) \
 	{                                                                           \
-		struct dnode *s = dn_child(NODE(meta), #sub, DN_MAP);                \
+		struct dnode *s;                                                    \
+		if (!meta)                                                          \
+			return no_section(#sub "." #field);                         \
+		s = dn_child(NODE(meta), #sub, DN_MAP);                             \
 		return s ? set(s, #field, v) : nomem(0);                             \
 	}
 
@@ -297,6 +360,8 @@ DITTO_API int ditto_meta_set_host_cache_bytes(struct ditto_meta *meta, enum ditt
 
 	if ((unsigned)l >= ARRAY_SIZE(cache_fields))
 		return ditto_err(-EINVAL, "cache level %d is not valid", (int)l);
+	if (!meta)
+		return no_section(cache_fields[l]);
 	host = dn_child(NODE(meta), "host", DN_MAP);
 	return host ? dn_set_u64(host, cache_fields[l], bytes) : nomem(0);
 }
@@ -308,12 +373,13 @@ DITTO_API size_t ditto_model_service_count(const struct ditto_model *m)
 	return elem_count(m->root, "services");
 }
 
-DITTO_API struct ditto_service *ditto_model_service(struct ditto_model *m, size_t i)
+DITTO_API struct ditto_service *ditto_model_service(const struct ditto_model *m, size_t i)
 {
 	return (struct ditto_service *)elem_at(m->root, "services", i);
 }
 
-DITTO_API struct ditto_service *ditto_model_find_service(struct ditto_model *m, const char *name)
+DITTO_API struct ditto_service *ditto_model_find_service(const struct ditto_model *m,
+							 const char *name)
 {
 	struct dnode *p = probe_str("name", name), *e;
 
@@ -322,7 +388,7 @@ DITTO_API struct ditto_service *ditto_model_find_service(struct ditto_model *m, 
 	return (struct ditto_service *)e;
 }
 
-struct ditto_service *model_pick_service(struct ditto_model *m, const char *name)
+struct ditto_service *model_pick_service(const struct ditto_model *m, const char *name)
 {
 	if (name)
 		return ditto_model_find_service(m, name);
@@ -379,17 +445,17 @@ DITTO_API size_t ditto_service_thread_count(const struct ditto_service *s)
 	return elem_count(CNODE(s), "threads");
 }
 
-DITTO_API struct ditto_thread_class *ditto_service_thread(struct ditto_service *s, size_t i)
+DITTO_API struct ditto_thread_class *ditto_service_thread(const struct ditto_service *s, size_t i)
 {
-	return (struct ditto_thread_class *)elem_at(NODE(s), "threads", i);
+	return (struct ditto_thread_class *)elem_at(CNODE(s), "threads", i);
 }
 
-DITTO_API struct ditto_thread_class *ditto_service_find_thread(struct ditto_service *s,
+DITTO_API struct ditto_thread_class *ditto_service_find_thread(const struct ditto_service *s,
 							       const char *name)
 {
 	struct dnode *p = probe_str("name", name), *e;
 
-	e = p ? elem_find(NODE(s), "threads", &schema_thread, p) : NULL;
+	e = p ? elem_find(CNODE(s), "threads", &schema_thread, p) : NULL;
 	dn_free(p);
 	return (struct ditto_thread_class *)e;
 }
@@ -435,10 +501,7 @@ DITTO_API int ditto_thread_class_add_woken_by(struct ditto_thread_class *t, cons
 
 /* ---- network ---- */
 
-DITTO_API struct ditto_network *ditto_service_network(struct ditto_service *s)
-{
-	return (struct ditto_network *)dn_child(NODE(s), "network", DN_MAP);
-}
+SUB_MAP(service, network, network)
 
 ENUM_FIELD(network, io_model, io_model, enum_io_model)
 BOOL_FIELD(network, accept_dispatch)
@@ -460,6 +523,8 @@ DITTO_API bool ditto_network_sockopts_known(const struct ditto_network *n)
 
 DITTO_API int ditto_network_set_sockopts_known(struct ditto_network *n)
 {
+	if (!n)
+		return no_section("sockopts");
 	return dn_child(NODE(n), "sockopts", DN_ARR) ? 0 : nomem(0);
 }
 
@@ -470,7 +535,7 @@ DITTO_API size_t ditto_network_sockopt_count(const struct ditto_network *n)
 
 DITTO_API int ditto_network_sockopt(const struct ditto_network *n, size_t i, struct ditto_sockopt *out)
 {
-	const struct dnode *e = elem_at((struct dnode *)CNODE(n), "sockopts", i);
+	const struct dnode *e = elem_at(CNODE(n), "sockopts", i);
 
 	if (!e || !out)
 		return ditto_err(-EINVAL, "sockopts: no element %zu", i);
@@ -501,6 +566,8 @@ DITTO_API int ditto_network_add_sockopt(struct ditto_network *n, const struct di
 
 	if (!o || o->level > INT32_MAX || o->name > INT32_MAX || o->value > INT32_MAX)
 		return ditto_err(-EINVAL, "sockopts: level, name and value are ints >= 0");
+	if (!n)
+		return no_section("sockopts");
 	p = sockopt_probe(o);
 	if (!p)
 		return nomem(0);
@@ -541,18 +608,18 @@ DITTO_API size_t ditto_service_syscall_count(const struct ditto_service *s)
 	return elem_count(CNODE(s), "syscalls");
 }
 
-DITTO_API struct ditto_syscall *ditto_service_syscall(struct ditto_service *s, size_t i)
+DITTO_API struct ditto_syscall *ditto_service_syscall(const struct ditto_service *s, size_t i)
 {
-	return (struct ditto_syscall *)elem_at(NODE(s), "syscalls", i);
+	return (struct ditto_syscall *)elem_at(CNODE(s), "syscalls", i);
 }
 
-DITTO_API struct ditto_syscall *ditto_service_find_syscall(struct ditto_service *s,
+DITTO_API struct ditto_syscall *ditto_service_find_syscall(const struct ditto_service *s,
 							   const char *thread_class,
 							   const char *name, enum ditto_fd_kind fd)
 {
 	struct dnode *p = syscall_probe(thread_class, name, fd), *e;
 
-	e = p ? elem_find(NODE(s), "syscalls", &schema_syscall, p) : NULL;
+	e = p ? elem_find(CNODE(s), "syscalls", &schema_syscall, p) : NULL;
 	dn_free(p);
 	return (struct ditto_syscall *)e;
 }
@@ -585,11 +652,7 @@ HIST_FIELD(syscall, ret, DITTO_HIST_LOG2)
 HIST_FIELD(syscall, flags, DITTO_HIST_EXACT)
 HIST_FIELD(syscall, errnos, DITTO_HIST_EXACT)
 HIST_FIELD(syscall, offset, DITTO_HIST_LOG2)
-
-DITTO_API struct ditto_hist *ditto_syscall_latency(struct ditto_syscall *c)
-{
-	return hist_field(NODE(c), "latency_ns", DITTO_HIST_LOGLIN);
-}
+HIST_FIELD_AS(syscall, latency, "latency_ns", DITTO_HIST_LOGLIN)
 
 /* ---- outbound ---- */
 
@@ -614,17 +677,17 @@ DITTO_API size_t ditto_service_outbound_count(const struct ditto_service *s)
 	return elem_count(CNODE(s), "outbound");
 }
 
-DITTO_API struct ditto_outbound *ditto_service_outbound(struct ditto_service *s, size_t i)
+DITTO_API struct ditto_outbound *ditto_service_outbound(const struct ditto_service *s, size_t i)
 {
-	return (struct ditto_outbound *)elem_at(NODE(s), "outbound", i);
+	return (struct ditto_outbound *)elem_at(CNODE(s), "outbound", i);
 }
 
-DITTO_API struct ditto_outbound *ditto_service_find_outbound(struct ditto_service *s,
+DITTO_API struct ditto_outbound *ditto_service_find_outbound(const struct ditto_service *s,
 							     const char *address, uint16_t port)
 {
 	struct dnode *p = outbound_probe(address, port), *e;
 
-	e = p ? elem_find(NODE(s), "outbound", &schema_outbound, p) : NULL;
+	e = p ? elem_find(CNODE(s), "outbound", &schema_outbound, p) : NULL;
 	dn_free(p);
 	return (struct ditto_outbound *)e;
 }
@@ -657,10 +720,7 @@ HIST_FIELD(outbound, response_bytes, DITTO_HIST_LOG2)
 
 /* ---- requests ---- */
 
-DITTO_API struct ditto_requests *ditto_service_requests(struct ditto_service *s)
-{
-	return (struct ditto_requests *)dn_child(NODE(s), "requests", DN_MAP);
-}
+SUB_MAP(service, requests, requests)
 
 U64_FIELD(requests, count)
 U64_FIELD(requests, connections)
@@ -680,16 +740,17 @@ DITTO_API size_t ditto_service_cpu_count(const struct ditto_service *s)
 	return elem_count(CNODE(s), "cpu");
 }
 
-DITTO_API struct ditto_cpu *ditto_service_cpu(struct ditto_service *s, size_t i)
+DITTO_API struct ditto_cpu *ditto_service_cpu(const struct ditto_service *s, size_t i)
 {
-	return (struct ditto_cpu *)elem_at(NODE(s), "cpu", i);
+	return (struct ditto_cpu *)elem_at(CNODE(s), "cpu", i);
 }
 
-DITTO_API struct ditto_cpu *ditto_service_find_cpu(struct ditto_service *s, const char *thread_class)
+DITTO_API struct ditto_cpu *ditto_service_find_cpu(const struct ditto_service *s,
+						   const char *thread_class)
 {
 	struct dnode *p = probe_str("thread_class", thread_class), *e;
 
-	e = p ? elem_find(NODE(s), "cpu", &schema_cpu, p) : NULL;
+	e = p ? elem_find(CNODE(s), "cpu", &schema_cpu, p) : NULL;
 	dn_free(p);
 	return (struct ditto_cpu *)e;
 }
@@ -720,17 +781,10 @@ HIST_FIELD(cpu, war, DITTO_HIST_LOG2)
 HIST_FIELD(cpu, waw, DITTO_HIST_LOG2)
 HIST_FIELD(cpu, mem_raw, DITTO_HIST_LOG2)
 
-DITTO_API struct ditto_counts *ditto_cpu_mix(struct ditto_cpu *c)
-{
-	return (struct ditto_counts *)dn_child(NODE(c), "mix", DN_MAP);
-}
+SUB_MAP(cpu, mix, counts)
+SUB_MAP(cpu, stepping, counts)
 
-DITTO_API struct ditto_counts *ditto_cpu_stepping(struct ditto_cpu *c)
-{
-	return (struct ditto_counts *)dn_child(NODE(c), "stepping", DN_MAP);
-}
-
-struct ditto_cpu *model_main_cpu(struct ditto_service *s)
+struct ditto_cpu *model_main_cpu(const struct ditto_service *s)
 {
 	struct ditto_cpu *best = NULL;
 
@@ -745,10 +799,7 @@ struct ditto_cpu *model_main_cpu(struct ditto_service *s)
 
 /* ---- observed ---- */
 
-DITTO_API struct ditto_observed *ditto_service_observed(struct ditto_service *s)
-{
-	return (struct ditto_observed *)dn_child(NODE(s), "observed", DN_MAP);
-}
+SUB_MAP(service, observed, observed)
 
 F64_FIELD(observed, throughput_qps)
 
@@ -771,16 +822,17 @@ DITTO_API size_t ditto_observed_load_count(const struct ditto_observed *o)
 	return elem_count(CNODE(o), "loads");
 }
 
-DITTO_API struct ditto_load_point *ditto_observed_load(struct ditto_observed *o, size_t i)
+DITTO_API struct ditto_load_point *ditto_observed_load(const struct ditto_observed *o, size_t i)
 {
-	return (struct ditto_load_point *)elem_at(NODE(o), "loads", i);
+	return (struct ditto_load_point *)elem_at(CNODE(o), "loads", i);
 }
 
-DITTO_API struct ditto_load_point *ditto_observed_find_load(struct ditto_observed *o, double qps)
+DITTO_API struct ditto_load_point *ditto_observed_find_load(const struct ditto_observed *o,
+							    double qps)
 {
 	struct dnode *p = load_probe(qps), *e;
 
-	e = p ? elem_find(NODE(o), "loads", &schema_load_point, p) : NULL;
+	e = p ? elem_find(CNODE(o), "loads", &schema_load_point, p) : NULL;
 	dn_free(p);
 	return (struct ditto_load_point *)e;
 }
@@ -799,10 +851,7 @@ DITTO_API double ditto_load_point_qps(const struct ditto_load_point *p)
 F64_FIELD(load_point, achieved_qps)
 U64_FIELD(load_point, connections)
 
-DITTO_API struct ditto_hist *ditto_load_point_latency(struct ditto_load_point *p)
-{
-	return hist_field(NODE(p), "latency_ns", DITTO_HIST_LOGLIN);
-}
+HIST_FIELD_AS(load_point, latency, "latency_ns", DITTO_HIST_LOGLIN)
 
 static const char *const counter_fields[] = { "cycles", "instructions", "branches",
 					      "branch_misses", "l1i_misses", "l1d_misses",
@@ -815,8 +864,11 @@ DITTO_API bool ditto_observed_counters_available(const struct ditto_observed *o)
 
 DITTO_API int ditto_observed_set_counters_available(struct ditto_observed *o, bool v)
 {
-	struct dnode *c = dn_child(NODE(o), "counters", DN_MAP);
+	struct dnode *c;
 
+	if (!o)
+		return no_section("counters.available");
+	c = dn_child(NODE(o), "counters", DN_MAP);
 	return c ? dn_set_bool(c, "available", v) : nomem(0);
 }
 
@@ -833,6 +885,8 @@ DITTO_API int ditto_observed_set_counter(struct ditto_observed *o, enum ditto_co
 
 	if ((unsigned)c >= ARRAY_SIZE(counter_fields))
 		return ditto_err(-EINVAL, "counter %d is not valid", (int)c);
+	if (!o)
+		return no_section(counter_fields[c]);
 	n = dn_child(NODE(o), "counters", DN_MAP);
 	return n ? dn_set_u64(n, counter_fields[c], v) : nomem(0);
 }
@@ -879,17 +933,17 @@ DITTO_API size_t ditto_graph_edge_count(const struct ditto_graph *g)
 	return elem_count(CNODE(g), "edges");
 }
 
-DITTO_API struct ditto_edge *ditto_graph_edge(struct ditto_graph *g, size_t i)
+DITTO_API struct ditto_edge *ditto_graph_edge(const struct ditto_graph *g, size_t i)
 {
-	return (struct ditto_edge *)elem_at(NODE(g), "edges", i);
+	return (struct ditto_edge *)elem_at(CNODE(g), "edges", i);
 }
 
-DITTO_API struct ditto_edge *ditto_graph_find_edge(struct ditto_graph *g, const char *from,
+DITTO_API struct ditto_edge *ditto_graph_find_edge(const struct ditto_graph *g, const char *from,
 						   const char *to)
 {
 	struct dnode *p = edge_probe(from, to), *e;
 
-	e = p ? elem_find(NODE(g), "edges", &schema_edge, p) : NULL;
+	e = p ? elem_find(CNODE(g), "edges", &schema_edge, p) : NULL;
 	dn_free(p);
 	return (struct ditto_edge *)e;
 }
@@ -911,19 +965,16 @@ HIST_FIELD(edge, response_bytes, DITTO_HIST_LOG2)
 
 /* ---- tuning ---- */
 
-DITTO_API struct ditto_values *ditto_tuning_knobs(struct ditto_tuning *t)
-{
-	return (struct ditto_values *)dn_child(NODE(t), "knobs", DN_MAP);
-}
+SUB_MAP(tuning, knobs, values)
 
 DITTO_API size_t ditto_tuning_iteration_count(const struct ditto_tuning *t)
 {
 	return elem_count(CNODE(t), "iterations");
 }
 
-DITTO_API struct ditto_tuning_iter *ditto_tuning_iteration(struct ditto_tuning *t, size_t i)
+DITTO_API struct ditto_tuning_iter *ditto_tuning_iteration(const struct ditto_tuning *t, size_t i)
 {
-	return (struct ditto_tuning_iter *)elem_at(NODE(t), "iterations", i);
+	return (struct ditto_tuning_iter *)elem_at(CNODE(t), "iterations", i);
 }
 
 DITTO_API struct ditto_tuning_iter *ditto_tuning_add_iteration(struct ditto_tuning *t)
@@ -947,12 +998,5 @@ DITTO_API uint64_t ditto_tuning_iter_index(const struct ditto_tuning_iter *it)
 BOOL_FIELD(tuning_iter, accepted)
 STR_FIELD(tuning_iter, note)
 
-DITTO_API struct ditto_values *ditto_tuning_iter_knobs(struct ditto_tuning_iter *it)
-{
-	return (struct ditto_values *)dn_child(NODE(it), "knobs", DN_MAP);
-}
-
-DITTO_API struct ditto_values *ditto_tuning_iter_errors(struct ditto_tuning_iter *it)
-{
-	return (struct ditto_values *)dn_child(NODE(it), "errors", DN_MAP);
-}
+SUB_MAP(tuning_iter, knobs, values)
+SUB_MAP(tuning_iter, errors, values)

@@ -7,10 +7,10 @@
 
 #include "core_int.h"
 
-DITTO_API double ditto_cpu_miss_rate(struct ditto_cpu *c, bool instructions, uint64_t cache_bytes,
-				     bool count_cold)
+DITTO_API double ditto_cpu_miss_rate(const struct ditto_cpu *c, bool instructions,
+				     uint64_t cache_bytes, bool count_cold)
 {
-	struct ditto_hist *h = instructions ? ditto_cpu_iws(c) : ditto_cpu_dws(c);
+	const struct ditto_hist *h = instructions ? ditto_cpu_iws(c) : ditto_cpu_dws(c);
 	uint64_t cold = instructions ? ditto_cpu_iws_cold(c) : ditto_cpu_dws_cold(c);
 	double miss = count_cold ? (double)cold : 0.0, total = miss;
 

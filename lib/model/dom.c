@@ -270,6 +270,11 @@ int dn_set(struct dnode *map, const char *key, struct dnode *v)
 
 	if (!v)
 		return -ENOMEM;
+	if (!map || map->type != DN_MAP) {
+		dn_free(v);
+		return ditto_err(-EINVAL, "%s: no section to set it in (a NULL or absent handle)",
+				 key);
+	}
 	m = member(map, key);
 	if (m) {
 		dn_free(m->val);
@@ -294,6 +299,13 @@ struct dnode *dn_child(struct dnode *map, const char *key, enum dn_type type)
 	if (!c || dn_set(map, key, c))
 		return NULL;
 	return c;
+}
+
+struct dnode *dn_sub(const struct dnode *map, const char *key, enum dn_type type)
+{
+	struct dnode *c = dn_get(map, key);
+
+	return c && c->type == type ? c : NULL;
 }
 
 bool dn_number(const struct dnode *n, double *out)

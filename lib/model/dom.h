@@ -68,15 +68,20 @@ bool dn_equal(const struct dnode *a, const struct dnode *b);
 /* Arrays: take ownership of v. */
 int dn_push(struct dnode *arr, struct dnode *v);
 
-/* Maps: lookup by key; set replaces (freeing the old value) or appends,
- * taking ownership of v (freed on error). */
+/* Maps: lookup by key (map may be NULL: nothing found); set replaces
+ * (freeing the old value) or appends, taking ownership of v (freed on
+ * error; -EINVAL when map is NULL or no map). */
 struct dnode *dn_get(const struct dnode *map, const char *key);
 int dn_set(struct dnode *map, const char *key, struct dnode *v);
 /* Append without checking for an existing key (decoder). */
 int dn_append(struct dnode *map, char *key, struct dnode *v);
 /* Existing child map/array/hist, or a new empty one stored under key
- * (replacing a value of another type). NULL on no memory. */
+ * (replacing a value of another type). NULL on no memory, or when map is
+ * NULL or no map. For writers only: readers take dn_sub(). */
 struct dnode *dn_child(struct dnode *map, const char *key, enum dn_type type);
+/* Existing child of that type, or NULL: what dn_child() would return
+ * without creating anything (map may be NULL). */
+struct dnode *dn_sub(const struct dnode *map, const char *key, enum dn_type type);
 
 /* Typed reads with defaults when absent or of another type. */
 uint64_t dn_get_u64(const struct dnode *map, const char *key);

@@ -6,9 +6,17 @@
 
 #include "model_int.h"
 
+/* A NULL map (a getter's answer for an absent one) reads as empty; adding
+ * to it fails with -EINVAL. */
+
+static size_t map_size(const struct dnode *n)
+{
+	return n && n->type == DN_MAP ? n->m.n : 0;
+}
+
 DITTO_API size_t ditto_counts_size(const struct ditto_counts *c)
 {
-	return CNODE(c)->m.n;
+	return map_size(CNODE(c));
 }
 
 DITTO_API int ditto_counts_entry(const struct ditto_counts *c, size_t i, const char **key,
@@ -16,7 +24,7 @@ DITTO_API int ditto_counts_entry(const struct ditto_counts *c, size_t i, const c
 {
 	const struct dnode *n = CNODE(c);
 
-	if (i >= n->m.n)
+	if (i >= map_size(n))
 		return ditto_err(-DITTO_ENOTFOUND, "counts: no entry %zu", i);
 	if (key)
 		*key = n->m.m[i].key;
@@ -53,7 +61,7 @@ DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c)
 	const struct dnode *n = CNODE(c);
 	uint64_t t = 0;
 
-	for (size_t i = 0; i < n->m.n; i++)
+	for (size_t i = 0; i < map_size(n); i++)
 		if (add_overflows(t, n->m.m[i].val->u, &t))
 			return UINT64_MAX;
 	return t;
@@ -61,7 +69,7 @@ DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c)
 
 DITTO_API size_t ditto_values_size(const struct ditto_values *v)
 {
-	return CNODE(v)->m.n;
+	return map_size(CNODE(v));
 }
 
 DITTO_API int ditto_values_entry(const struct ditto_values *v, size_t i, const char **key,
@@ -69,7 +77,7 @@ DITTO_API int ditto_values_entry(const struct ditto_values *v, size_t i, const c
 {
 	const struct dnode *n = CNODE(v);
 
-	if (i >= n->m.n)
+	if (i >= map_size(n))
 		return ditto_err(-DITTO_ENOTFOUND, "values: no entry %zu", i);
 	if (key)
 		*key = n->m.m[i].key;

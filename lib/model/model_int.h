@@ -23,10 +23,10 @@ struct ditto_service;
 struct ditto_cpu;
 /* The service named name, or with name NULL the model's first one; NULL
  * when there is none (no error is set: each caller words its own). */
-struct ditto_service *model_pick_service(struct ditto_model *m, const char *name);
+struct ditto_service *model_pick_service(const struct ditto_model *m, const char *name);
 /* The serving class's cpu entry: the one with the most instructions, the
  * first of them on a tie; NULL when s has none. */
-struct ditto_cpu *model_main_cpu(struct ditto_service *s);
+struct ditto_cpu *model_main_cpu(const struct ditto_service *s);
 /* |clone - original| / |original|: 0 when they are equal (both 0
  * included), 1 when only the original is 0. The error of a scalar in
  * ditto_model_compare() and of the tuner's metrics. */

@@ -62,19 +62,21 @@ static int add_stat(struct ditto_service *svc, const struct classes *c, const st
 	ditto_syscall_set_calls(sc, ditto_syscall_calls(sc) + v->calls);
 	ditto_syscall_set_errors(sc, ditto_syscall_errors(sc) + v->errors);
 	ditto_syscall_set_sequential(sc, ditto_syscall_sequential(sc) + v->sequential);
-	if ((err = hist_add_log2(ditto_syscall_size(sc), v->size, LOG2_BUCKETS)) ||
-	    (err = hist_add_log2(ditto_syscall_ret(sc), v->ret, LOG2_BUCKETS)) ||
+	if ((err = hist_add_log2(ditto_syscall_size_ensure(sc), v->size, LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_syscall_ret_ensure(sc), v->ret, LOG2_BUCKETS)) ||
 	    (err = add_totals(sc, v)) ||
-	    (err = hist_add_lat(ditto_syscall_latency(sc), v->lat, LAT_BUCKETS)))
+	    (err = hist_add_lat(ditto_syscall_latency_ensure(sc), v->lat, LAT_BUCKETS)))
 		return err;
-	if (v->offsets && (err = hist_add_log2(ditto_syscall_offset(sc), v->offset, LOG2_BUCKETS)))
+	if (v->offsets &&
+	    (err = hist_add_log2(ditto_syscall_offset_ensure(sc), v->offset, LOG2_BUCKETS)))
 		return err;
 	for (size_t i = 0; i < MAX_FLAGS && !err; i++)
 		if (v->flag_cnt[i])
-			err = ditto_hist_add(ditto_syscall_flags(sc), v->flag_val[i], v->flag_cnt[i]);
+			err = ditto_hist_add(ditto_syscall_flags_ensure(sc), v->flag_val[i],
+					     v->flag_cnt[i]);
 	for (size_t i = 0; i < MAX_ERRNOS && !err; i++)
 		if (v->errno_cnt[i])
-			err = ditto_hist_add(ditto_syscall_errnos(sc), v->errno_val[i],
+			err = ditto_hist_add(ditto_syscall_errnos_ensure(sc), v->errno_val[i],
 					     v->errno_cnt[i]);
 	return err;
 }
@@ -138,18 +140,23 @@ static int add_requests(struct ditto_service *svc, const struct snapshot *s,
 			const struct build_args *a)
 {
 	const struct dt_req_stats *q = &s->reqs;
-	struct ditto_requests *r = ditto_service_requests(svc);
+	struct ditto_requests *r = ditto_service_requests_ensure(svc);
 	int err;
 
 	ditto_requests_set_count(r, a->requests_override ? a->requests_override : q->requests);
 	ditto_requests_set_connections(r, q->connections);
 	ditto_requests_set_request_bytes_total(r, q->req_bytes_sum);
 	ditto_requests_set_response_bytes_total(r, q->resp_bytes_sum);
-	if ((err = hist_add_log2(ditto_requests_request_bytes(r), q->req_bytes, LOG2_BUCKETS)) ||
-	    (err = hist_add_log2(ditto_requests_response_bytes(r), q->resp_bytes, LOG2_BUCKETS)) ||
-	    (err = hist_add_log2(ditto_requests_per_connection(r), q->per_conn, LOG2_BUCKETS)) ||
-	    (err = hist_add_lat(ditto_requests_service_ns(r), q->service_ns, LAT_BUCKETS)) ||
-	    (err = hist_add_lat(ditto_requests_after_response_ns(r), q->after_response_ns, LAT_BUCKETS)))
+	if ((err = hist_add_log2(ditto_requests_request_bytes_ensure(r), q->req_bytes,
+				 LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_requests_response_bytes_ensure(r), q->resp_bytes,
+				 LOG2_BUCKETS)) ||
+	    (err = hist_add_log2(ditto_requests_per_connection_ensure(r), q->per_conn,
+				 LOG2_BUCKETS)) ||
+	    (err = hist_add_lat(ditto_requests_service_ns_ensure(r), q->service_ns,
+				LAT_BUCKETS)) ||
+	    (err = hist_add_lat(ditto_requests_after_response_ns_ensure(r), q->after_response_ns,
+				LAT_BUCKETS)))
 		return err;
 	return 0;
 }
@@ -165,7 +172,7 @@ static void add_service_info(struct ditto_service *svc, const struct snapshot *s
 
 static void add_network(struct ditto_service *svc, const struct network_rec *n)
 {
-	struct ditto_network *net = ditto_service_network(svc);
+	struct ditto_network *net = ditto_service_network_ensure(svc);
 
 	ditto_network_set_io_model(net, n->io);
 	ditto_network_set_accept_dispatch(net, n->accept_dispatch);
@@ -186,7 +193,7 @@ static void add_network(struct ditto_service *svc, const struct network_rec *n)
  */
 static int add_sockopts(struct ditto_service *svc, const struct dt_req_stats *q)
 {
-	struct ditto_network *net = ditto_service_network(svc);
+	struct ditto_network *net = ditto_service_network_ensure(svc);
 	int err;
 
 	if (!q->sockopt_conns)
@@ -208,7 +215,7 @@ static int add_sockopts(struct ditto_service *svc, const struct dt_req_stats *q)
 static int fill(struct ditto_model *m, const struct snapshot *s, const struct classes *c,
 		const struct build_args *a)
 {
-	struct ditto_meta *meta = ditto_model_meta(m);
+	struct ditto_meta *meta = ditto_model_meta_ensure(m);
 	struct ditto_service *svc;
 	struct network_rec n;
 	int err;
@@ -227,7 +234,7 @@ static int fill(struct ditto_model *m, const struct snapshot *s, const struct cl
 	if ((err = add_sockopts(svc, &s->reqs)) || (err = add_syscalls(svc, s, c)) ||
 	    (err = add_requests(svc, s, a)) || (err = outbound_store(svc, s)))
 		return err;
-	ditto_observed_set_counters_available(ditto_service_observed(svc), false);
+	ditto_observed_set_counters_available(ditto_service_observed_ensure(svc), false);
 	return 0;
 }
 

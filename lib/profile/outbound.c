@@ -91,9 +91,10 @@ static int fill_one(struct ditto_outbound *o, const struct dt_ep_val *v)
 	    (err = ditto_outbound_set_receives(o, v->recvs)) ||
 	    (err = ditto_outbound_set_request_bytes_total(o, v->bytes_sent)) ||
 	    (err = ditto_outbound_set_response_bytes_total(o, v->bytes_recv)) ||
-	    (err = hist_add_log2(ditto_outbound_request_bytes(o), v->req_bytes, LOG2_BUCKETS)))
+	    (err = hist_add_log2(ditto_outbound_request_bytes_ensure(o), v->req_bytes,
+				 LOG2_BUCKETS)))
 		return err;
-	return hist_add_log2(ditto_outbound_response_bytes(o), v->resp_bytes, LOG2_BUCKETS);
+	return hist_add_log2(ditto_outbound_response_bytes_ensure(o), v->resp_bytes, LOG2_BUCKETS);
 }
 
 int outbound_store(struct ditto_service *svc, const struct snapshot *s)

@@ -178,7 +178,7 @@ static atomic_bool counters_warned;
 int session_counters_store(struct hw_counters *h, const char *why, struct ditto_model *m)
 {
 	struct ditto_service *svc = ditto_model_service(m, 0);
-	struct ditto_observed *o = svc ? ditto_service_observed(svc) : NULL;
+	struct ditto_observed *o = svc ? ditto_service_observed_ensure(svc) : NULL;
 	uint64_t v[HW_COUNTERS_N];
 	uint32_t have = 0;
 	int err;

@@ -147,7 +147,7 @@ static uint64_t draw(struct gen *g, const struct weighted *w, size_t n)
 	return w[n - 1].value;
 }
 
-static size_t hist_weights(struct ditto_hist *h, struct weighted *w, size_t max)
+static size_t hist_weights(const struct ditto_hist *h, struct weighted *w, size_t max)
 {
 	size_t n = 0;
 
@@ -533,7 +533,7 @@ static void block(struct gen *g, size_t k, uint64_t n)
 /* The share of plain reads to chase for the profile's share of chased
  * loads: of all the mix's reads (pops and returns among them), only
  * plain reads can be. */
-static double chase_share(struct ditto_cpu *c, const struct gen *g)
+static double chase_share(const struct ditto_cpu *c, const struct gen *g)
 {
 	double reads = 0, plain = 0;
 	uint64_t loads = ditto_cpu_loads(c);
@@ -569,9 +569,9 @@ static uint64_t region_size(struct gen *g, uint64_t size)
 	return size;
 }
 
-static int load(struct gen *g, struct ditto_cpu *c)
+static int load(struct gen *g, const struct ditto_cpu *c)
 {
-	struct ditto_counts *mix = ditto_cpu_mix(c);
+	const struct ditto_counts *mix = ditto_cpu_mix(c);
 	struct weighted dws[80];
 	size_t ndws;
 
@@ -645,9 +645,9 @@ static double far_share_scaled(double share, double scale)
 	return share * fmin(scale, 1) + fmax(share, FAR_SHARE_FLOOR) * fmax(scale - 1, 0);
 }
 
-static void far_code(struct ditto_cpu *c, double *share, double *bytes)
+static void far_code(const struct ditto_cpu *c, double *share, double *bytes)
 {
-	struct ditto_hist *h = ditto_cpu_iws(c);
+	const struct ditto_hist *h = ditto_cpu_iws(c);
 	double total = 0, far = 0, sum = 0;
 
 	for (size_t i = 0; h && i < ditto_hist_bucket_count(h); i++) {
@@ -680,9 +680,9 @@ static void far_code(struct ditto_cpu *c, double *share, double *bytes)
 #define MIN_BLOCK 500
 #define MAX_BLOCK 2000
 
-static uint64_t block_insts(struct ditto_cpu *c)
+static uint64_t block_insts(const struct ditto_cpu *c)
 {
-	struct ditto_hist *h = ditto_cpu_iws(c);
+	const struct ditto_hist *h = ditto_cpu_iws(c);
 	double near = 0, seen = 0;
 	uint64_t lo, hi, n, bytes = 0;
 
@@ -858,7 +858,7 @@ static long branch_sites(struct gen *g)
 	return dilute;
 }
 
-int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
+int body_generate(const struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
 		  struct synth_limits *limits, const char *name, struct dbuf *out,
 		  struct body_info *info)
 {

@@ -20,7 +20,7 @@
 #define SCRATCH_MIN (1u << 20)
 
 struct cfg {
-	struct ditto_service *s;
+	const struct ditto_service *s;
 	const struct config_in *in;
 	struct synth_knobs k;	/* in->knobs, or the defaults */
 	struct synth_limits *lim, own;	/* in->limits, or own */
@@ -30,7 +30,7 @@ struct cfg {
 	bool master;		/* a parent serving nothing forks the serving processes */
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
-	struct ditto_thread_class *serving;
+	const struct ditto_thread_class *serving;
 	unsigned nhist;
 	double requests;
 	int err;	/* the first number or name that cannot be written */
@@ -70,13 +70,13 @@ static void lit(struct cfg *g, struct dbuf *b, const char *s)
 
 /* The class that reads requests from TCP sockets the most, else the first
  * network or worker class, else the first class. */
-static struct ditto_thread_class *serving_class(struct ditto_service *s)
+static const struct ditto_thread_class *serving_class(const struct ditto_service *s)
 {
-	struct ditto_thread_class *best = NULL, *fallback = NULL;
+	const struct ditto_thread_class *best = NULL, *fallback = NULL;
 	uint64_t best_calls = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
-		struct ditto_syscall *c = ditto_service_syscall(s, i);
+		const struct ditto_syscall *c = ditto_service_syscall(s, i);
 		enum ditto_fd_kind k = ditto_syscall_fd_kind(c);
 
 		if ((k == DITTO_FD_TCP || k == DITTO_FD_UNIX) && replay_is_net_read(ditto_syscall_name(c)) &&
@@ -86,7 +86,7 @@ static struct ditto_thread_class *serving_class(struct ditto_service *s)
 		}
 	}
 	for (size_t i = 0; !best && i < ditto_service_thread_count(s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(s, i);
+		const struct ditto_thread_class *t = ditto_service_thread(s, i);
 		enum ditto_role r = ditto_thread_class_role(t);
 
 		if (!fallback)
@@ -97,7 +97,7 @@ static struct ditto_thread_class *serving_class(struct ditto_service *s)
 	return best ? best : fallback;
 }
 
-static bool in_class(const struct cfg *g, struct ditto_syscall *c)
+static bool in_class(const struct cfg *g, const struct ditto_syscall *c)
 {
 	return g->serving &&
 	       !strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(g->serving));
@@ -138,7 +138,7 @@ static void map_bucket(const struct bucket_map *m, uint64_t lo, uint64_t hi, uin
 
 /* Emits the lo/hi/cum arrays of h and returns their index; the
  * initializer is written by hist_ref(). */
-static unsigned hist_emit(struct cfg *g, struct ditto_hist *h, const struct bucket_map *m)
+static unsigned hist_emit(struct cfg *g, const struct ditto_hist *h, const struct bucket_map *m)
 {
 	size_t n = h ? ditto_hist_bucket_count(h) : 0;
 	unsigned id = g->nhist++;
@@ -161,7 +161,7 @@ static unsigned hist_emit(struct cfg *g, struct ditto_hist *h, const struct buck
 	return id;
 }
 
-static unsigned hist_arrays(struct cfg *g, struct ditto_hist *h)
+static unsigned hist_arrays(struct cfg *g, const struct ditto_hist *h)
 {
 	return hist_emit(g, h, &(struct bucket_map){ 0 });
 }
@@ -172,7 +172,7 @@ static unsigned hist_arrays(struct cfg *g, struct ditto_hist *h)
  * profiler counted): log2 buckets alone would put a 132-byte response
  * anywhere in [128, 255].
  */
-static unsigned hist_arrays_at_mean(struct cfg *g, struct ditto_hist *h, double mean)
+static unsigned hist_arrays_at_mean(struct cfg *g, const struct ditto_hist *h, double mean)
 {
 	struct bucket_map m = { .point = true };
 	double base = 0, span = 0, total = 0;
@@ -190,7 +190,8 @@ static unsigned hist_arrays_at_mean(struct cfg *g, struct ditto_hist *h, double 
 	return hist_emit(g, h, &m);
 }
 
-static void hist_ref(struct cfg *g, unsigned id, struct ditto_hist *h, uint64_t dflt, struct dbuf *b)
+static void hist_ref(struct cfg *g, unsigned id, const struct ditto_hist *h, uint64_t dflt,
+		     struct dbuf *b)
 {
 	size_t n = h ? ditto_hist_bucket_count(h) : 0;
 
@@ -229,7 +230,7 @@ static const char *io_name(enum ditto_io_model io)
 
 /* iovecs per vectored write: the model's mean, rounded (2 when it has
  * none); the runtime takes at most 64. */
-static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
+static unsigned write_iovecs(struct cfg *g, const struct ditto_syscall *wr)
 {
 	uint64_t calls = ditto_syscall_calls(wr), iov = ditto_syscall_iovecs_total(wr);
 
@@ -250,12 +251,12 @@ static unsigned write_iovecs(struct cfg *g, struct ditto_syscall *wr)
  */
 static double after_response_share(struct cfg *g)
 {
-	struct ditto_requests *r = ditto_service_requests(g->s);
-	struct ditto_hist *after = r ? ditto_requests_after_response_ns(r) : NULL;
-	struct ditto_hist *svc = r ? ditto_requests_service_ns(r) : NULL;
+	const struct ditto_requests *r = ditto_service_requests(g->s);
+	const struct ditto_hist *after = ditto_requests_after_response_ns(r);
+	const struct ditto_hist *svc = ditto_requests_service_ns(r);
 	double a, s;
 
-	if (!after || !svc || !ditto_hist_total(after) || !ditto_hist_total(svc))
+	if (!ditto_hist_total(after) || !ditto_hist_total(svc))
 		return 0;
 	a = ditto_hist_mean(after);
 	s = ditto_hist_mean(svc);
@@ -268,7 +269,7 @@ static double after_response_share(struct cfg *g)
  * common read size bucket starts below 64 bytes (a header of known
  * size, then its payload), that bucket's lower bound.
  */
-static unsigned head_read(struct cfg *g, struct ditto_syscall *rd)
+static unsigned head_read(struct cfg *g, const struct ditto_syscall *rd)
 {
 	uint64_t mode;
 
@@ -283,11 +284,11 @@ static unsigned head_read(struct cfg *g, struct ditto_syscall *rd)
  * multiplexer's event count. */
 static void net_section(struct cfg *g, struct dbuf *b)
 {
-	struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
+	const struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
 	double wpr = 1, accept_again = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s); i++) {
-		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
+		const struct ditto_syscall *c = ditto_service_syscall(g->s, i);
 		const char *name = ditto_syscall_name(c);
 		enum ditto_fd_kind k = ditto_syscall_fd_kind(c);
 		bool sock = k == DITTO_FD_TCP || k == DITTO_FD_UNIX || k == DITTO_FD_UDP;
@@ -335,7 +336,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 
 /* Sizes past what the runtime moves in one replayed call: named, as the
  * runtime caps them. */
-static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct ditto_hist *size)
+static void runtime_caps(struct cfg *g, const struct replay_entry *e, const struct ditto_hist *size)
 {
 	double top = ditto_hist_quantile(size, 1.0);
 
@@ -350,7 +351,7 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, struct dit
 }
 
 /* `.fail = { ... }`: the shares of c's calls that fail, by errno. */
-static void fail_list(struct cfg *g, struct ditto_syscall *c, const struct replay_entry *e,
+static void fail_list(struct cfg *g, const struct ditto_syscall *c, const struct replay_entry *e,
 		      struct dbuf *b)
 {
 	struct synth_fail f[SYNTH_FAILS];
@@ -366,9 +367,9 @@ static void fail_list(struct cfg *g, struct ditto_syscall *c, const struct repla
 /* A blocking pool fed by a listener (the runtime's rt_net_handoff.c):
  * its threads wait and are woken on a condition variable, so the
  * serving class's futex calls are the skeleton's own, not replayed. */
-static bool skeleton_futex(struct ditto_service *s, const struct replay_entry *e)
+static bool skeleton_futex(const struct ditto_service *s, const struct replay_entry *e)
 {
-	struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_network *net = ditto_service_network(s);
 
 	return net && !strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE") &&
 	       ditto_network_io_model(net) == DITTO_IO_BLOCKING &&
@@ -382,7 +383,7 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 
 	dbuf_puts(b, "static const struct rt_call calls[] = {\n");
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s) && n < MAX_CALLS; i++) {
-		struct ditto_syscall *c = ditto_service_syscall(g->s, i);
+		const struct ditto_syscall *c = ditto_service_syscall(g->s, i);
 		struct replay_entry e;
 		unsigned hs, ho;
 
@@ -423,12 +424,12 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 }
 
 /* Whether class t waited mostly in a sleep call rather than on a futex. */
-static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
+static bool class_sleeps(const struct ditto_service *s, const struct ditto_thread_class *t)
 {
 	uint64_t sleeps = 0, futex = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
-		struct ditto_syscall *c = ditto_service_syscall(s, i);
+		const struct ditto_syscall *c = ditto_service_syscall(s, i);
 		const char *name = ditto_syscall_name(c);
 
 		if (strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(t)))
@@ -442,7 +443,7 @@ static bool class_sleeps(struct ditto_service *s, struct ditto_thread_class *t)
 }
 
 /* A class that waited in an event loop's call waits in the same one. */
-static const char *class_wait(struct ditto_thread_class *t)
+static const char *class_wait(const struct ditto_thread_class *t)
 {
 	switch (ditto_thread_class_io_model(t)) {
 	case DITTO_IO_EPOLL: return "RT_WAIT_EPOLL";
@@ -454,9 +455,9 @@ static const char *class_wait(struct ditto_thread_class *t)
 
 /* The acceptor class of a service that hands connections to its serving
  * threads is played by the runtime's own acceptor (accept_dispatch). */
-static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
+static bool dispatching_acceptor(struct cfg *g, const struct ditto_thread_class *t)
 {
-	struct ditto_network *net = ditto_service_network(g->s);
+	const struct ditto_network *net = ditto_service_network(g->s);
 
 	return net && ditto_network_network_dispatch(net) &&
 	       ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR;
@@ -466,7 +467,7 @@ static bool dispatching_acceptor(struct cfg *g, struct ditto_thread_class *t)
  * serve: the master of a pre-forking server (nginx's, Apache's). The
  * clone's parent process plays it once, waiting for its children
  * (rt_prefork.c), instead of one thread of it in every serving process. */
-static bool parents_class(struct cfg *g, struct ditto_thread_class *t)
+static bool parents_class(struct cfg *g, const struct ditto_thread_class *t)
 {
 	return (g->procs > 1 || g->master) && !g->forks && ditto_thread_class_role(t) == DITTO_ROLE_MAIN;
 }
@@ -477,16 +478,16 @@ static bool parents_class(struct cfg *g, struct ditto_thread_class *t)
  * connection (PostgreSQL's postmaster). Several processes each with an
  * acceptor handing out connections have as many acceptors as processes.
  */
-static bool forks_per_connection(struct ditto_service *s, uint64_t procs)
+static bool forks_per_connection(const struct ditto_service *s, uint64_t procs)
 {
-	struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_network *net = ditto_service_network(s);
 	uint64_t acceptors = 0;
 
 	if (!net || procs <= 1 || !ditto_network_network_dispatch(net) ||
 	    ditto_network_accept_dispatch(net))
 		return false;
 	for (size_t i = 0; i < ditto_service_thread_count(s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(s, i);
+		const struct ditto_thread_class *t = ditto_service_thread(s, i);
 
 		if (ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR)
 			acceptors += ditto_thread_class_count(t);
@@ -499,7 +500,7 @@ static bool forks_per_connection(struct ditto_service *s, uint64_t procs)
  * splits them when some connections are busier than others). The clone's
  * children serve every connection; as a thread of the parent it would be
  * one the original's master never had, busy in its loop. */
-static bool forked_server_class(const struct cfg *g, struct ditto_thread_class *t)
+static bool forked_server_class(const struct cfg *g, const struct ditto_thread_class *t)
 {
 	return g->forks && ditto_thread_class_role(t) == DITTO_ROLE_NETWORK;
 }
@@ -539,9 +540,9 @@ static uint64_t class_threads(struct cfg *g, uint64_t count, uint64_t used)
 	return left;
 }
 
-uint64_t config_processes(struct ditto_service *s, struct synth_limits *l)
+uint64_t config_processes(const struct ditto_service *s, struct synth_limits *l)
 {
-	struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_network *net = ditto_service_network(s);
 	uint64_t procs = net && ditto_network_processes(net) ? ditto_network_processes(net) : 1;
 
 	return l->processes = (uint64_t)synth_limit(l, SYNTH_LIMIT_PROCESSES, (double)procs);
@@ -575,7 +576,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 
 	dbuf_puts(b, "static const struct rt_background background[] = {\n");
 	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(g->s, i);
+		const struct ditto_thread_class *t = ditto_service_thread(g->s, i);
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
 
@@ -632,7 +633,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
  * body generator's built-in count). */
 #define DEFAULT_BODY_INSTS 10000
 
-static uint64_t runtime_insts(struct ditto_service *s, const struct synth_knobs *k)
+static uint64_t runtime_insts(const struct ditto_service *s, const struct synth_knobs *k)
 {
 	if (k->runtime_insts >= 0)
 		return (uint64_t)k->runtime_insts;
@@ -646,7 +647,7 @@ static uint64_t runtime_insts(struct ditto_service *s, const struct synth_knobs 
 
 /* Body instructions per request: the profile's less the runtime's own,
  * times the body_scale knob, within the limit. */
-static unsigned insts_hist(struct cfg *g, struct ditto_hist *ipr)
+static unsigned insts_hist(struct cfg *g, const struct ditto_hist *ipr)
 {
 	struct bucket_map m = { .minus = runtime_insts(g->s, &g->k), .scale = g->k.body_scale };
 	uint64_t top[2];
@@ -663,7 +664,7 @@ static unsigned insts_hist(struct cfg *g, struct ditto_hist *ipr)
 
 static void warn_missing(struct cfg *g)
 {
-	struct ditto_service *s = g->s;
+	const struct ditto_service *s = g->s;
 	const char *name = ditto_service_name(s);
 
 	if (ditto_service_framing(s) == DITTO_FRAMING_UNKNOWN)
@@ -685,7 +686,7 @@ static void parent_section(struct cfg *g, struct dbuf *out)
 	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
 
 	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(g->s, i);
+		const struct ditto_thread_class *t = ditto_service_thread(g->s, i);
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 
 		if (!parents_class(g, t) || !count || !wake)
@@ -703,16 +704,16 @@ static void parent_section(struct cfg *g, struct dbuf *out)
 
 /* Blocking with network_threads 0: one thread per connection (rt.h's
  * threads 0), not a pool that accepts for itself. */
-static bool per_connection(struct ditto_network *net, enum ditto_io_model io)
+static bool per_connection(const struct ditto_network *net, enum ditto_io_model io)
 {
-	return io == DITTO_IO_BLOCKING && net && !ditto_network_network_threads(net);
+	return io == DITTO_IO_BLOCKING && !ditto_network_network_threads(net);
 }
 
 /* Serial connections (model.h) of an event-loop io model whose serving
  * threads accept for themselves: each clone thread accepts one and serves
  * it alone with the io's loop (rt.h). Behind a dispatcher the clone keeps
  * its pool (not reproduced: a worker there holds what it is handed). */
-static bool serial(struct ditto_network *net, enum ditto_io_model io)
+static bool serial(const struct ditto_network *net, enum ditto_io_model io)
 {
 	return net && ditto_network_serial_connections(net) && !ditto_network_network_dispatch(net) &&
 	       (io == DITTO_IO_EPOLL || io == DITTO_IO_POLL || io == DITTO_IO_SELECT);
@@ -732,10 +733,10 @@ static const char *accept_wait_of(enum ditto_io_model io)
 /* How the original's acceptor class waited for its listen socket, when
  * that differs from how its serving class waits (rt.h's accept_wait). A
  * serial server's threads accept as they wait for requests. */
-static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io, bool serial)
+static const char *accept_wait(const struct ditto_service *s, enum ditto_io_model io, bool serial)
 {
 	for (size_t i = 0; i < ditto_service_thread_count(s); i++) {
-		struct ditto_thread_class *t = ditto_service_thread(s, i);
+		const struct ditto_thread_class *t = ditto_service_thread(s, i);
 		enum ditto_io_model a = ditto_thread_class_io_model(t);
 
 		if (ditto_thread_class_role(t) == DITTO_ROLE_ACCEPTOR && a != io)
@@ -749,21 +750,22 @@ static const char *accept_wait(struct ditto_service *s, enum ditto_io_model io, 
  * several processes accept_dispatch says only that worker processes
  * accepted, on whichever thread: there the acceptor is the main thread
  * of each, as in most pre-forking servers. */
-static bool acceptor_thread(struct ditto_network *net, uint64_t procs)
+static bool acceptor_thread(const struct ditto_network *net, uint64_t procs)
 {
 	return net && ditto_network_accept_dispatch(net) && procs <= 1;
 }
 
-int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out)
+int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out)
 {
-	struct ditto_network *net = ditto_service_network(s);
-	struct ditto_requests *req = ditto_service_requests(s);
+	const struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_requests *req = ditto_service_requests(s);
 	struct cfg g = { .s = s, .in = in, .out = out, .serving = serving_class(s) };
 	struct dbuf b;
-	struct ditto_hist *resp = req ? ditto_requests_response_bytes(req) : NULL, *ipr = NULL;
-	struct ditto_cpu *cpu = g.serving ? ditto_service_find_cpu(s, ditto_thread_class_name(g.serving)) : NULL;
-	enum ditto_io_model io = net ? ditto_network_io_model(net) : DITTO_IO_UNKNOWN;
-	uint64_t threads = net ? ditto_network_network_threads(net) : 1;
+	const struct ditto_hist *resp = ditto_requests_response_bytes(req), *ipr = NULL;
+	const struct ditto_cpu *cpu =
+		g.serving ? ditto_service_find_cpu(s, ditto_thread_class_name(g.serving)) : NULL;
+	enum ditto_io_model io = ditto_network_io_model(net);
+	uint64_t threads = ditto_network_network_threads(net);
 	uint64_t scratch = 0;
 	unsigned hresp, hipr, ncalls, nbg, nso;
 	double resp_mean = 0;

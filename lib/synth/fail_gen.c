@@ -65,11 +65,11 @@ static const char *errno_name(uint64_t err)
 	return name ? name : "an unknown errno";
 }
 
-unsigned synth_fails(const char *svc, struct ditto_syscall *c, const struct replay_entry *e,
+unsigned synth_fails(const char *svc, const struct ditto_syscall *c, const struct replay_entry *e,
 		     struct synth_fail out[SYNTH_FAILS])
 {
 	uint64_t calls = ditto_syscall_calls(c), errors = ditto_syscall_errors(c), named = 0;
-	struct ditto_hist *h = ditto_syscall_errnos(c);
+	const struct ditto_hist *h = ditto_syscall_errnos(c);
 	const int *errs = made(e);
 	uint64_t lo, hi, k;
 	unsigned n = 0;

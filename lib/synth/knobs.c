@@ -55,9 +55,9 @@ static void pin_knobs(struct synth_knobs *k)
 
 /* Values outside a knob's range are clamped, not refused: a hand-edited
  * model still synthesizes. */
-void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k)
+void synth_knobs_read(const struct ditto_model *m, struct synth_knobs *k)
 {
-	struct ditto_values *v = ditto_tuning_knobs(ditto_model_tuning(m));
+	const struct ditto_values *v = ditto_tuning_knobs(ditto_model_tuning(m));
 
 	synth_knobs_defaults(k);
 	for (size_t i = 0; v && i < synth_knob_count; i++) {

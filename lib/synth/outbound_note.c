@@ -25,12 +25,12 @@ static void endpoint(struct dbuf *b, const struct ditto_outbound *o)
 
 /* "10.0.0.2:5432 (1.00 calls per request), ..." into b; "port 5432 (...)"
  * without the address for the README, which promises no addresses. */
-static void endpoints(struct dbuf *b, struct ditto_service *s, bool address)
+static void endpoints(struct dbuf *b, const struct ditto_service *s, bool address)
 {
 	double requests = (double)ditto_requests_count(ditto_service_requests(s));
 
 	for (size_t i = 0; i < ditto_service_outbound_count(s); i++) {
-		struct ditto_outbound *o = ditto_service_outbound(s, i);
+		const struct ditto_outbound *o = ditto_service_outbound(s, i);
 		double calls = (double)ditto_outbound_calls(o);
 
 		dbuf_puts(b, i ? ", " : "");
@@ -45,7 +45,7 @@ static void endpoints(struct dbuf *b, struct ditto_service *s, bool address)
 	}
 }
 
-void outbound_warn(struct ditto_service *s)
+void outbound_warn(const struct ditto_service *s)
 {
 	struct dbuf b;
 
@@ -59,7 +59,7 @@ void outbound_warn(struct ditto_service *s)
 	dbuf_free(&b);
 }
 
-void outbound_readme(struct dbuf *b, struct ditto_service *s)
+void outbound_readme(struct dbuf *b, const struct ditto_service *s)
 {
 	if (!ditto_service_outbound_count(s))
 		return;

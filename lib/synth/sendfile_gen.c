@@ -13,20 +13,20 @@
 
 #define SENDFILES_MAX 1024.0	/* per request; the runtime's cap too */
 
-static bool counts(struct ditto_syscall *c, const char *cls)
+static bool counts(const struct ditto_syscall *c, const char *cls)
 {
 	return !strcmp(ditto_syscall_name(c), "sendfile") &&
 	       ditto_syscall_fd_kind(c) == DITTO_FD_TCP &&
 	       (!cls || !strcmp(ditto_syscall_thread_class(c), cls));
 }
 
-double sendfile_section(struct ditto_service *s, const char *cls, double requests,
+double sendfile_section(const struct ditto_service *s, const char *cls, double requests,
 			double resp_mean, struct dbuf *b)
 {
 	double calls = 0, bytes = 0, per = 0, share = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
-		struct ditto_syscall *c = ditto_service_syscall(s, i);
+		const struct ditto_syscall *c = ditto_service_syscall(s, i);
 
 		if (counts(c, cls)) {
 			calls += (double)ditto_syscall_calls(c);

@@ -44,9 +44,9 @@ static const char *when_of(const struct ditto_sockopt *o, uint64_t conns, double
 	return o->connections * 2 > conns ? "RT_SOCKOPT_ACCEPT" : NULL;
 }
 
-unsigned sockopt_section(struct ditto_service *s, double requests, struct dbuf *b)
+unsigned sockopt_section(const struct ditto_service *s, double requests, struct dbuf *b)
 {
-	struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_network *net = ditto_service_network(s);
 	uint64_t conns = net ? ditto_network_sockopt_connections(net) : 0;
 	unsigned n = 0;
 

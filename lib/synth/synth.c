@@ -39,7 +39,7 @@ static const char makefile[] =
  * the README is no source file, but it is read in terminals and
  * rendered as Markdown, and one rule for every generated file is the
  * rule that can be checked. */
-static int readme(struct dbuf *b, struct ditto_service *s, uint64_t seed, unsigned port)
+static int readme(struct dbuf *b, const struct ditto_service *s, uint64_t seed, unsigned port)
 {
 	int err;
 
@@ -65,11 +65,11 @@ static int readme(struct dbuf *b, struct ditto_service *s, uint64_t seed, unsign
 
 /* The body of the serving class's cpu entry, or of an empty one (with a
  * warning) when the model has no cpu section. */
-static int body(struct ditto_service *s, uint64_t seed, const struct synth_knobs *knobs,
+static int body(const struct ditto_service *s, uint64_t seed, const struct synth_knobs *knobs,
 		struct synth_limits *lim, struct dbuf *out, struct body_info *info)
 {
 	struct ditto_model *tmp = NULL;
-	struct ditto_cpu *c = model_main_cpu(s);
+	const struct ditto_cpu *c = model_main_cpu(s);
 	int err;
 
 	if (!c) {
@@ -103,8 +103,9 @@ static int opts_read(const struct ditto_synth_opts *o, struct ditto_synth_opts *
 	return 0;
 }
 
-static int generate(struct ditto_model *m, struct ditto_service *s, const struct ditto_synth_opts *o,
-		    struct dbuf *cfg, struct dbuf *asm_, struct dbuf *doc)
+static int generate(const struct ditto_model *m, const struct ditto_service *s,
+		    const struct ditto_synth_opts *o, struct dbuf *cfg, struct dbuf *asm_,
+		    struct dbuf *doc)
 {
 	struct body_info info;
 	struct synth_knobs knobs;
@@ -131,11 +132,11 @@ static int generate(struct ditto_model *m, struct ditto_service *s, const struct
 	return doc->oom ? ditto_err(-ENOMEM, "synth: out of memory") : 0;
 }
 
-DITTO_API int ditto_synth_write(struct ditto_model *m, const char *dir,
+DITTO_API int ditto_synth_write(const struct ditto_model *m, const char *dir,
 				const struct ditto_synth_opts *opts)
 {
 	struct ditto_synth_opts o;
-	struct ditto_service *s;
+	const struct ditto_service *s;
 	struct dbuf cfg, asm_, doc;
 	struct tree_entry files[TREE_FILES_MAX];
 	size_t n = 0;

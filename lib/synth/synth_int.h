@@ -38,7 +38,7 @@ struct body_info {
 #include "knob_table.h"
 
 struct ditto_model;
-void synth_knobs_read(struct ditto_model *m, struct synth_knobs *k);
+void synth_knobs_read(const struct ditto_model *m, struct synth_knobs *k);
 
 /* What a model may ask of its clone (limits.c; documented in synth.h). */
 enum synth_limit {
@@ -79,7 +79,7 @@ double synth_limit_max(const struct synth_limits *l, enum synth_limit id);
  */
 struct ditto_cpu;
 struct dbuf;
-int body_generate(struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
+int body_generate(const struct ditto_cpu *c, uint64_t seed, const struct synth_knobs *knobs,
 		  struct synth_limits *limits, const char *name, struct dbuf *out,
 		  struct body_info *info);
 
@@ -133,21 +133,21 @@ struct config_in {
  * lib/runtime/rt.h). Sections the model lacks get defaults, each named
  * once through ditto_warn().
  */
-int config_generate(struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
 
 /* ---- outbound_note.c: outbound calls the clone drops ---- */
 /* One warning naming the endpoints and calls per request; nothing when
  * the model has no outbound calls. */
-void outbound_warn(struct ditto_service *s);
+void outbound_warn(const struct ditto_service *s);
 /* The README's paragraph saying so. */
-void outbound_readme(struct dbuf *b, struct ditto_service *s);
+void outbound_readme(struct dbuf *b, const struct ditto_service *s);
 /* `static const struct rt_sockopt sockopts[]` into b; returns its length
  * (sockopt_gen.c). Unknown options: TCP_NODELAY, with a warning. */
-unsigned sockopt_section(struct ditto_service *s, double requests, struct dbuf *b);
+unsigned sockopt_section(const struct ditto_service *s, double requests, struct dbuf *b);
 /* `.sendfile = {...},` of rt_config into b, from the sendfile calls on
  * class cls's sockets (NULL: any class); returns the share of response
  * bytes sent from a file (sendfile_gen.c). */
-double sendfile_section(struct ditto_service *s, const char *cls, double requests,
+double sendfile_section(const struct ditto_service *s, const char *cls, double requests,
 			double resp_mean, struct dbuf *b);
 /* How a replayed call fails (fail_gen.c): errno and share of the calls,
  * SYNTH_FAILS at most (rt.h's RT_FAILS); returns how many. Errnos the
@@ -160,10 +160,10 @@ struct synth_fail {
 };
 struct replay_entry;
 struct ditto_syscall;
-unsigned synth_fails(const char *svc, struct ditto_syscall *c, const struct replay_entry *e,
+unsigned synth_fails(const char *svc, const struct ditto_syscall *c, const struct replay_entry *e,
 		     struct synth_fail out[SYNTH_FAILS]);
 /* The clone's processes: the model's, within the limits (l->processes set). */
-uint64_t config_processes(struct ditto_service *s, struct synth_limits *l);
+uint64_t config_processes(const struct ditto_service *s, struct synth_limits *l);
 
 /* Write files into a new directory dir atomically (see tree_write.c). */
 struct tree_entry {

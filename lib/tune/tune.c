@@ -251,7 +251,7 @@ static void progress(struct loop *l, unsigned i, double e, const char *worst, bo
  * the knobs go back to the best ones. */
 static int iteration(struct loop *l)
 {
-	struct ditto_tuning *t = ditto_model_tuning(l->m);
+	struct ditto_tuning *t = ditto_model_tuning_ensure(l->m);
 	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
 	struct ditto_metrics *clone = NULL;
 	unsigned port = l->o.port ? l->o.port : tune_free_port();
@@ -266,7 +266,7 @@ static int iteration(struct loop *l)
 	if (!it)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	i = (unsigned)ditto_tuning_iter_index(it);
-	copy_values(ditto_tuning_iter_knobs(it), ditto_tuning_knobs(t));
+	copy_values(ditto_tuning_iter_knobs_ensure(it), ditto_tuning_knobs_ensure(t));
 	tune_clone_cmd_init(&cmd, l->try_dir, port);
 	err = build_candidate(l, port);
 	err = err ? err : measure(l, cmd.argv, port, &clone);
@@ -285,10 +285,10 @@ static int iteration(struct loop *l)
 		if (stopped(l))
 			return -ECANCELED;
 		if (l->best)
-			copy_knobs(ditto_tuning_knobs(t), l->best_knobs);
+			copy_knobs(ditto_tuning_knobs_ensure(t), l->best_knobs);
 		return 0;
 	}
-	e = errors(l, clone, ditto_tuning_iter_errors(it), &worst, &worst_e);
+	e = errors(l, clone, ditto_tuning_iter_errors_ensure(it), &worst, &worst_e);
 	/* The note is stored in the model: the same bytes under any locale. */
 	c_snprintf(note, sizeof(note), "%s %.1f%% off%s", worst, 100 * worst_e,
 		 twice ? " (mean of 2 runs)" : "");
@@ -312,7 +312,7 @@ static int iteration(struct loop *l)
 			ditto_metrics_free(clone);
 		return 1;
 	}
-	moved = tracks_step(l->tracks, ditto_tuning_knobs(t), l->target, clone, l->o.bound);
+	moved = tracks_step(l->tracks, ditto_tuning_knobs_ensure(t), l->target, clone, l->o.bound);
 	if (clone != l->best)
 		ditto_metrics_free(clone);
 	if (!moved)	/* the same clone again would measure the same */
@@ -347,7 +347,7 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 	l->report = calloc(1, sizeof(*l->report));
 	if (!l->scratch || !l->report)
 		return ditto_err(-ENOMEM, "tune: out of memory");
-	l->best_knobs = ditto_tuning_knobs(ditto_model_tuning(l->scratch));
+	l->best_knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->scratch));
 	return 0;
 }
 
@@ -363,7 +363,7 @@ static void cleanup(struct loop *l)
  * with the best clone. */
 static int finish(struct loop *l, unsigned ran, bool converged)
 {
-	struct ditto_values *knobs = ditto_tuning_knobs(ditto_model_tuning(l->m));
+	struct ditto_values *knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->m));
 	int err;
 
 	/* The knobs where the search ended say whether it was at a limit. */

@@ -109,7 +109,7 @@ static struct ditto_model *build(char names[NNAMES][300])
 	if (!s)
 		return m;
 	ditto_service_set_framing(s, DITTO_FRAMING_RESP);
-	ditto_requests_set_count(ditto_service_requests(s), 1000);
+	ditto_requests_set_count(ditto_service_requests_ensure(s), 1000);
 	if ((serve = ditto_service_add_thread(s, names[1]))) {
 		ditto_thread_class_set_role(serve, DITTO_ROLE_NETWORK);
 		if ((c = ditto_service_add_syscall(s, names[1], "read", DITTO_FD_TCP)))

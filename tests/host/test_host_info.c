@@ -61,7 +61,7 @@ static struct ditto_model *fill(const char *sysfs)
 		setenv("DITTO_SYSFS_CPU", sysfs, 1);
 	else
 		unsetenv("DITTO_SYSFS_CPU");
-	host_info_fill(ditto_model_meta(m));
+	host_info_fill(ditto_model_meta_ensure(m));
 	return m;
 }
 

@@ -34,13 +34,13 @@ static int build(struct ditto_model **out)
 	CHECK(t != NULL);
 	CHECK(ditto_thread_class_set_role(t, DITTO_ROLE_MAIN) == 0);
 	CHECK(ditto_thread_class_set_io_model(t, DITTO_IO_EPOLL) == 0);
-	CHECK(ditto_requests_set_count(ditto_service_requests(s), 1000) == 0);
+	CHECK(ditto_requests_set_count(ditto_service_requests_ensure(s), 1000) == 0);
 	struct ditto_syscall *c = ditto_service_add_syscall(s, "main", "read", DITTO_FD_TCP);
 	CHECK(c != NULL);
 	CHECK(ditto_syscall_set_calls(c, 1000) == 0);
-	CHECK(ditto_hist_add(ditto_syscall_size(c), 16384, 1000) == 0);
-	CHECK(ditto_hist_add(ditto_syscall_ret(c), 40, 990) == 0);
-	CHECK(ditto_hist_add(ditto_syscall_ret(c), 0, 10) == 0);
+	CHECK(ditto_hist_add(ditto_syscall_size_ensure(c), 16384, 1000) == 0);
+	CHECK(ditto_hist_add(ditto_syscall_ret_ensure(c), 40, 990) == 0);
+	CHECK(ditto_hist_add(ditto_syscall_ret_ensure(c), 0, 10) == 0);
 	return 0;
 }
 

@@ -178,7 +178,7 @@ static struct ditto_model *sample(void)
 
 	ck_assert_int_eq(sample_model_build(1, &m), 0);
 	/* A fraction that shows the decimal separator at once. */
-	ck_assert_int_eq(ditto_meta_set_window_s(ditto_model_meta(m), 2.5), 0);
+	ck_assert_int_eq(ditto_meta_set_window_s(ditto_model_meta_ensure(m), 2.5), 0);
 	return m;
 }
 

@@ -367,6 +367,42 @@ def test_borrowed_hist_keeps_model_alive():
     assert h.total == 1 and h.buckets == [(8, 15, 1)]
 
 
+def test_reads_never_write():
+    """Reading absent sections and histograms adds nothing to the model
+    (issue 19); the first write creates them."""
+    m = Model()
+    s = m.add_service('x')
+    c = s.add_syscall('main', 'read', 'tcp')
+    cpu = s.add_cpu('main')
+    before = m.to_bytes()
+    assert s.requests.count == 0 and s.requests.request_bytes_total == 0
+    assert s.requests.service_ns.total == 0 and s.requests.service_ns.kind == 'loglin'
+    assert s.requests.after_response_ns.buckets == []
+    assert s.network.io_model == 'unknown' and s.network.sockopts is None
+    assert not s.network.accept_dispatch
+    assert c.size.total == 0 and c.size.kind == 'log2' and c.flags.kind == 'exact'
+    assert c.latency.precision == 4 and c.errnos.to_dict()['total'] == 0
+    assert c.size.copy().total == 0
+    c.size.clear()
+    assert cpu.mix == {} and cpu.stepping == {} and cpu.dws.mean == 0
+    assert cpu.miss_rate(32768) == 0
+    assert dict(m.knobs) == {} and 'synth.body_scale' not in m.knobs
+    assert m.tuning_iterations == []
+    assert m.meta.host['cores'] is None
+    assert s.per_request(10) == 0
+    assert m.to_bytes() == before
+    s.requests.service_ns.add(5000, 2)
+    c.size.add(100)
+    cpu.add_mix('alu.rr.none.64.base', 3)
+    m.knobs['synth.body_scale'] = 2
+    s.network.io_model = 'epoll'
+    assert m.get('services[x].requests.service_ns')['total'] == 2
+    assert s.requests.service_ns.total == 2 and c.size.total == 1
+    assert cpu.mix == {'alu.rr.none.64.base': 3} and dict(m.knobs) == {'synth.body_scale': 2.0}
+    assert m.get('services[x].network.io_model') == 'epoll'
+    assert 'services[x].observed' not in m and 'graph' not in m
+
+
 # --- merge ------------------------------------------------------------------
 
 def _doubled(hb, ha):

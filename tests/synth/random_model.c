@@ -48,7 +48,7 @@ static void network(struct ditto_service *s)
 	static const enum ditto_io_model io[] = { DITTO_IO_EPOLL, DITTO_IO_POLL, DITTO_IO_SELECT,
 						  DITTO_IO_BLOCKING, DITTO_IO_NONBLOCKING,
 						  DITTO_IO_UNKNOWN };
-	struct ditto_network *n = ditto_service_network(s);
+	struct ditto_network *n = ditto_service_network_ensure(s);
 	enum ditto_io_model m = PICK(io);
 	uint64_t threads = m == DITTO_IO_EPOLL || m == DITTO_IO_NONBLOCKING ? range(1, 3) : 1;
 
@@ -89,7 +89,7 @@ static void syscalls(struct ditto_service *s, uint64_t requests)
 
 	CHECK(c);
 	CHECK(!ditto_syscall_set_calls(c, requests));
-	CHECK(!ditto_hist_add(ditto_syscall_size(c), 1u << range(9, 16), requests));
+	CHECK(!ditto_hist_add(ditto_syscall_size_ensure(c), 1u << range(9, 16), requests));
 	CHECK(c = ditto_service_add_syscall(s, "serve", rnd() % 2 ? "write" : "sendmsg", DITTO_FD_TCP));
 	CHECK(!ditto_syscall_set_calls(c, requests * range(100, 200) / 100));
 	for (int i = 0, n = (int)range(0, 8); i < n; i++) {
@@ -102,8 +102,9 @@ static void syscalls(struct ditto_service *s, uint64_t requests)
 		CHECK(!ditto_syscall_set_calls(c, ncalls));
 		CHECK(!ditto_syscall_set_sequential(c, ncalls * range(0, 100) / 100));
 		/* sleeps of up to 20 us per call: the clone must still serve */
-		spread(ditto_syscall_size(c), 1, strstr(calls[k].name, "sleep") ? 20000 : 65536, ncalls);
-		spread(ditto_syscall_offset(c), 0, 1u << 22, ncalls);
+		spread(ditto_syscall_size_ensure(c), 1,
+		       strstr(calls[k].name, "sleep") ? 20000 : 65536, ncalls);
+		spread(ditto_syscall_offset_ensure(c), 0, 1u << 22, ncalls);
 	}
 }
 
@@ -124,13 +125,13 @@ static void cpu(struct ditto_service *s)
 	CHECK(c);
 	CHECK(!ditto_cpu_set_instructions(c, insts));
 	for (int i = 0, n = (int)range(1, 12); i < n; i++)
-		CHECK(!ditto_counts_add(ditto_cpu_mix(c), PICK(keys), range(1, 1000)));
-	spread(ditto_cpu_insts_per_request(c), 100, range(200, 40000), 50);
-	spread(ditto_cpu_dws(c), 0, 1ull << range(6, 30), insts / 3);
-	spread(ditto_cpu_raw(c), 1, 1u << range(1, 11), insts);
-	spread(ditto_cpu_waw(c), 1, 1u << range(1, 11), insts);
+		CHECK(!ditto_counts_add(ditto_cpu_mix_ensure(c), PICK(keys), range(1, 1000)));
+	spread(ditto_cpu_insts_per_request_ensure(c), 100, range(200, 40000), 50);
+	spread(ditto_cpu_dws_ensure(c), 0, 1ull << range(6, 30), insts / 3);
+	spread(ditto_cpu_raw_ensure(c), 1, 1u << range(1, 11), insts);
+	spread(ditto_cpu_waw_ensure(c), 1, 1u << range(1, 11), insts);
 	for (int i = 0; i < 4; i++)
-		CHECK(!ditto_hist_add(ditto_cpu_branches(c), range(0, 8) * 16 + range(0, 8), 10));
+		CHECK(!ditto_hist_add(ditto_cpu_branches_ensure(c), range(0, 8) * 16 + range(0, 8), 10));
 }
 
 int main(int argc, char **argv)
@@ -146,14 +147,16 @@ int main(int argc, char **argv)
 	}
 	state = strtoull(argv[1], NULL, 0) * 0x9e3779b97f4a7c15ull | 1;
 	CHECK(m = ditto_model_new());
-	CHECK(!ditto_meta_set_window_s(ditto_model_meta(m), 5));
+	CHECK(!ditto_meta_set_window_s(ditto_model_meta_ensure(m), 5));
 	CHECK(s = ditto_model_add_service(m, "random"));
 	CHECK(!ditto_service_set_framing(s, f));
 	CHECK(!ditto_service_add_port(s, 9));
 	network(s);
-	CHECK(!ditto_requests_set_count(ditto_service_requests(s), requests));
-	spread(ditto_requests_response_bytes(ditto_service_requests(s)), 1, 1u << range(3, 17), requests);
-	spread(ditto_requests_request_bytes(ditto_service_requests(s)), 16, 256, requests);
+	CHECK(!ditto_requests_set_count(ditto_service_requests_ensure(s), requests));
+	spread(ditto_requests_response_bytes_ensure(ditto_service_requests_ensure(s)), 1,
+	       1u << range(3, 17), requests);
+	spread(ditto_requests_request_bytes_ensure(ditto_service_requests_ensure(s)), 16, 256,
+	       requests);
 	syscalls(s, requests);
 	if (rnd() % 8)
 		cpu(s);

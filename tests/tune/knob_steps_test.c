@@ -23,7 +23,7 @@ static void converge(const char *metric, const char *knob, double goal, double d
 		     double (*y)(double))
 {
 	struct ditto_model *m = ditto_model_new();
-	struct ditto_values *knobs = ditto_tuning_knobs(ditto_model_tuning(m));
+	struct ditto_values *knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(m));
 	struct ditto_metrics *target = NULL, *clone = NULL;
 	struct track t[TUNE_TRACKS];
 	double x = dflt, err = 1;

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Typed accessors: set/get round trips per section, keys, handles, enums. */
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+#include <ditto/synth.h>
 
 #include "tu.h"
 
@@ -156,7 +161,7 @@ START_TEST(test_network_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_network *n = ditto_service_network(s);
+	struct ditto_network *n = ditto_service_network_ensure(s);
 
 	ck_assert_ptr_nonnull(n);
 	ck_assert_int_eq(ditto_network_set_io_model(n, DITTO_IO_SELECT), 0);
@@ -202,11 +207,11 @@ START_TEST(test_syscall_round_trip)
 	ck_assert_int_eq(ditto_syscall_set_calls(c, 1000), 0);
 	ck_assert_int_eq(ditto_syscall_set_errors(c, 10), 0);
 	ck_assert_int_eq(ditto_syscall_set_sequential(c, 0), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_size(c), 1500, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_ret(c), 200, 990), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_flags(c), 64, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_offset(c), 0, 1000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency(c), 4321, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_size_ensure(c), 1500, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_ret_ensure(c), 200, 990), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_flags_ensure(c), 64, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_offset_ensure(c), 0, 1000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency_ensure(c), 4321, 1000), 0);
 	/* the histograms have the kinds model.h names */
 	ck_assert_int_eq(ditto_hist_kind(ditto_syscall_size(c)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_syscall_ret(c)), DITTO_HIST_LOG2);
@@ -259,17 +264,17 @@ START_TEST(test_requests_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_requests *r = ditto_service_requests(s);
+	struct ditto_requests *r = ditto_service_requests_ensure(s);
 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(ditto_requests_set_count(r, 5000), 0);
 	ck_assert_int_eq(ditto_requests_set_connections(r, 50), 0);
 	ck_assert_int_eq(ditto_requests_set_pipelined(r, 7), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_request_bytes(r), 100, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_response_bytes(r), 3000, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_per_connection(r), 100, 50), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns(r), 20000, 5000), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_requests_after_response_ns(r), 3000, 4990), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_request_bytes_ensure(r), 100, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_response_bytes_ensure(r), 3000, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_per_connection_ensure(r), 100, 50), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns_ensure(r), 20000, 5000), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_after_response_ns_ensure(r), 3000, 4990), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_request_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_response_bytes(r)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_requests_per_connection(r)), DITTO_HIST_LOG2);
@@ -316,13 +321,14 @@ START_TEST(test_cpu_round_trip)
 	ck_assert_int_eq(ditto_cpu_set_chased_loads(c, 500), 0);
 	ck_assert_int_eq(ditto_cpu_set_dws_cold(c, 300), 0);
 	ck_assert_int_eq(ditto_cpu_set_iws_cold(c, 200), 0);
-	struct ditto_counts *mix = ditto_cpu_mix(c);
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(c);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.add", 60000), 0);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.mov", 30000), 0);
 	ck_assert_int_eq(ditto_counts_add(mix, "int.add", 9988), 0);
 	struct ditto_hist *(*const getters[])(struct ditto_cpu *) = {
-		ditto_cpu_insts_per_request, ditto_cpu_branches, ditto_cpu_dws, ditto_cpu_iws,
-		ditto_cpu_raw, ditto_cpu_war, ditto_cpu_waw, ditto_cpu_mem_raw,
+		ditto_cpu_insts_per_request_ensure, ditto_cpu_branches_ensure, ditto_cpu_dws_ensure,
+		ditto_cpu_iws_ensure, ditto_cpu_raw_ensure, ditto_cpu_war_ensure,
+		ditto_cpu_waw_ensure, ditto_cpu_mem_raw_ensure,
 	};
 	static const enum ditto_hist_kind kinds[] = {
 		DITTO_HIST_LOG2, DITTO_HIST_EXACT, DITTO_HIST_LOG2, DITTO_HIST_LOG2,
@@ -378,7 +384,7 @@ START_TEST(test_observed_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 
 	ck_assert_ptr_nonnull(o);
 	ck_assert_int_eq(ditto_observed_set_throughput_qps(o, 99000.5), 0);
@@ -390,7 +396,7 @@ START_TEST(test_observed_round_trip)
 	ck_assert_ptr_null(ditto_observed_add_load(o, 1000));
 	ck_assert_int_eq(ditto_load_point_set_achieved_qps(p1, 998.5), 0);
 	ck_assert_int_eq(ditto_load_point_set_connections(p1, 16), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_load_point_latency(p1), 120000, 998), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_load_point_latency_ensure(p1), 120000, 998), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_load_point_latency(p1)), DITTO_HIST_LOGLIN);
 	ck_assert_int_eq(ditto_observed_set_counters_available(o, true), 0);
 	for (int k = DITTO_COUNTER_CYCLES; k <= DITTO_COUNTER_LLC_MISSES; k++)
@@ -427,7 +433,7 @@ END_TEST
 START_TEST(test_graph_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert_int_eq(ditto_graph_add_node(g, "front"), 0);
@@ -441,9 +447,9 @@ START_TEST(test_graph_round_trip)
 	ck_assert_int_eq(ditto_edge_set_mode(e, DITTO_CALL_ASYNC), 0);
 	ck_assert_int_eq(ditto_edge_set_calls(e, 300), 0);
 	ck_assert_int_eq(ditto_edge_set_parent_requests(e, 100), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_fanout(e), 3, 100), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_request_bytes(e), 64, 300), 0);
-	ck_assert_int_eq(ditto_hist_add(ditto_edge_response_bytes(e), 640, 300), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_fanout_ensure(e), 3, 100), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_request_bytes_ensure(e), 64, 300), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_edge_response_bytes_ensure(e), 640, 300), 0);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_fanout(e)), DITTO_HIST_EXACT);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_request_bytes(e)), DITTO_HIST_LOG2);
 	ck_assert_int_eq(ditto_hist_kind(ditto_edge_response_bytes(e)), DITTO_HIST_LOG2);
@@ -479,8 +485,8 @@ END_TEST
 START_TEST(test_tuning_round_trip)
 {
 	struct ditto_model *m = ditto_model_new();
-	struct ditto_tuning *t = ditto_model_tuning(m);
-	struct ditto_values *knobs = ditto_tuning_knobs(t);
+	struct ditto_tuning *t = ditto_model_tuning_ensure(m);
+	struct ditto_values *knobs = ditto_tuning_knobs_ensure(t);
 	double v;
 
 	ck_assert_ptr_nonnull(t);
@@ -499,8 +505,8 @@ START_TEST(test_tuning_round_trip)
 	ck_assert_uint_eq(ditto_tuning_iter_index(i1), ditto_tuning_iter_index(i0) + 1);
 	ck_assert_int_eq(ditto_tuning_iter_set_accepted(i1, true), 0);
 	ck_assert_int_eq(ditto_tuning_iter_set_note(i1, "better"), 0);
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs(i1), "scale", 1.5), 0);
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_errors(i1), "ipc", 0.04), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs_ensure(i1), "scale", 1.5), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_errors_ensure(i1), "ipc", 0.04), 0);
 
 	for (int pass = 0; pass < 2; pass++) {
 		struct ditto_model *x = pass ? reencode(m) : m;
@@ -560,12 +566,12 @@ START_TEST(test_add_duplicate_key_fails)
 	ck_assert_ptr_null(ditto_service_add_cpu(s, "t"));
 	ck_assert_uint_eq(ditto_service_cpu_count(s), 1);
 
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 	ck_assert_ptr_nonnull(ditto_observed_add_load(o, 10));
 	ck_assert_ptr_null(ditto_observed_add_load(o, 10));
 	ck_assert_uint_eq(ditto_observed_load_count(o), 1);
 
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 	ck_assert_ptr_nonnull(ditto_graph_add_edge(g, "a", "b"));
 	ck_assert_ptr_null(ditto_graph_add_edge(g, "a", "b"));
 	ck_assert_uint_eq(ditto_graph_edge_count(g), 1);
@@ -581,11 +587,11 @@ START_TEST(test_handles_survive_many_additions)
 	struct ditto_thread_class *t = ditto_service_add_thread(first, "main");
 	struct ditto_syscall *c = ditto_service_add_syscall(first, "main", "read", DITTO_FD_TCP);
 	struct ditto_cpu *cpu = ditto_service_add_cpu(first, "main");
-	struct ditto_hist *h = ditto_syscall_size(c);
-	struct ditto_counts *mix = ditto_cpu_mix(cpu);
-	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed(first), 1);
-	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph(m), "first", "x");
-	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(ditto_model_tuning(m));
+	struct ditto_hist *h = ditto_syscall_size_ensure(c);
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(cpu);
+	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed_ensure(first), 1);
+	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph_ensure(m), "first", "x");
+	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(ditto_model_tuning_ensure(m));
 	char name[32];
 
 	for (int i = 0; i < 600; i++) {
@@ -596,10 +602,10 @@ START_TEST(test_handles_survive_many_additions)
 		ck_assert_ptr_nonnull(ditto_service_add_syscall(first, name, "write", DITTO_FD_PIPE));
 		ck_assert_ptr_nonnull(ditto_service_add_cpu(first, name));
 		ck_assert_int_eq(ditto_counts_add(mix, name, 1), 0);
-		ck_assert_ptr_nonnull(ditto_observed_add_load(ditto_service_observed(first), 2 + i));
-		ck_assert_ptr_nonnull(ditto_graph_add_edge(ditto_model_graph(m), "first", name));
-		ck_assert_ptr_nonnull(ditto_tuning_add_iteration(ditto_model_tuning(m)));
-		ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency(c), (uint64_t)i * 977, 1), 0);
+		ck_assert_ptr_nonnull(ditto_observed_add_load(ditto_service_observed_ensure(first), 2 + i));
+		ck_assert_ptr_nonnull(ditto_graph_add_edge(ditto_model_graph_ensure(m), "first", name));
+		ck_assert_ptr_nonnull(ditto_tuning_add_iteration(ditto_model_tuning_ensure(m)));
+		ck_assert_int_eq(ditto_hist_add(ditto_syscall_latency_ensure(c), (uint64_t)i * 977, 1), 0);
 	}
 	/* the early handles still work and are the same elements */
 	ck_assert_str_eq(ditto_service_name(first), "first");
@@ -642,6 +648,305 @@ START_TEST(test_handles_survive_encode_and_dup)
 	ck_assert_uint_ne(ditto_syscall_calls(ditto_service_syscall(ditto_model_service(d, 0), 0)), 5);
 	ditto_free(buf);
 	ditto_model_free(d);
+	ditto_model_free(m);
+}
+END_TEST
+
+/*
+ * Reads never write (issue 19): a model with one element of each kind and
+ * none of their optional sections. Each getter reads absent sections as
+ * NULL handles, absent histograms as empty read-only ones, and scalars as
+ * 0; the encoding stays the same byte for byte (on main, four such reads
+ * grew an encoding from 87 to 150 bytes).
+ */
+static struct ditto_model *sparse_model(void)
+{
+	struct ditto_model *m = ditto_model_new();
+	struct ditto_service *s = ditto_model_add_service(m, "svc");
+	struct ditto_service *o = ditto_model_add_service(m, "obs");
+	struct ditto_graph *g;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(ditto_meta_set_created(ditto_model_meta(m), 1700000000), 0);
+	ck_assert_ptr_nonnull(ditto_service_add_thread(s, "main"));
+	ck_assert_ptr_nonnull(ditto_service_add_syscall(s, "main", "read", DITTO_FD_TCP));
+	ck_assert_ptr_nonnull(ditto_service_add_cpu(s, "main"));
+	ck_assert_ptr_nonnull(ditto_service_add_outbound(s, "10.0.0.1", 6379));
+	/* containers present, their histograms and maps absent */
+	ck_assert_ptr_nonnull(ditto_observed_add_load(ditto_service_observed_ensure(o), 1000));
+	g = ditto_model_graph_ensure(m);
+	ck_assert_int_eq(ditto_graph_add_node(g, "svc"), 0);
+	ck_assert_int_eq(ditto_graph_add_node(g, "obs"), 0);
+	ck_assert_ptr_nonnull(ditto_graph_add_edge(g, "svc", "obs"));
+	ck_assert_ptr_nonnull(ditto_tuning_add_iteration(ditto_model_tuning_ensure(m)));
+	return m;
+}
+
+static void assert_absent_hist(const struct ditto_hist *h, enum ditto_hist_kind kind)
+{
+	uint64_t lo, hi, n;
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(ditto_hist_kind(h), kind);
+	ck_assert_uint_eq(ditto_hist_total(h), 0);
+	ck_assert_uint_eq(ditto_hist_bucket_count(h), 0);
+	ck_assert_int_eq(ditto_hist_bucket(h, 0, &lo, &hi, &n), -DITTO_ENOTFOUND);
+	ck_assert_double_eq(ditto_hist_mean(h), 0);
+	ck_assert_double_eq(ditto_hist_quantile(h, 0.99), 0);
+}
+
+/* Every kind of getter, on the absent parts of sparse_model(). */
+static void read_everything(const struct ditto_model *m)
+{
+	const struct ditto_service *s = ditto_model_find_service(m, "svc");
+	const struct ditto_service *os = ditto_model_find_service(m, "obs");
+	const struct ditto_syscall *c = ditto_service_syscall(s, 0);
+	const struct ditto_cpu *cpu = ditto_service_cpu(s, 0);
+	const struct ditto_outbound *ob = ditto_service_outbound(s, 0);
+	const struct ditto_meta *meta = ditto_model_meta(m);
+	const struct ditto_network *net = ditto_service_network(s);
+	const struct ditto_requests *r = ditto_service_requests(s);
+	const struct ditto_observed *o = ditto_service_observed(s);
+	const struct ditto_graph *g = ditto_model_graph(m);
+	const struct ditto_tuning *t = ditto_model_tuning(m);
+	const struct ditto_tuning_iter *it = ditto_tuning_iteration(t, 0);
+	const struct ditto_load_point *lp =
+		ditto_observed_load(ditto_service_observed(os), 0);
+	const struct ditto_edge *e = ditto_graph_edge(g, 0);
+	const char *k;
+	uint64_t n;
+	double v;
+	struct ditto_sockopt so;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_ptr_nonnull(ob);
+	ck_assert_ptr_nonnull(lp);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_nonnull(it);
+	/* meta: present, its host and load absent */
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_str_eq(ditto_meta_host_cpu_model(meta), "");
+	ck_assert_uint_eq(ditto_meta_host_cores(meta), 0);
+	ck_assert_uint_eq(ditto_meta_host_cache_bytes(meta, DITTO_CACHE_L2), 0);
+	ck_assert_str_eq(ditto_meta_load_generator(meta), "");
+	ck_assert_double_eq(ditto_meta_load_qps(meta), 0);
+	ck_assert_uint_eq(ditto_meta_lost_events(meta), 0);
+	/* service: absent network, requests, observed */
+	ck_assert_ptr_null(net);
+	ck_assert_int_eq(ditto_network_io_model(net), DITTO_IO_UNKNOWN);
+	ck_assert(!ditto_network_accept_dispatch(net));
+	ck_assert_uint_eq(ditto_network_network_threads(net), 0);
+	ck_assert(!ditto_network_sockopts_known(net));
+	ck_assert_uint_eq(ditto_network_sockopt_count(net), 0);
+	ck_assert_int_eq(ditto_network_sockopt(net, 0, &so), -EINVAL);
+	ck_assert_ptr_null(r);
+	ck_assert_uint_eq(ditto_requests_count(r), 0);
+	ck_assert_uint_eq(ditto_requests_response_bytes_total(r), 0);
+	assert_absent_hist(ditto_requests_request_bytes(r), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_requests_response_bytes(r), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_requests_per_connection(r), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_requests_service_ns(r), DITTO_HIST_LOGLIN);
+	assert_absent_hist(ditto_requests_after_response_ns(r), DITTO_HIST_LOGLIN);
+	ck_assert_double_eq(ditto_service_per_request(s, 100), 0);
+	ck_assert_ptr_null(o);
+	ck_assert_double_eq(ditto_observed_throughput_qps(o), 0);
+	ck_assert_uint_eq(ditto_observed_load_count(o), 0);
+	ck_assert_ptr_null(ditto_observed_load(o, 0));
+	ck_assert_ptr_null(ditto_observed_find_load(o, 1000));
+	ck_assert(!ditto_observed_counters_available(o));
+	ck_assert_uint_eq(ditto_observed_counter(o, DITTO_COUNTER_CYCLES), 0);
+	ck_assert_uint_eq(ditto_service_port_count(s), 0);
+	ck_assert_uint_eq(ditto_thread_class_woken_by_count(ditto_service_thread(s, 0)), 0);
+	/* syscall histograms */
+	assert_absent_hist(ditto_syscall_size(c), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_syscall_ret(c), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_syscall_flags(c), DITTO_HIST_EXACT);
+	assert_absent_hist(ditto_syscall_errnos(c), DITTO_HIST_EXACT);
+	assert_absent_hist(ditto_syscall_offset(c), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_syscall_latency(c), DITTO_HIST_LOGLIN);
+	ck_assert_uint_eq(ditto_hist_precision(ditto_syscall_latency(c)), 4);
+	ck_assert_uint_eq(ditto_syscall_calls(c), 0);
+	/* cpu: maps and histograms */
+	ck_assert_ptr_null(ditto_cpu_mix(cpu));
+	ck_assert_uint_eq(ditto_counts_size(ditto_cpu_mix(cpu)), 0);
+	ck_assert_uint_eq(ditto_counts_total(ditto_cpu_mix(cpu)), 0);
+	ck_assert_uint_eq(ditto_counts_get(ditto_cpu_mix(cpu), "alu.rr.none.64.base"), 0);
+	ck_assert_int_eq(ditto_counts_entry(ditto_cpu_mix(cpu), 0, &k, &n), -DITTO_ENOTFOUND);
+	ck_assert_ptr_null(ditto_cpu_stepping(cpu));
+	assert_absent_hist(ditto_cpu_insts_per_request(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_branches(cpu), DITTO_HIST_EXACT);
+	assert_absent_hist(ditto_cpu_dws(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_iws(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_raw(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_war(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_waw(cpu), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_cpu_mem_raw(cpu), DITTO_HIST_LOG2);
+	ck_assert_double_eq(ditto_cpu_miss_rate(cpu, false, 32768, true), 0);
+	ck_assert_double_eq(ditto_cpu_miss_rate(cpu, true, 32768, false), 0);
+	/* outbound, load point and edge histograms */
+	assert_absent_hist(ditto_outbound_request_bytes(ob), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_outbound_response_bytes(ob), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_load_point_latency(lp), DITTO_HIST_LOGLIN);
+	assert_absent_hist(ditto_edge_fanout(e), DITTO_HIST_EXACT);
+	assert_absent_hist(ditto_edge_request_bytes(e), DITTO_HIST_LOG2);
+	assert_absent_hist(ditto_edge_response_bytes(e), DITTO_HIST_LOG2);
+	/* tuning knobs, an iteration's knobs and errors */
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(ditto_tuning_knobs(t));
+	ck_assert_uint_eq(ditto_values_size(ditto_tuning_knobs(t)), 0);
+	ck_assert_int_eq(ditto_values_get(ditto_tuning_knobs(t), "synth.body_scale", &v),
+			 -DITTO_ENOTFOUND);
+	ck_assert_int_eq(ditto_values_entry(ditto_tuning_knobs(t), 0, &k, &v), -DITTO_ENOTFOUND);
+	ck_assert_ptr_null(ditto_tuning_iter_knobs(it));
+	ck_assert_ptr_null(ditto_tuning_iter_errors(it));
+	ck_assert_uint_eq(ditto_values_size(ditto_tuning_iter_errors(it)), 0);
+	/* the path getters, validation, JSON and compare only read too */
+	ck_assert_int_eq(ditto_model_get_u64(m, "services[svc].requests.count", &n),
+			 -DITTO_ENOTFOUND);
+	ck_assert_int_eq(ditto_model_validate(m, NULL), 0);
+}
+
+START_TEST(test_reads_never_write)
+{
+	struct ditto_model *m = sparse_model(), *empty = ditto_model_new();
+	struct ditto_comparison *cmp = NULL;
+	char *json = NULL;
+	void *before;
+	size_t len;
+
+	tu_encode(m, &before, &len);
+	read_everything(m);
+	ck_assert_msg(tu_encoding_is(m, before, len), "reading changed the encoding");
+	/* an empty model: no tuning, no graph */
+	ck_assert_ptr_null(ditto_model_tuning(empty));
+	ck_assert_ptr_null(ditto_model_graph(empty));
+	ck_assert_uint_eq(ditto_tuning_iteration_count(ditto_model_tuning(empty)), 0);
+	ck_assert_ptr_null(ditto_tuning_iteration(ditto_model_tuning(empty), 0));
+	ck_assert_ptr_null(ditto_tuning_knobs(ditto_model_tuning(empty)));
+	ck_assert_uint_eq(ditto_graph_node_count(ditto_model_graph(empty)), 0);
+	ck_assert_ptr_null(ditto_graph_edge(ditto_model_graph(empty), 0));
+	ck_assert_ptr_null(ditto_model_service(empty, 0));
+	ck_assert_ptr_nonnull(ditto_model_meta(empty));
+	ck_assert_int_eq(ditto_model_to_json(m, NULL, &json), 0);
+	ck_assert_int_eq(ditto_model_compare(m, m, NULL, &cmp), 0);
+	ck_assert_msg(tu_encoding_is(m, before, len), "json or compare changed the encoding");
+	ditto_comparison_free(cmp);
+	ditto_free(json);
+	ditto_free(before);
+	ditto_model_free(empty);
+	ditto_model_free(m);
+}
+END_TEST
+
+/* Writing through what a getter returned for an absent part is refused,
+ * and changes nothing; the _ensure twins create it. */
+START_TEST(test_absent_parts_are_read_only)
+{
+	struct ditto_model *m = sparse_model();
+	struct ditto_service *s = ditto_model_find_service(m, "svc");
+	struct ditto_syscall *c = ditto_service_syscall(s, 0);
+	struct ditto_cpu *cpu = ditto_service_cpu(s, 0);
+	struct ditto_tuning *t = ditto_model_tuning(m);
+	struct ditto_hist *h = ditto_syscall_size(c), *src = ditto_hist_new(DITTO_HIST_LOG2, 0);
+	struct ditto_sockopt so = { 6, 1, 1, 1, 1 };
+	void *before;
+	size_t len;
+
+	tu_encode(m, &before, &len);
+	ck_assert_int_eq(ditto_hist_add(h, 100, 1), -EINVAL);
+	ck_assert_int_eq(ditto_hist_add(src, 100, 1), 0);
+	ck_assert_int_eq(ditto_hist_merge(h, src), -EINVAL);
+	ditto_hist_clear(h);
+	ditto_hist_free(h);	/* a borrowed pointer: left alone */
+	ck_assert_uint_eq(ditto_hist_total(ditto_syscall_size(c)), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_requests_service_ns(ditto_service_requests(s)), 5, 1),
+			 -EINVAL);
+	/* setters given the NULL handle of an absent section */
+	ck_assert_int_eq(ditto_requests_set_count(ditto_service_requests(s), 5), -EINVAL);
+	ck_assert_int_eq(ditto_network_set_io_model(ditto_service_network(s), DITTO_IO_EPOLL),
+			 -EINVAL);
+	ck_assert_int_eq(ditto_network_set_sockopts_known(ditto_service_network(s)), -EINVAL);
+	ck_assert_int_eq(ditto_network_add_sockopt(ditto_service_network(s), &so), -EINVAL);
+	ck_assert_int_eq(ditto_observed_set_throughput_qps(ditto_service_observed(s), 5), -EINVAL);
+	ck_assert_int_eq(ditto_observed_set_counters_available(ditto_service_observed(s), true),
+			 -EINVAL);
+	ck_assert_int_eq(ditto_observed_set_counter(ditto_service_observed(s),
+						    DITTO_COUNTER_CYCLES, 1), -EINVAL);
+	ck_assert_ptr_null(ditto_observed_add_load(ditto_service_observed(s), 10));
+	ck_assert_int_eq(ditto_counts_add(ditto_cpu_mix(cpu), "alu.rr.none.64.base", 1), -EINVAL);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs(t), "synth.body_scale", 2), -EINVAL);
+	ck_assert_ptr_null(ditto_service_requests_ensure(NULL));
+	ck_assert_ptr_null(ditto_requests_service_ns_ensure(NULL));
+	ck_assert_msg(tu_encoding_is(m, before, len), "a refused write changed the encoding");
+
+	/* the _ensure twins create, once, what the getters then return */
+	struct ditto_requests *r = ditto_service_requests_ensure(s);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_eq(ditto_service_requests_ensure(s), r);
+	ck_assert_ptr_eq(ditto_service_requests(s), r);
+	ck_assert_int_eq(ditto_requests_set_count(r, 5), 0);
+	h = ditto_requests_service_ns_ensure(r);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(ditto_hist_kind(h), DITTO_HIST_LOGLIN);
+	ck_assert_int_eq(ditto_hist_add(h, 5000, 5), 0);
+	ck_assert_ptr_eq(ditto_requests_service_ns(r), h);
+	ck_assert_int_eq(ditto_hist_merge(ditto_syscall_size_ensure(c), src), 0);
+	ck_assert_uint_eq(ditto_hist_total(ditto_syscall_size(c)), 1);
+	ck_assert_int_eq(ditto_counts_add(ditto_cpu_mix_ensure(cpu), "alu.rr.none.64.base", 3), 0);
+	ck_assert_uint_eq(ditto_counts_total(ditto_cpu_mix(cpu)), 3);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs_ensure(t), "synth.body_scale", 2), 0);
+	ck_assert_int_eq(ditto_values_size(ditto_tuning_knobs(t)), 1);
+	ck_assert_int_eq(ditto_network_set_sockopts_known(ditto_service_network_ensure(s)), 0);
+	ck_assert(ditto_network_sockopts_known(ditto_service_network(s)));
+	ck_assert_msg(!tu_encoding_is(m, before, len), "the writes are in the encoding");
+	ck_assert_int_eq(ditto_model_validate(m, NULL), 0);
+	ditto_hist_free(src);
+	ditto_free(before);
+	ditto_model_free(m);
+}
+END_TEST
+
+static void quiet(enum ditto_log_level level, const char *msg, void *user)
+{
+	(void)level;
+	(void)msg;
+	(void)user;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* ditto_synth_write() takes a const model and adds nothing to it, not
+ * even the sections it lacks and reads defaults for (tuning.knobs,
+ * requests, network, cpu histograms...). */
+START_TEST(test_synth_write_leaves_the_model_alone)
+{
+	struct ditto_model *m = sparse_model();
+	const struct ditto_model *cm = m;
+	char dir[] = "/tmp/ditto-test-access-XXXXXX", tree[64];
+	DITTO_OPTS(ditto_synth_opts, so, .service = "svc", .seed = 3);
+	ditto_log_fn old;
+	void *before;
+	size_t len;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(tree, sizeof(tree), "%s/clone", dir);
+	tu_encode(m, &before, &len);
+	old = ditto_set_log(quiet, NULL, DITTO_LOG_DEBUG);
+	rc = ditto_synth_write(cm, tree, &so);
+	ditto_set_log(old, NULL, DITTO_LOG_WARN);
+	ck_assert_msg(rc == 0, "ditto_synth_write = %d (%s)", rc, ditto_last_error());
+	ck_assert_msg(tu_encoding_is(m, before, len), "ditto_synth_write changed the model");
+	ck_assert_int_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+	ditto_free(before);
 	ditto_model_free(m);
 }
 END_TEST
@@ -735,6 +1040,9 @@ int main(void)
 	tcase_add_test(tc, test_enum_names_round_trip);
 	tcase_add_test(tc, test_enum_names_are_the_documented_ones);
 	tcase_add_test(tc, test_enum_setters_store_names);
+	tcase_add_test(tc, test_reads_never_write);
+	tcase_add_test(tc, test_absent_parts_are_read_only);
+	tcase_add_test(tc, test_synth_write_leaves_the_model_alone);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

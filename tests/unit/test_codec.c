@@ -604,12 +604,12 @@ START_TEST(test_every_truncation_fails)
 	ditto_thread_class_set_count(ditto_service_add_thread(s, "main"), 2);
 	struct ditto_syscall *c = ditto_service_add_syscall(s, "main", "read", DITTO_FD_TCP);
 	ditto_syscall_set_calls(c, 300);
-	ditto_hist_add(ditto_syscall_size(c), 4096, 300);
-	ditto_hist_add(ditto_syscall_latency(c), 12345, 300);
-	ditto_counts_add(ditto_cpu_mix(ditto_service_add_cpu(s, "main")), "int.add", 7);
-	ditto_observed_add_load(ditto_service_observed(s), 1000.5);
-	ditto_graph_add_node(ditto_model_graph(m), "svc");
-	ditto_values_set(ditto_tuning_knobs(ditto_model_tuning(m)), "k", 0.5);
+	ditto_hist_add(ditto_syscall_size_ensure(c), 4096, 300);
+	ditto_hist_add(ditto_syscall_latency_ensure(c), 12345, 300);
+	ditto_counts_add(ditto_cpu_mix_ensure(ditto_service_add_cpu(s, "main")), "int.add", 7);
+	ditto_observed_add_load(ditto_service_observed_ensure(s), 1000.5);
+	ditto_graph_add_node(ditto_model_graph_ensure(m), "svc");
+	ditto_values_set(ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(m)), "k", 0.5);
 	tu_encode(m, &buf, &len);
 	ck_assert_uint_gt(len, 200);
 	check_truncations(buf, len, 1);

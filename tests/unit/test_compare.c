@@ -253,7 +253,7 @@ START_TEST(test_compare_distribution_disjoint_is_one)
 
 	ck_assert_int_eq(ditto_model_dup(a, &b), 0);
 	struct ditto_syscall *cb = pick_syscall(b, prefix, sizeof(prefix));
-	struct ditto_hist *h = ditto_syscall_size(cb);
+	struct ditto_hist *h = ditto_syscall_size_ensure(cb);
 	uint64_t total = ditto_hist_total(h);
 	ditto_hist_clear(h);
 	ditto_hist_add(h, UINT64_MAX, total); /* a bucket no sample size reaches */
@@ -276,7 +276,7 @@ START_TEST(test_compare_mix_distribution)
 
 	ck_assert_int_eq(ditto_model_dup(a, &b), 0);
 	struct ditto_cpu *cb = ditto_service_find_cpu(ditto_model_find_service(b, "redis"), "main");
-	struct ditto_counts *mix = ditto_cpu_mix(cb);
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(cb);
 	/* add as many executions again, all of a class a never saw: TV 0.5 */
 	ck_assert_int_eq(ditto_counts_add(mix, "x87.fsin.reg.80.x87", ditto_counts_total(mix)), 0);
 	struct ditto_comparison *c = compare(a, b, 0);
@@ -351,8 +351,8 @@ START_TEST(test_compare_one_service_each_pairs_whatever_the_names)
 
 	ditto_syscall_set_calls(ditto_service_add_syscall(sa, "main", "read", DITTO_FD_TCP), 200);
 	ditto_syscall_set_calls(ditto_service_add_syscall(sb, "main", "read", DITTO_FD_TCP), 300);
-	ditto_requests_set_count(ditto_service_requests(sa), 100);
-	ditto_requests_set_count(ditto_service_requests(sb), 100);
+	ditto_requests_set_count(ditto_service_requests_ensure(sa), 100);
+	ditto_requests_set_count(ditto_service_requests_ensure(sb), 100);
 
 	struct ditto_comparison *c = compare(a, b, 0);
 	for (size_t i = 0; i < ditto_comparison_count(c); i++) {

@@ -259,18 +259,18 @@ START_TEST(test_merge_unmatched_elements_copied)
 	ditto_thread_class_set_role(t, DITTO_ROLE_WORKER);
 	struct ditto_syscall *sc = ditto_service_add_syscall(ng, "worker", "writev", DITTO_FD_TCP);
 	ditto_syscall_set_calls(sc, 77);
-	ditto_hist_add(ditto_syscall_size(sc), 1000, 77);
-	ditto_requests_set_count(ditto_service_requests(ng), 70);
+	ditto_hist_add(ditto_syscall_size_ensure(sc), 1000, 77);
+	ditto_requests_set_count(ditto_service_requests_ensure(ng), 70);
 
 	struct ditto_service *rb = ditto_model_find_service(b, "redis");
 	struct ditto_syscall *close_sc = ditto_service_add_syscall(rb, "main", "close", DITTO_FD_TCP);
 	ditto_syscall_set_calls(close_sc, 12);
 	ditto_syscall_set_nr(close_sc, 3);
-	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed(rb), 123.0);
+	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed_ensure(rb), 123.0);
 	ditto_load_point_set_connections(lp, 9);
-	ditto_hist_add(ditto_load_point_latency(lp), 50000, 10);
-	ditto_graph_add_node(ditto_model_graph(b), "nginx");
-	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph(b), "nginx", "redis");
+	ditto_hist_add(ditto_load_point_latency_ensure(lp), 50000, 10);
+	ditto_graph_add_node(ditto_model_graph_ensure(b), "nginx");
+	struct ditto_edge *e = ditto_graph_add_edge(ditto_model_graph_ensure(b), "nginx", "redis");
 	ditto_edge_set_calls(e, 5);
 
 	ck_assert_int_eq(ditto_model_merge(a, b), 0);
@@ -413,7 +413,7 @@ static struct ditto_model *one_service(double throughput, double achieved)
 {
 	struct ditto_model *m = ditto_model_new();
 	struct ditto_service *s = ditto_model_add_service(m, "svc");
-	struct ditto_observed *o = ditto_service_observed(s);
+	struct ditto_observed *o = ditto_service_observed_ensure(s);
 
 	ditto_service_set_framing(s, DITTO_FRAMING_RAW);
 	ditto_observed_set_throughput_qps(o, throughput);

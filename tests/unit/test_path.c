@@ -135,12 +135,12 @@ START_TEST(test_path_composite_keys)
 	ck_assert_uint_eq(get_u64(m, "services[redis].syscalls[worker:pwrite64:file].nr"), 18);
 	ck_assert_str_eq(get_str(m, "services[redis].syscalls[bio:fdatasync:file].fd_kind"), "file");
 	/* load points are keyed by their offered rate, written qps=N */
-	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed(r), 1234.5);
+	struct ditto_load_point *lp = ditto_observed_add_load(ditto_service_observed_ensure(r), 1234.5);
 	ck_assert_ptr_nonnull(lp);
 	ditto_load_point_set_connections(lp, 31);
 	ck_assert_uint_eq(get_u64(m, "services[redis].observed.loads[qps=1234.5].connections"), 31);
 	/* An integer qps is a key too, never an index. */
-	lp = ditto_observed_add_load(ditto_service_observed(r), 2.0);
+	lp = ditto_observed_add_load(ditto_service_observed_ensure(r), 2.0);
 	ck_assert_ptr_nonnull(lp);
 	ditto_load_point_set_connections(lp, 7);
 	ck_assert_uint_eq(get_u64(m, "services[redis].observed.loads[qps=2].connections"), 7);

@@ -132,7 +132,7 @@ END_TEST
 START_TEST(test_meta_window_setter_refuses_bad_values)
 {
 	struct ditto_model *m = sample();
-	struct ditto_meta *meta = ditto_model_meta(m);
+	struct ditto_meta *meta = ditto_model_meta_ensure(m);
 	double before = ditto_meta_window_s(meta);
 
 	/* the setter may refuse; if it accepts, validation must catch it */
@@ -404,7 +404,7 @@ END_TEST
 START_TEST(test_requests_pipelined_exceeds_count_invalid)
 {
 	struct ditto_model *m = sample();
-	struct ditto_requests *r = ditto_service_requests(ditto_model_service(m, 1));
+	struct ditto_requests *r = ditto_service_requests_ensure(ditto_model_service(m, 1));
 	uint64_t count = ditto_requests_count(r);
 
 	ck_assert_int_eq(ditto_requests_set_pipelined(r, count + 1), 0);
@@ -481,7 +481,7 @@ START_TEST(test_cpu_mix_empty_key_invalid)
 
 	/* the typed adder either refuses "" or validation catches it */
 	struct ditto_model *m = sample();
-	struct ditto_counts *mix = ditto_cpu_mix(ditto_service_cpu(ditto_model_service(m, 0), 0));
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(ditto_service_cpu(ditto_model_service(m, 0), 0));
 	if (ditto_counts_add(mix, "", 5) == 0)
 		assert_invalid(m, "services[0].cpu[0].mix");
 	ditto_model_free(m);
@@ -494,7 +494,7 @@ START_TEST(test_cpu_branch_key_out_of_range_invalid)
 	struct ditto_cpu *c = ditto_service_cpu(ditto_model_service(m, 0), 0);
 
 	/* taken_bin 9 does not exist (0..8) */
-	ck_assert_int_eq(ditto_hist_add(ditto_cpu_branches(c), 9 * 16 + 1, 1), 0);
+	ck_assert_int_eq(ditto_hist_add(ditto_cpu_branches_ensure(c), 9 * 16 + 1, 1), 0);
 	assert_invalid(m, "services[0].cpu[0].branches");
 	ditto_model_free(m);
 }
@@ -556,7 +556,7 @@ END_TEST
 START_TEST(test_graph_edge_unknown_node_invalid)
 {
 	struct ditto_model *m = sample();
-	struct ditto_graph *g = ditto_model_graph(m);
+	struct ditto_graph *g = ditto_model_graph_ensure(m);
 	size_t n = ditto_graph_edge_count(g);
 	char path[64];
 
@@ -626,7 +626,7 @@ START_TEST(test_tuning_knob_not_finite_invalid)
 
 	/* the typed setter refuses it outright */
 	struct ditto_model *m = sample();
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs(ditto_model_tuning(m)), "x", NAN),
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(m)), "x", NAN),
 			 -EINVAL);
 	assert_valid(m);
 	ditto_model_free(m);
@@ -793,7 +793,7 @@ START_TEST(test_mix_keys_of_another_format_warn)
 		"alu.rr.none.64.neon",		/* extension */
 	};
 	struct ditto_model *m = sample();
-	struct ditto_counts *mix = ditto_cpu_mix(ditto_service_cpu(ditto_model_service(m, 0), 0));
+	struct ditto_counts *mix = ditto_cpu_mix_ensure(ditto_service_cpu(ditto_model_service(m, 0), 0));
 	struct problems warn;
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -817,13 +817,13 @@ END_TEST
 START_TEST(test_unknown_knob_names_warn_but_load)
 {
 	struct ditto_model *m = sample(), *back;
-	struct ditto_tuning *t = ditto_model_tuning(m);
+	struct ditto_tuning *t = ditto_model_tuning_ensure(m);
 	struct problems warn;
 	void *buf;
 	size_t len;
 
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs(t), "dws_weight", 1.5), 0);
-	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs(ditto_tuning_iteration(t, 0)),
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs_ensure(t), "dws_weight", 1.5), 0);
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_iter_knobs_ensure(ditto_tuning_iteration(t, 0)),
 					  "synth.future_knob", 2), 0);
 	collect_warnings(m, &warn);
 	ck_assert_int_eq(warn.n, 2);

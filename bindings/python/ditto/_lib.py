@@ -222,8 +222,12 @@ _SIGS = {
                                         POINTER(c_int), POINTER(c_uint), POINTER(c_char_p)]),
     'ditto_tune_report_verdict': (c_char_p, [_P]),
     # model.h: tuning
+    # Getters only read (NULL for an absent section); the _ensure twins
+    # (since 0.5) create what is missing, for writing.
     'ditto_model_tuning': (_P, [_P]),
+    'ditto_model_tuning_ensure': (_P, [_P]),
     'ditto_tuning_knobs': (_P, [_P]),
+    'ditto_tuning_knobs_ensure': (_P, [_P]),
     'ditto_tuning_iteration_count': (c_size_t, [_P]),
     'ditto_tuning_iteration': (_P, [_P, c_size_t]),
     'ditto_tuning_iter_index': (c_uint64, [_P]),
@@ -248,6 +252,7 @@ _SIGS = {
     'ditto_service_add_cpu': (_P, [_P, _S]),
     'ditto_cpu_thread_class': (_S, [_P]),
     'ditto_cpu_mix': (_P, [_P]),
+    'ditto_cpu_mix_ensure': (_P, [_P]),
     'ditto_cpu_stepping': (_P, [_P]),
     'ditto_cpu_miss_rate': (c_double, [_P, c_bool, c_uint64, c_bool]),
     'ditto_cpu_windows': (c_uint64, [_P]),
@@ -278,6 +283,14 @@ _SIGS = {
     'ditto_cpu_war': (_P, [_P]),
     'ditto_cpu_waw': (_P, [_P]),
     'ditto_cpu_mem_raw': (_P, [_P]),
+    'ditto_cpu_insts_per_request_ensure': (_P, [_P]),
+    'ditto_cpu_branches_ensure': (_P, [_P]),
+    'ditto_cpu_dws_ensure': (_P, [_P]),
+    'ditto_cpu_iws_ensure': (_P, [_P]),
+    'ditto_cpu_raw_ensure': (_P, [_P]),
+    'ditto_cpu_war_ensure': (_P, [_P]),
+    'ditto_cpu_waw_ensure': (_P, [_P]),
+    'ditto_cpu_mem_raw_ensure': (_P, [_P]),
 
     # ditto.h: version, errors, memory
     'ditto_version': (_S, []),
@@ -350,6 +363,7 @@ _SIGS = {
 
     # model.h: meta
     'ditto_model_meta': (_P, [_P]),
+    'ditto_model_meta_ensure': (_P, [_P]),
     'ditto_meta_tool_version': (_S, [_P]),
     'ditto_meta_created': (c_uint64, [_P]),
     'ditto_meta_set_created': (c_int, [_P, c_uint64]),
@@ -417,9 +431,16 @@ _SIGS = {
     'ditto_syscall_errnos': (_P, [_P]),
     'ditto_syscall_offset': (_P, [_P]),
     'ditto_syscall_latency': (_P, [_P]),
+    'ditto_syscall_size_ensure': (_P, [_P]),
+    'ditto_syscall_ret_ensure': (_P, [_P]),
+    'ditto_syscall_flags_ensure': (_P, [_P]),
+    'ditto_syscall_errnos_ensure': (_P, [_P]),
+    'ditto_syscall_offset_ensure': (_P, [_P]),
+    'ditto_syscall_latency_ensure': (_P, [_P]),
 
     # model.h: network
     'ditto_service_network': (_P, [_P]),
+    'ditto_service_network_ensure': (_P, [_P]),
     'ditto_network_io_model': (_E, [_P]),
     'ditto_network_set_io_model': (c_int, [_P, _E]),
     'ditto_network_accept_dispatch': (c_bool, [_P]),
@@ -448,6 +469,7 @@ _SIGS = {
 
     # model.h: requests
     'ditto_service_requests': (_P, [_P]),
+    'ditto_service_requests_ensure': (_P, [_P]),
     'ditto_requests_count': (c_uint64, [_P]),
     'ditto_requests_set_count': (c_int, [_P, c_uint64]),
     'ditto_requests_connections': (c_uint64, [_P]),
@@ -463,6 +485,11 @@ _SIGS = {
     'ditto_requests_per_connection': (_P, [_P]),
     'ditto_requests_service_ns': (_P, [_P]),
     'ditto_requests_after_response_ns': (_P, [_P]),
+    'ditto_requests_request_bytes_ensure': (_P, [_P]),
+    'ditto_requests_response_bytes_ensure': (_P, [_P]),
+    'ditto_requests_per_connection_ensure': (_P, [_P]),
+    'ditto_requests_service_ns_ensure': (_P, [_P]),
+    'ditto_requests_after_response_ns_ensure': (_P, [_P]),
     # model.h: outbound (since 0.5)
     'ditto_service_outbound_count': (c_size_t, [_P]),
     'ditto_service_outbound': (_P, [_P, c_size_t]),
@@ -486,6 +513,8 @@ _SIGS = {
     'ditto_outbound_set_response_bytes_total': (c_int, [_P, c_uint64]),
     'ditto_outbound_request_bytes': (_P, [_P]),
     'ditto_outbound_response_bytes': (_P, [_P]),
+    'ditto_outbound_request_bytes_ensure': (_P, [_P]),
+    'ditto_outbound_response_bytes_ensure': (_P, [_P]),
 }
 
 

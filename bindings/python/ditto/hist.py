@@ -78,6 +78,11 @@ class Hist:
         return self._ptr
 
     @property
+    def _wp(self):
+        """The C histogram to write into (a model's field creates it here)."""
+        return self._p
+
+    @property
     def borrowed(self):
         return self._owner is not None
 
@@ -104,17 +109,19 @@ class Hist:
 
     def add(self, value, count=1):
         """Count `count` occurrences of `value` (both unsigned 64-bit)."""
-        check(lib.ditto_hist_add(self._p, _u64('value', value), _u64('count', count)))
+        check(lib.ditto_hist_add(self._wp, _u64('value', value), _u64('count', count)))
         return self
 
     def merge(self, other):
         """Add other's counts into this histogram (MismatchError if kinds differ)."""
-        if other is self or other._p == self._p:
+        dst = self._wp
+        if other is self or other._p == dst:
             other = other.copy()
-        check(lib.ditto_hist_merge(self._p, other._p))
+        check(lib.ditto_hist_merge(dst, other._p))
         return self
 
     def clear(self):
+        # An absent model field is empty already: nothing to create.
         lib.ditto_hist_clear(self._p)
         return self
 

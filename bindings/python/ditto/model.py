@@ -54,7 +54,9 @@ def enum_parse(enum, name):
 # --- element wrappers ----------------------------------------------------
 
 class _Element:
-    """A handle borrowed from a model; keeps the model alive."""
+    """A handle borrowed from a model; keeps the model alive. _h is the
+    handle to read through, _w the one to write through (the same for an
+    element; a _Section creates itself for writing only)."""
 
     def __init__(self, model, handle):
         self._model = model
@@ -65,11 +67,48 @@ class _Element:
         self._model._p  # raises if the model was closed
         return self._handle
 
+    @property
+    def _w(self):
+        return self._h
+
     def __eq__(self, other):
         return type(self) is type(other) and self._handle == other._handle
 
     def __hash__(self):
         return hash(self._handle)
+
+
+class _Section(_Element):
+    """A section of a parent (a model or an element) that may be absent:
+    reads go through the C getter, which returns NULL for an absent
+    section (its fields then read as 0, '' or False) and creates nothing;
+    the first write creates it through the _ensure twin."""
+
+    def __init__(self, model, parent, get, ensure):
+        super().__init__(model, None)
+        self._parent = parent   # a Model or an _Element
+        self._get = get
+        self._ensure = ensure
+
+    @property
+    def _h(self):
+        p = self._parent
+        return getattr(lib, self._get)(p._p if isinstance(p, Model) else p._h)
+
+    @property
+    def _w(self):
+        p = self._parent
+        ptr = getattr(lib, self._ensure)(p._p if isinstance(p, Model) else p._w)
+        if not ptr:
+            raise null_error()
+        return ptr
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self._get == other._get
+                and self._parent == other._parent)
+
+    def __hash__(self):
+        return hash((self._get, self._parent))
 
 
 def _u64_prop(prefix, field, doc=None):
@@ -80,7 +119,7 @@ def _u64_prop(prefix, field, doc=None):
         return getattr(lib, get)(self._h)
 
     def setter(self, v):
-        check(getattr(lib, put)(self._h, int(v)))
+        check(getattr(lib, put)(self._w, int(v)))
 
     return property(getter, setter, doc=doc)
 
@@ -93,7 +132,7 @@ def _enum_prop(prefix, field, enum):
         return enum_name(enum, getattr(lib, get)(self._h))
 
     def setter(self, v):
-        check(getattr(lib, put)(self._h, enum_parse(enum, v)))
+        check(getattr(lib, put)(self._w, enum_parse(enum, v)))
 
     return property(getter, setter)
 
@@ -103,14 +142,38 @@ def _str_prop(prefix, field):
     return property(lambda self: _lib.decode(getattr(lib, get)(self._h)))
 
 
+class _FieldHist(Hist):
+    """A histogram field of a model element, borrowed: it reads the field
+    as it is (one the model lacks reads as an empty histogram of its kind,
+    and stays absent) and creates it on the first add or merge."""
+
+    def __init__(self, element, get, ensure):
+        self._element = element
+        self._get = get
+        self._ensure = ensure
+        self._owner = element._model
+        self._ptr = None
+
+    @property
+    def _p(self):
+        ptr = getattr(lib, self._get)(self._element._h)
+        if not ptr:
+            raise null_error()
+        return ptr
+
+    @property
+    def _wp(self):
+        ptr = getattr(lib, self._ensure)(self._element._w)
+        if not ptr:
+            raise null_error()
+        return ptr
+
+
 def _hist_prop(prefix, field):
     get = 'ditto_%s_%s' % (prefix, field)
 
     def getter(self):
-        ptr = getattr(lib, get)(self._h)
-        if not ptr:
-            raise null_error()
-        return Hist._wrap(ptr, owner=self._model)
+        return _FieldHist(self, get, get + '_ensure')
 
     return property(getter)
 
@@ -129,9 +192,7 @@ class ThreadClass(_Element):
 
 
 def _counts_dict(c):
-    """A ditto_counts map as a dict (a copy)."""
-    if not c:
-        raise null_error()
+    """A ditto_counts map as a dict (a copy); {} for an absent (NULL) one."""
     out = {}
     key, n = ctypes.c_char_p(), ctypes.c_uint64()
     for i in range(lib.ditto_counts_size(c)):
@@ -182,7 +243,10 @@ class Cpu(_Element):
         return r
 
     def add_mix(self, key, n):
-        check(lib.ditto_counts_add(lib.ditto_cpu_mix(self._h), _lib.encode(key), int(n)))
+        mix = lib.ditto_cpu_mix_ensure(self._w)
+        if not mix:
+            raise null_error()
+        check(lib.ditto_counts_add(mix, _lib.encode(key), int(n)))
 
     def __repr__(self):
         return '<ditto.Cpu %s>' % self.thread_class
@@ -227,12 +291,12 @@ def _bool_prop(prefix, field):
         return bool(getattr(lib, get)(self._h))
 
     def setter(self, v):
-        check(getattr(lib, put)(self._h, bool(v)))
+        check(getattr(lib, put)(self._w, bool(v)))
 
     return property(getter, setter)
 
 
-class Network(_Element):
+class Network(_Section):
     """services[].network: the service's network skeleton."""
     io_model = _enum_prop('network', 'io_model', 'io_model')
     accept_dispatch = _bool_prop('network', 'accept_dispatch')
@@ -263,14 +327,14 @@ class Network(_Element):
         """Adds the counts to the option (level, name, value); makes the
         list known."""
         o = _lib.Sockopt(level, name, value, connections, calls)
-        check(lib.ditto_network_add_sockopt(self._h, byref(o)))
+        check(lib.ditto_network_add_sockopt(self._w, byref(o)))
 
     def set_sockopts_known(self):
         """Records that the connections set none of the options (yet)."""
-        check(lib.ditto_network_set_sockopts_known(self._h))
+        check(lib.ditto_network_set_sockopts_known(self._w))
 
 
-class Requests(_Element):
+class Requests(_Section):
     count = _u64_prop('requests', 'count')
     connections = _u64_prop('requests', 'connections')
     pipelined = _u64_prop('requests', 'pipelined')
@@ -308,7 +372,7 @@ class Outbound(_Element):
         return '<ditto.Outbound %s port %d>' % (self.address, self.port)
 
 
-class Meta(_Element):
+class Meta(_Section):
     tool_version = _str_prop('meta', 'tool_version')
     created = _u64_prop('meta', 'created')
 
@@ -322,7 +386,7 @@ class Meta(_Element):
 
     @window_s.setter
     def window_s(self, v):
-        check(lib.ditto_meta_set_window_s(self._h, float(v)))
+        check(lib.ditto_meta_set_window_s(self._w, float(v)))
 
     def _section(self, name, keys):
         out = {}
@@ -473,17 +537,16 @@ class Service(_Element):
 
     @property
     def requests(self):
-        ptr = lib.ditto_service_requests(self._h)
-        if not ptr:
-            raise null_error()
-        return Requests(self._model, ptr)
+        """services[].requests; reading an absent one adds nothing, the
+        first write creates it."""
+        return Requests(self._model, self, 'ditto_service_requests',
+                        'ditto_service_requests_ensure')
 
     @property
     def network(self):
-        ptr = lib.ditto_service_network(self._h)
-        if not ptr:
-            raise null_error()
-        return Network(self._model, ptr)
+        """services[].network, read and created as requests is."""
+        return Network(self._model, self, 'ditto_service_network',
+                       'ditto_service_network_ensure')
 
 
 # --- tuning ----------------------------------------------------------------
@@ -493,7 +556,27 @@ class Values(collections.abc.Mapping, _Element):
     ditto_values: tuning.knobs, an iteration's knobs and errors), in
     insertion order. Setting a key adds or replaces it (DittoError, code
     -EINVAL, for a non-finite value); the C API deletes no key, nor does this.
-    Compared by content, as a Mapping (not by handle, as other elements)."""
+    Compared by content, as a Mapping (not by handle, as other elements).
+    get and ensure return the map for reading (NULL when absent: empty)
+    and for writing (created when absent)."""
+
+    def __init__(self, model, get, ensure=None):
+        super().__init__(model, None)
+        self._get = get
+        self._ensure = ensure
+
+    @property
+    def _h(self):
+        self._model._p  # raises if the model was closed
+        return self._get()
+
+    @property
+    def _w(self):
+        self._model._p
+        ptr = self._ensure() if self._ensure else None
+        if not ptr:
+            raise null_error()
+        return ptr
 
     def __len__(self):
         return lib.ditto_values_size(self._h)
@@ -522,7 +605,7 @@ class Values(collections.abc.Mapping, _Element):
         return v.value
 
     def __setitem__(self, key, value):
-        check(lib.ditto_values_set(self._h, _lib.encode(key), float(value)))
+        check(lib.ditto_values_set(self._w, _lib.encode(key), float(value)))
 
     def update(self, other=(), **kw):
         for k, v in dict(other, **kw).items():
@@ -795,7 +878,7 @@ class Model:
 
     @property
     def meta(self):
-        return Meta(self, lib.ditto_model_meta(self._p))
+        return Meta(self, self, 'ditto_model_meta', 'ditto_model_meta_ensure')
 
     @property
     def services(self):
@@ -824,21 +907,21 @@ class Model:
     # --- tuning ---
 
     def _tuning(self):
-        t = lib.ditto_model_tuning(self._p)
-        if not t:
-            raise null_error()
-        return t
+        """tuning, or NULL when the model has none (reads create nothing)."""
+        return lib.ditto_model_tuning(self._p)
+
+    def _knobs_ensure(self):
+        t = lib.ditto_model_tuning_ensure(self._p)
+        return lib.ditto_tuning_knobs_ensure(t) if t else None
 
     @property
     def knobs(self):
         """tuning.knobs: a live dict-like view (Values) of the knob values
         the next clone is written with, e.g. m.knobs['synth.body_scale'] =
         0.5; dict(m.knobs) copies it. Assigning a mapping replaces or adds
-        each of its keys."""
-        v = lib.ditto_tuning_knobs(self._tuning())
-        if not v:
-            raise null_error()
-        return Values(self, v)
+        each of its keys. Reading adds nothing to the model; the first
+        assignment creates tuning.knobs."""
+        return Values(self, lambda: lib.ditto_tuning_knobs(self._tuning()), self._knobs_ensure)
 
     @knobs.setter
     def knobs(self, mapping):
@@ -854,11 +937,13 @@ class Model:
             it = lib.ditto_tuning_iteration(t, i)
             if not it:
                 raise null_error()
+            knobs = lib.ditto_tuning_iter_knobs(it)
+            errors = lib.ditto_tuning_iter_errors(it)
             out.append({'index': lib.ditto_tuning_iter_index(it),
                         'accepted': bool(lib.ditto_tuning_iter_accepted(it)),
                         'note': _lib.decode(lib.ditto_tuning_iter_note(it)) or '',
-                        'knobs': dict(Values(self, lib.ditto_tuning_iter_knobs(it))._items()),
-                        'errors': dict(Values(self, lib.ditto_tuning_iter_errors(it))._items())})
+                        'knobs': dict(Values(self, lambda k=knobs: k)._items()),
+                        'errors': dict(Values(self, lambda e=errors: e)._items())})
         return out
 
     def __repr__(self):

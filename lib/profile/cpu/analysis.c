@@ -444,7 +444,8 @@ int analysis_store(struct analysis *a, const struct keytab *kt, struct ditto_cpu
 		err = -ENOMEM;
 	for (size_t i = 0; i < a->nmix && !err; i++)
 		if (a->mix[i])
-			err = ditto_counts_add(ditto_cpu_mix(out), keytab_key(kt, i), a->mix[i]);
+			err = ditto_counts_add(ditto_cpu_mix_ensure(out), keytab_key(kt, i),
+					       a->mix[i]);
 	if (err)
 		err = ditto_err(err, "cpu profile: cannot store results: %s", ditto_strerror(err));
 	else

@@ -9,7 +9,8 @@
 
 typedef uint64_t (*get_fn)(const struct ditto_cpu *);
 typedef int (*set_fn)(struct ditto_cpu *, uint64_t);
-typedef struct ditto_hist *(*hist_fn)(struct ditto_cpu *);
+typedef struct ditto_hist *(*hist_fn)(const struct ditto_cpu *);
+typedef struct ditto_hist *(*hist_ensure_fn)(struct ditto_cpu *);
 
 /* In the order of enum cpu_count and enum cpu_hist (cpu_run.h). */
 static const struct {
@@ -28,9 +29,15 @@ static const struct {
 	{ ditto_cpu_stepped_ns, ditto_cpu_set_stepped_ns },
 };
 
+/* Read from a source (creating nothing in it), and written into dst. */
 static const hist_fn hists[CPU_NHISTS] = {
 	ditto_cpu_insts_per_request, ditto_cpu_branches, ditto_cpu_dws, ditto_cpu_iws,
 	ditto_cpu_raw, ditto_cpu_war, ditto_cpu_waw, ditto_cpu_mem_raw,
+};
+static const hist_ensure_fn hists_ensure[CPU_NHISTS] = {
+	ditto_cpu_insts_per_request_ensure, ditto_cpu_branches_ensure, ditto_cpu_dws_ensure,
+	ditto_cpu_iws_ensure, ditto_cpu_raw_ensure, ditto_cpu_war_ensure, ditto_cpu_waw_ensure,
+	ditto_cpu_mem_raw_ensure,
 };
 
 int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
@@ -41,16 +48,17 @@ int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
 	for (size_t i = 0; i < CPU_NCOUNTS && !err; i++)
 		err = counts[i].set(dst, counts[i].get(dst) + c[i]);
 	for (size_t i = 0; i < CPU_NHISTS && !err; i++) {
-		struct ditto_hist *d = hists[i](dst);
+		struct ditto_hist *d = hists_ensure[i](dst);
 
 		err = !h[i] ? 0 : d ? ditto_hist_merge(d, h[i]) : -ENOMEM;
 	}
 	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
 }
 
-static int counts_merge(struct ditto_counts *dst, struct ditto_counts *src)
+/* src NULL: an absent map, nothing to add. */
+static int counts_merge(struct ditto_counts *dst, const struct ditto_counts *src)
 {
-	int err = dst && src ? 0 : -ENOMEM;
+	int err = dst ? 0 : -ENOMEM;
 
 	for (size_t i = 0; src && i < ditto_counts_size(src) && !err; i++) {
 		const char *key;
@@ -62,7 +70,7 @@ static int counts_merge(struct ditto_counts *dst, struct ditto_counts *src)
 	return err;
 }
 
-int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
+int cpu_merge(struct ditto_cpu *dst, const struct ditto_cpu *src)
 {
 	const struct ditto_hist *h[CPU_NHISTS];
 	uint64_t c[CPU_NCOUNTS];
@@ -74,8 +82,8 @@ int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src)
 		h[i] = hists[i](src);
 	err = cpu_add(dst, c, h);
 	if (!err)
-		err = counts_merge(ditto_cpu_mix(dst), ditto_cpu_mix(src));
+		err = counts_merge(ditto_cpu_mix_ensure(dst), ditto_cpu_mix(src));
 	if (!err)
-		err = counts_merge(ditto_cpu_stepping(dst), ditto_cpu_stepping(src));
+		err = counts_merge(ditto_cpu_stepping_ensure(dst), ditto_cpu_stepping(src));
 	return err ? ditto_err(err, "cpu profile: cannot add results: %s", ditto_strerror(err)) : 0;
 }

@@ -231,8 +231,8 @@ int cpu_run_store(struct cpu_run *r, unsigned c, struct ditto_cpu *out)
 		return err;
 	for (int m = DITTO_STEP_BREAKPOINT; m <= DITTO_STEP_SYSCALL_STOPS && !err; m++)
 		if (k->by_mode[m])
-			err = ditto_counts_add(ditto_cpu_stepping(out), ditto_step_mode_name(m),
-					       k->by_mode[m]);
+			err = ditto_counts_add(ditto_cpu_stepping_ensure(out),
+					       ditto_step_mode_name(m), k->by_mode[m]);
 	if (err)
 		return err;
 	return ditto_cpu_set_stepped_ns(out, ditto_cpu_stepped_ns(out) + k->stepped_ns);

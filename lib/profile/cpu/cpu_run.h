@@ -74,6 +74,6 @@ struct ditto_hist;
 int cpu_add(struct ditto_cpu *dst, const uint64_t c[CPU_NCOUNTS],
 	    const struct ditto_hist *const h[CPU_NHISTS]);
 /* dst += src, mix included. */
-int cpu_merge(struct ditto_cpu *dst, struct ditto_cpu *src);
+int cpu_merge(struct ditto_cpu *dst, const struct ditto_cpu *src);
 
 #endif /* DITTO_CPU_RUN_H */
