@@ -2,6 +2,7 @@
 /*
  * ditto synth MODEL -o DIR: write the clone tree of a model and build it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,10 +30,40 @@ static void usage(FILE *f)
 	      "      --no-clamp        lift the limits that protect the host (processes,\n"
 	      "                        threads, instructions and calls per request, working\n"
 	      "                        set, scratch file): each clamp is named in a warning\n"
+	      "  -k, --knob NAME=VALUE a generator knob (repeat for several): the model's\n"
+	      "                        tuning.knobs are then ignored, other knobs take\n"
+	      "                        their defaults\n"
 	      "      --cc CC           C compiler for the build (default: cc)\n"
 	      "  -q, --quiet           print only errors\n"
-	      "  -h, --help            this help\n",
+	      "  -h, --help            this help\n"
+	      "\n"
+	      "Knobs (default, range):\n",
 	      f);
+	for (size_t i = 0; i < ditto_synth_knob_count(); i++) {
+		const char *name;
+		double d, lo, hi;
+
+		if (!ditto_synth_knob(i, &name, &d, &lo, &hi))
+			fprintf(f, "  %-22s %g, %g to %g\n", name, d, lo, hi);
+	}
+}
+
+/* --knob NAME=VALUE into a->knobs; the library refuses unknown names. */
+static int knob_option(const char *arg, struct synth_args *a)
+{
+	const char *eq = strchr(arg, '=');
+	char name[128];
+	double v;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name) || !cli_parse_f64(eq + 1, &v))
+		return cli_usage_error(CMD, "--knob: '%s' is not NAME=NUMBER", arg);
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	if (!a->knobs && !(a->knobs = ditto_values_new()))
+		return cli_fail("--knob", -ENOMEM);
+	if (ditto_values_set(a->knobs, name, v))
+		return cli_fail("--knob", -EINVAL);
+	return 0;
 }
 
 /* Options shared with `ditto clone`; 1 when c was one of them, <0 on a
@@ -66,7 +97,7 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 int synth_run(const struct synth_args *a)
 {
 	DITTO_OPTS(ditto_synth_opts, so, .service = a->service, .seed = a->seed, .port = a->port,
-		   .force = a->force, .no_clamp = a->no_clamp);
+		   .force = a->force, .no_clamp = a->no_clamp, .knobs = a->knobs);
 	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
 	struct ditto_model *m = NULL;
 	int err, rc;
@@ -89,6 +120,35 @@ int synth_run(const struct synth_args *a)
 	return CLI_OK;
 }
 
+/* The command line into a: -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, const struct option *opts, struct synth_args *a)
+{
+	int c, r;
+
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, ":o:s:e:P:fnk:qh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return CLI_OK;
+		}
+		if (c == 'k') {
+			if ((r = knob_option(optarg, a)))
+				return r;
+			continue;
+		}
+		if ((r = synth_option(CMD, c, optarg, a)) < 0)
+			return -r;
+		if (!r)
+			return cli_bad_option(CMD, c, argv);
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(CMD, optind < argc ? "one MODEL file, please" : "missing MODEL");
+	a->model = argv[optind];
+	if (!a->output)
+		return cli_usage_error(CMD, "missing --output DIR");
+	return -1;
+}
+
 int cmd_synth(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -100,28 +160,15 @@ int cmd_synth(int argc, char **argv)
 		{ "no-build", no_argument, NULL, 'n' },
 		{ "cc", required_argument, NULL, 'C' },
 		{ "no-clamp", no_argument, NULL, 'K' },
+		{ "knob", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct synth_args a = { 0 };
-	int c, r;
+	int rc = parse(argc, argv, opts, &a);
 
-	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, ":o:s:e:P:fnqh", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return CLI_OK;
-		}
-		if ((r = synth_option(CMD, c, optarg, &a)) < 0)
-			return -r;
-		if (!r)
-			return cli_bad_option(CMD, c, argv);
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error(CMD, optind < argc ? "one MODEL file, please" : "missing MODEL");
-	a.model = argv[optind];
-	if (!a.output)
-		return cli_usage_error(CMD, "missing --output DIR");
-	return synth_run(&a);
+	rc = rc < 0 ? synth_run(&a) : rc;
+	ditto_values_free(a.knobs);
+	return rc;
 }

@@ -7,11 +7,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct ditto_values;
+
 struct synth_args {
 	const char *model, *output, *service, *cc;
 	uint64_t seed;
 	unsigned port;
 	bool force, no_build, no_clamp, quiet;
+	struct ditto_values *knobs;	/* --knob: instead of the model's; NULL: its */
 };
 
 /* Write and (unless no_build) build the clone tree; prints where it is. */

@@ -995,6 +995,13 @@ DITTO_API int ditto_counts_add(struct ditto_counts *c, const char *key, uint64_t
 /* Sum of all counts. */
 DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c);
 
+/*
+ * A map of values no model owns (for knobs given to ditto_synth_write()
+ * through its opts, say); NULL when out of memory. ditto_values_free()
+ * frees one of these and ignores, with a warning, a model's own maps.
+ */
+DITTO_API struct ditto_values *ditto_values_new(void);
+DITTO_API void ditto_values_free(struct ditto_values *v);
 DITTO_API size_t ditto_values_size(const struct ditto_values *v);
 DITTO_API int ditto_values_entry(const struct ditto_values *v, size_t i, const char **key,
 				 double *value);

@@ -46,6 +46,11 @@ struct ditto_synth_opts {
 	/* Lift the limits that protect the host (see ditto_synth_write()),
 	 * up to what the clone runtime can represent. */
 	bool no_clamp;
+	/* Generator knobs to use instead of the model's tuning.knobs (names
+	 * and ranges as there: see `ditto model show`); a knob it lacks takes
+	 * its default. NULL: the model's. The tuner passes its candidates
+	 * here, so the model it tunes is only read. */
+	const struct ditto_values *knobs;
 	size_t :0;
 };
 
@@ -88,6 +93,16 @@ struct ditto_synth_opts {
  */
 DITTO_API int ditto_synth_write(const struct ditto_model *m, const char *dir,
 				const struct ditto_synth_opts *opts);
+
+/*
+ * The generator's knobs, i from 0 to ditto_synth_knob_count() - 1: name
+ * (as in a model's tuning.knobs and ditto_synth_opts.knobs), default and
+ * range (values outside it are clamped). Any out pointer may be NULL.
+ * -DITTO_ENOTFOUND when i is past the last.
+ */
+DITTO_API size_t ditto_synth_knob_count(void);
+DITTO_API int ditto_synth_knob(size_t i, const char **name, double *dflt, double *min,
+			       double *max);
 
 struct ditto_build_opts {
 	size_t sz;

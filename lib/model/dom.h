@@ -34,6 +34,8 @@ struct dmember {
 struct dnode {
 	enum dn_type type;
 	int8_t ext_type;		/* DN_EXT */
+	bool detached;			/* DN_MAP of ditto_values_new(): no
+					 * model owns it, its caller frees it */
 	union {
 		bool b;
 		int64_t i;

@@ -67,6 +67,32 @@ DITTO_API uint64_t ditto_counts_total(const struct ditto_counts *c)
 	return t;
 }
 
+DITTO_API struct ditto_values *ditto_values_new(void)
+{
+	struct dnode *n = dn_new(DN_MAP);
+
+	if (!n) {
+		ditto_err(-ENOMEM, "values: out of memory");
+		return NULL;
+	}
+	n->detached = true;
+	return (struct ditto_values *)n;
+}
+
+DITTO_API void ditto_values_free(struct ditto_values *v)
+{
+	struct dnode *n = NODE(v);
+
+	if (!n)
+		return;
+	if (!n->detached) {
+		ditto_warn("values: not freed: the map belongs to a model (only those of "
+			   "ditto_values_new() are the caller's)");
+		return;
+	}
+	dn_free(n);
+}
+
 DITTO_API size_t ditto_values_size(const struct ditto_values *v)
 {
 	return map_size(CNODE(v));

@@ -14,6 +14,7 @@
 #include "synth_int.h"
 
 #include <ditto/model.h>
+#include <ditto/synth.h>
 
 /*
  * DITTO_SYNTH_PIN_KNOBS="synth.NAME=VALUE[,...]" makes the generator use
@@ -53,12 +54,34 @@ static void pin_knobs(struct synth_knobs *k)
 	}
 }
 
+DITTO_API size_t ditto_synth_knob_count(void)
+{
+	return synth_knob_count;
+}
+
+DITTO_API int ditto_synth_knob(size_t i, const char **name, double *dflt, double *min,
+			       double *max)
+{
+	const struct synth_knob *d = i < synth_knob_count ? &synth_knob_table[i] : NULL;
+
+	if (!d)
+		return ditto_err(-DITTO_ENOTFOUND, "synth: no knob %zu (there are %zu)", i,
+				 synth_knob_count);
+	if (name)
+		*name = d->name;
+	if (dflt)
+		*dflt = d->dflt;
+	if (min)
+		*min = d->min;
+	if (max)
+		*max = d->max;
+	return 0;
+}
+
 /* Values outside a knob's range are clamped, not refused: a hand-edited
  * model still synthesizes. */
-void synth_knobs_read(const struct ditto_model *m, struct synth_knobs *k)
+void synth_knobs_read(const struct ditto_values *v, struct synth_knobs *k)
 {
-	const struct ditto_values *v = ditto_tuning_knobs(ditto_model_tuning(m));
-
 	synth_knobs_defaults(k);
 	for (size_t i = 0; v && i < synth_knob_count; i++) {
 		const struct synth_knob *d = &synth_knob_table[i];

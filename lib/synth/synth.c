@@ -98,6 +98,15 @@ static int opts_read(const struct ditto_synth_opts *o, struct ditto_synth_opts *
 	r->port = OPTS_GET(o, port, 0);
 	r->force = OPTS_GET(o, force, false);
 	r->no_clamp = OPTS_GET(o, no_clamp, false);
+	r->knobs = OPTS_GET(o, knobs, NULL);
+	for (size_t i = 0; i < ditto_values_size(r->knobs); i++) {
+		const char *k = NULL;
+
+		ditto_values_entry(r->knobs, i, &k, NULL);
+		if (!synth_knob_find(k))
+			return ditto_err(-EINVAL, "synth: '%s' is not a knob of this libditto "
+					 "(`ditto synth --help` lists them)", k);
+	}
 	if (r->port > 65535)
 		return ditto_err(-EINVAL, "synth: port %u is out of range", r->port);
 	return 0;
@@ -118,7 +127,7 @@ static int generate(const struct ditto_model *m, const struct ditto_service *s,
 	config_processes(s, &lim);	/* the body's regions are per process */
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
-	synth_knobs_read(m, &knobs);
+	synth_knobs_read(o->knobs ? o->knobs : ditto_tuning_knobs(ditto_model_tuning(m)), &knobs);
 	in.knobs = &knobs;
 	if ((err = body(s, o->seed, &knobs, &lim, asm_, &info)))
 		return err;

@@ -38,7 +38,10 @@ struct body_info {
 #include "knob_table.h"
 
 struct ditto_model;
-void synth_knobs_read(const struct ditto_model *m, struct synth_knobs *k);
+struct ditto_values;
+/* The knobs of v (a model's tuning.knobs or the caller's; NULL: none),
+ * each absent one at its default, out-of-range ones clamped. */
+void synth_knobs_read(const struct ditto_values *v, struct synth_knobs *k);
 
 /* What a model may ask of its clone (limits.c; documented in synth.h). */
 enum synth_limit {

@@ -26,8 +26,10 @@ struct loop {
 	struct ditto_tune_opts o;
 	struct ditto_loadgen_opts load;
 	struct ditto_metrics *target, *best;
-	struct ditto_values *best_knobs;	/* a detached copy: see keep_best() */
-	struct ditto_model *scratch;		/* owns best_knobs */
+	/* The candidate's knobs, the generator's input through its opts (the
+	 * model is written only with the search's record and its result),
+	 * and the best clone's. */
+	struct ditto_values *knobs, *best_knobs;
 	struct ditto_tune_report *report;
 	struct track tracks[TUNE_TRACKS];
 	double best_error;
@@ -224,7 +226,7 @@ static int keep_best(struct loop *l)
 static int build_candidate(struct loop *l, unsigned port)
 {
 	DITTO_OPTS(ditto_synth_opts, so, .service = ditto_service_name(l->s), .seed = l->o.seed,
-		   .port = port, .force = true);
+		   .port = port, .force = true, .knobs = l->knobs);
 	DITTO_OPTS(ditto_build_opts, bo, .cc = l->o.cc);
 	int err = ditto_synth_write(l->m, l->try_dir, &so);
 
@@ -266,7 +268,7 @@ static int iteration(struct loop *l)
 	if (!it)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	i = (unsigned)ditto_tuning_iter_index(it);
-	copy_values(ditto_tuning_iter_knobs_ensure(it), ditto_tuning_knobs_ensure(t));
+	copy_values(ditto_tuning_iter_knobs_ensure(it), l->knobs);
 	tune_clone_cmd_init(&cmd, l->try_dir, port);
 	err = build_candidate(l, port);
 	err = err ? err : measure(l, cmd.argv, port, &clone);
@@ -285,7 +287,7 @@ static int iteration(struct loop *l)
 		if (stopped(l))
 			return -ECANCELED;
 		if (l->best)
-			copy_knobs(ditto_tuning_knobs_ensure(t), l->best_knobs);
+			copy_knobs(l->knobs, l->best_knobs);
 		return 0;
 	}
 	e = errors(l, clone, ditto_tuning_iter_errors_ensure(it), &worst, &worst_e);
@@ -301,7 +303,7 @@ static int iteration(struct loop *l)
 		ditto_metrics_free(l->best);
 		l->best = clone;
 		l->best_error = e;
-		copy_knobs(l->best_knobs, ditto_tuning_knobs(t));
+		copy_knobs(l->best_knobs, l->knobs);
 		ditto_tuning_iter_set_accepted(it, true);
 		progress(l, i, worst_e, worst, true, note);
 	} else {
@@ -312,7 +314,7 @@ static int iteration(struct loop *l)
 			ditto_metrics_free(clone);
 		return 1;
 	}
-	moved = tracks_step(l->tracks, ditto_tuning_knobs_ensure(t), l->target, clone, l->o.bound);
+	moved = tracks_step(l->tracks, l->knobs, l->target, clone, l->o.bound);
 	if (clone != l->best)
 		ditto_metrics_free(clone);
 	if (!moved)	/* the same clone again would measure the same */
@@ -343,11 +345,20 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 		l->load.framing = DITTO_FRAMING_RAW;
 	tracks_init(l->tracks);
 	l->backends = DITTO_BACKEND_CACHEGRIND;
-	l->scratch = ditto_model_new();
 	l->report = calloc(1, sizeof(*l->report));
-	if (!l->scratch || !l->report)
+	l->knobs = ditto_values_new();
+	l->best_knobs = ditto_values_new();
+	if (!l->report || !l->knobs || !l->best_knobs)
 		return ditto_err(-ENOMEM, "tune: out of memory");
-	l->best_knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->scratch));
+	/* A model tuned before resumes from its knobs (those of this
+	 * libditto: others stay in the model, which validation warns about). */
+	for (size_t i = 0; i < synth_knob_count; i++) {
+		double v;
+
+		if (!ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)),
+				      synth_knob_table[i].name, &v))
+			ditto_values_set(l->knobs, synth_knob_table[i].name, v);
+	}
 	return 0;
 }
 
@@ -356,7 +367,8 @@ static void cleanup(struct loop *l)
 	synth_rm_tree(l->try_dir);
 	ditto_metrics_free(l->target);
 	ditto_metrics_free(l->best);
-	ditto_model_free(l->scratch);
+	ditto_values_free(l->knobs);
+	ditto_values_free(l->best_knobs);
 }
 
 /* The best knobs stay in the model; the report compares the original
@@ -367,8 +379,11 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 	int err;
 
 	/* The knobs where the search ended say whether it was at a limit. */
-	if ((err = tracks_diagnose(l->tracks, knobs, l->target, l->best, l->o.bound, l->report)))
+	if ((err = tracks_diagnose(l->tracks, l->knobs, l->target, l->best, l->o.bound, l->report)))
 		return err;
+	/* The search's knobs first: the model's map keeps the order its keys
+	 * came in, as when the search wrote into it. */
+	copy_values(knobs, l->knobs);
 	copy_knobs(knobs, l->best_knobs);
 	l->report->iterations = ran;
 	l->report->converged = converged;

@@ -951,6 +951,91 @@ START_TEST(test_synth_write_leaves_the_model_alone)
 }
 END_TEST
 
+/* The body.S and clone_config.c of a tree written with so, into out. */
+static void synth_files(const struct ditto_model *m, const struct ditto_synth_opts *so,
+			char *cfg, size_t len, int *rc)
+{
+	char dir[] = "/tmp/ditto-test-knobs-XXXXXX", tree[64], path[96];
+	ditto_log_fn old;
+	FILE *f;
+	size_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(tree, sizeof(tree), "%s/clone", dir);
+	old = ditto_set_log(quiet, NULL, DITTO_LOG_DEBUG);
+	*rc = ditto_synth_write(m, tree, so);
+	ditto_set_log(old, NULL, DITTO_LOG_WARN);
+	cfg[0] = '\0';
+	snprintf(path, sizeof(path), "%s/clone_config.c", tree);
+	if (!*rc && (f = fopen(path, "r"))) {
+		n = fread(cfg, 1, len - 1, f);
+		cfg[n] = '\0';
+		fclose(f);
+	}
+	ck_assert_int_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Knobs given in the opts are the generator's, the model's ignored and
+ * left alone; an unknown name is refused. */
+START_TEST(test_synth_knobs_through_opts)
+{
+	static char from_model[65536], from_opts[65536], plain[65536];
+	struct ditto_model *m = sparse_model();
+	struct ditto_values *k = ditto_values_new();
+	DITTO_OPTS(ditto_synth_opts, so, .service = "svc", .seed = 3);
+	void *before;
+	size_t len;
+	int rc;
+
+	ck_assert_ptr_nonnull(k);
+	synth_files(m, &so, plain, sizeof(plain), &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(plain, ".hold_share = 0.0000,"));
+	ck_assert_int_eq(ditto_values_set(ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(m)),
+					  "synth.hold_share", 0.25), 0);
+	synth_files(m, &so, from_model, sizeof(from_model), &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(from_model, ".hold_share = 0.2500,"));
+
+	ck_assert_int_eq(ditto_values_set(k, "synth.hold_share", 0.75), 0);
+	so.knobs = k;
+	tu_encode(m, &before, &len);
+	synth_files(m, &so, from_opts, sizeof(from_opts), &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(from_opts, ".hold_share = 0.7500,"));
+	ck_assert_msg(tu_encoding_is(m, before, len), "knobs in the opts changed the model");
+
+	ck_assert_int_eq(ditto_values_set(k, "synth.no_such_knob", 1), 0);
+	synth_files(m, &so, from_opts, sizeof(from_opts), &rc);
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ditto_last_error(), "synth.no_such_knob"));
+
+	/* A model's own map is not the caller's to free. */
+	ditto_values_free(ditto_tuning_knobs(ditto_model_tuning(m)));
+	ck_assert_int_eq(ditto_values_size(ditto_tuning_knobs(ditto_model_tuning(m))), 1);
+	ditto_values_free(k);
+	ditto_free(before);
+	ditto_model_free(m);
+}
+END_TEST
+
+/* The knob list the CLI's help and the binding show. */
+START_TEST(test_synth_knob_list)
+{
+	const char *name;
+	double d, lo, hi;
+	size_t n = ditto_synth_knob_count();
+
+	ck_assert_uint_ge(n, 9);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(ditto_synth_knob(i, &name, &d, &lo, &hi), 0);
+		ck_assert_msg(!strncmp(name, "synth.", 6), "knob %s", name);
+		ck_assert_msg(lo <= d && d <= hi, "%s: %g outside %g..%g", name, d, lo, hi);
+	}
+	ck_assert_int_eq(ditto_synth_knob(n, &name, NULL, NULL, NULL), -DITTO_ENOTFOUND);
+}
+END_TEST
+
 #define ENUM_ROUND_TRIP(type, first, last, bad_name)                                  \
 	do {                                                                          \
 		enum ditto_##type out;                                                \
@@ -1043,6 +1128,8 @@ int main(void)
 	tcase_add_test(tc, test_reads_never_write);
 	tcase_add_test(tc, test_absent_parts_are_read_only);
 	tcase_add_test(tc, test_synth_write_leaves_the_model_alone);
+	tcase_add_test(tc, test_synth_knobs_through_opts);
+	tcase_add_test(tc, test_synth_knob_list);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -18,7 +18,7 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
 from .hist import Hist
 from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, profile, profile_cpu,
                       step_mode_detect, STEP_MODES)
-from .synth import build, synth
+from .synth import build, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
 from .tune import TuneReport, tune
@@ -32,7 +32,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'profile_cpu', 'IdleProfileError', 'GAPS',
            'step_mode_detect', 'breakpoints_work',
-           'STEP_MODES', 'Cpu', 'synth', 'build', 'BuildError', 'load', 'LoadError',
+           'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
+           'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.

@@ -105,7 +105,7 @@ class CpuOpts(Structure):
 
 class SynthOpts(Structure):
     _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
-                ('force', c_bool), ('no_clamp', c_bool)]
+                ('force', c_bool), ('no_clamp', c_bool), ('knobs', c_void_p)]
 
 
 class BuildOpts(Structure):
@@ -183,6 +183,9 @@ _SIGS = {
     # synth.h
     'ditto_synth_write': (c_int, [_P, _S, POINTER(SynthOpts)]),
     'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
+    'ditto_synth_knob_count': (c_size_t, []),
+    'ditto_synth_knob': (c_int, [c_size_t, POINTER(c_char_p), POINTER(c_double),
+                                 POINTER(c_double), POINTER(c_double)]),
     # tune: load generator
     'ditto_load_run': (c_int, [POINTER(LoadgenOpts), _PP]),
     'ditto_load_result_free': (None, [_P]),
@@ -235,6 +238,8 @@ _SIGS = {
     'ditto_tuning_iter_note': (_S, [_P]),
     'ditto_tuning_iter_knobs': (_P, [_P]),
     'ditto_tuning_iter_errors': (_P, [_P]),
+    'ditto_values_new': (_P, []),
+    'ditto_values_free': (None, [_P]),
     'ditto_values_size': (c_size_t, [_P]),
     'ditto_values_entry': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_double)]),
     'ditto_values_get': (c_int, [_P, _S, POINTER(c_double)]),
