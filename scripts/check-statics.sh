@@ -91,7 +91,9 @@ found=$(
 			next
 		if (sect ~ /^\.rodata/ || sect ~ /\.rel\.ro/ || sect == "*UND*" || sect == "*ABS*")
 			next
-		if (name ~ /^\.L/)
+		# Local labels, and what the sanitizers add (ASan gives each global
+		# a one-byte ODR marker __odr_asan.NAME): not our data.
+		if (name ~ /^\.L/ || name ~ /^__(odr_asan|asan|ubsan|sancov|tsan)/)
 			next
 		# gcc names a function-level static NAME.N, clang FUNCTION.NAME.
 		sub(/\.[0-9]+$/, "", name)
