@@ -357,33 +357,33 @@ struct ditto_tune_report;
  * profile backend (else a warning), background_calls_per_request
  * (synth.background_rate) and syscalls_per_request (synth.hold_share: the
  * share of epoll wake-ups whose responses wait for the wake-up's last
- * read; stepped while over 1% off, accepted within the bound); errors are
- * relative, rates below 5e-4 taken relative to 5e-4, background calls
- * below 0.2 relative to 0.2. The original's figures are the mean of three
- * runs; a clone whose largest error is within a factor 1.5 of the bound,
+ * read; stepped while over the report's bound for calls, accepted within
+ * the loop's bound); errors are relative, small rates and background
+ * call counts taken relative to a floor. The original's figures are the
+ * mean of several runs; a clone whose largest error is near the bound,
  * either way, is measured twice and judged by the mean (cachegrind's
  * shared caches see a multi-threaded service's threads in whatever order
  * valgrind ran them). A clone that fails to build or run is recorded as
  * such and the knobs go back to the best ones. A knob whose metric does
- * not move (less than 1%) over two steps in a row is stepped to its limit
- * (the larger step); if that leaves the metric where it was too, the knob
- * had no effect: it is no longer stepped, a warning names it and the
+ * not move over consecutive steps is stepped to its limit (the larger
+ * step); if that leaves the metric where it was too, the knob had no
+ * effect: it is no longer stepped, a warning names it and the
  * report's stall entries carry it. The loop ends early when no knob of a
  * metric still out of bound can move (each at its limit or without
  * effect). ditto_tune() returns 0 whether or not the loop converged:
  * ditto_tune_report_converged() tells, ditto_tune_report_verdict() says
  * it in a line (the `ditto tune` CLI exits 3 then, 1 on an error). The
- * report's syscall and byte rows average three profile-backend runs per
+ * report's syscall and byte rows average several profile-backend runs per
  * side, taking turns; the original takes a second turn in each round, and
  * syscalls_per_request_noise sets it against itself; the syscalls_per_request
- * row's bound is 1% or that noise, the larger. The best clone's
- * CPU windows (four, under the load) give the informational rows
+ * row's bound is the report's bound for calls or that noise, the larger.
+ * The best clone's CPU windows (under the load) give the informational rows
  * mix_distance and dependency_distance (total-variation distances of the
  * instruction mix and of the RAW distance histogram from the model's
  * serving class; 0 same, 1 disjoint), loads_per_instruction and
  * chased_load_share. With opts->latency
- * the report also has p50/p99 rows at 25%, 50% and 75% of the original's
- * saturation (rounds alternating original and clone, pooled) and
+ * the report also has p50/p99 rows at a low, a medium and a high share of
+ * the original's saturation (rounds alternating original and clone, pooled) and
  * p99_ns_{low,medium,high}_noise rows: the original against its own second
  * turn in the same rounds, the noise floor of the p99 rows. At the end
  * tuning.knobs holds the best knobs and the report compares the original
@@ -406,9 +406,9 @@ DITTO_API bool ditto_tune_report_converged(const struct ditto_tune_report *r);
 /* Why a tuned metric did not converge (since 0.5). */
 enum ditto_tune_stall_kind {
 	/* The knob moved over `steps` steps in a row, the last one to its
-	 * limit, and the metric did not (less than 1% each): the loop
-	 * stopped stepping it. Reported also when the metric ended within
-	 * bounds through the other knobs. */
+	 * limit, and the metric did not (each step moved it by less than the
+	 * loop takes for an effect): the loop stopped stepping it. Reported
+	 * also when the metric ended within bounds through the other knobs. */
 	DITTO_TUNE_NO_EFFECT = 1,
 	/* The knob is at its limit and the metric needs more of it. */
 	DITTO_TUNE_AT_LIMIT = 2,

@@ -110,11 +110,6 @@ static int measure_mean(struct loop *l, char *const *argv, unsigned port, int n,
 	return err;
 }
 
-/* The original's figures are the mean of TARGET_RUNS runs: one run of
- * redis-server also moves its system calls per request by about 1%, the
- * size of their bound. */
-#define TARGET_RUNS 3
-
 static int measure_target(struct loop *l, unsigned port)
 {
 	int err = measure(l, l->o.original_argv, port, &l->target);
@@ -243,10 +238,6 @@ static void progress(struct loop *l, unsigned i, double e, const char *worst, bo
 			  100 * e, worst, best ? ", best so far" : "", note);
 }
 
-/* A clone whose largest error is within this factor of the bound, above
- * or below, is measured twice. */
-#define NEAR 1.5
-
 /* One candidate: build, measure, record. Returns 1 when every tuned
  * metric is within bound, 0 to go on, 2 when no knob can move, or a
  * negative error that ends the loop (a stop). A candidate that fails to build or run is recorded and
@@ -276,7 +267,7 @@ static int iteration(struct loop *l)
 		/* Close to the bound either way, one run's noise decides: the
 		 * clone is measured again and judged by the mean of both. */
 		e = errors(l, clone, NULL, &worst, &worst_e);
-		twice = e > l->o.bound / NEAR && e < l->o.bound * NEAR;
+		twice = e > l->o.bound / NEAR_FACTOR && e < l->o.bound * NEAR_FACTOR;
 		err = twice ? measure_mean(l, cmd.argv, port, 2, clone) : 0;
 	}
 	if (err) {

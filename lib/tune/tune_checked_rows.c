@@ -34,14 +34,6 @@ static int profile_side(struct ditto_model *m, struct ditto_service *s,
 	return ditto_measure(&mo, out);
 }
 
-/* Each side's calls are measured CALL_ROUNDS times, the sides taking
- * turns, and averaged: pinned (measure_pin.c), one redis-server's system
- * calls per request still move by about 1% between runs, its clone's by
- * 2-3%, through how many requests each epoll_wait gathers. The original
- * also takes a second turn in each round, averaged apart: the
- * syscalls_per_request_noise row sets it against itself. */
-#define CALL_ROUNDS 3
-
 /* sums[j]: side j's averages over the rounds (0 original, 1 clone, 2 the
  * original's second turn); n sides (1: the clone alone). */
 static int call_rounds(struct ditto_model *m, struct ditto_service *s,

@@ -93,7 +93,8 @@ out:
 void tune_cpu_rows(struct ditto_model *m, struct ditto_service *s, const struct ditto_tune_opts *o,
 		   const struct tune_side *clone, struct ditto_tune_report *r)
 {
-	DITTO_OPTS(ditto_profile_opts, po, .duration_s = 1, .cpu_windows = 8, .sample_hz = -1);
+	DITTO_OPTS(ditto_profile_opts, po, .duration_s = 1, .cpu_windows = CPU_ROW_WINDOWS,
+		   .sample_hz = -1);
 	char dir[] = "/tmp/ditto-tune-XXXXXX";
 	struct mctx c = { .argv = clone->argv, .host = "127.0.0.1", .startup_timeout_s = 30,
 			  .dir = dir, .stop = o->stop };

@@ -3,6 +3,8 @@
 #ifndef DITTO_TUNE_INT_H
 #define DITTO_TUNE_INT_H
 
+#include "tune_policy.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,10 +17,6 @@
 #define TUNE_TRACKS 7
 #define TRACK_POINTS 16
 
-/* A knob whose metric did not move over this many steps in a row (the
- * last of them a step to the knob's limit) had no effect: the loop stops
- * stepping it and the report says so. */
-#define STALL_STEPS 3
 
 /* One tuned metric and the generator knob that moves it. */
 struct track {
@@ -38,8 +36,6 @@ extern const size_t tune_metric_count;
 /* The bound a metric must meet for the loop to end, given the loop's:
  * its own where one run's noise is larger than the target. */
 double metric_accept_bound(const char *metric, double bound);
-/* The bound for system calls and bytes per request. */
-#define TUNE_CALLS_BOUND 0.01
 
 void tracks_init(struct track *t);
 struct synth_knob;

@@ -75,18 +75,6 @@ double metric_accept_bound(const char *metric, double bound)
 	return bound;
 }
 
-/* Rates (names ending in "_rate") are compared relative to at least
- * RATE_FLOOR (0.05%): a service whose data fits the caches has a miss rate
- * of a few in a million, where a relative error says nothing, and the
- * clone's runtime alone misses some 1e-5 of its references. */
-#define RATE_FLOOR 5e-4
-
-/* Background calls per request are compared relative to at least
- * CALLS_FLOOR: at the 5% bound that allows one call in 100 requests, a
- * third of the 1% the report allows memcached's 3 syscalls per request;
- * finer would chase the noise of a few dozen timer wake-ups per run. */
-#define CALLS_FLOOR 0.2
-
 double metric_error(const char *metric, double original, double clone)
 {
 	size_t n = strlen(metric);
@@ -151,7 +139,6 @@ static double secant(const struct track *t, int sign)
  * value below the goal and the smallest above it (the other way round for
  * one that falls). False unless both exist in that order. Older points were measured with the other knobs elsewhere
  * and may hold the bracket around a spot the target has left. */
-#define BRACKET_POINTS 4
 
 static bool bracket(const struct track *t, double goal, int sign, double lo[2], double hi[2])
 {
@@ -219,8 +206,6 @@ static double next_value(const struct pair *p, const struct track *t, double x, 
  * its metric by about its error, above the bound. Other knobs moving at
  * the same time can only hide a stall, not fake one.
  */
-#define NO_EFFECT 0.01
-#define KNOB_MOVED 0.05
 
 static bool knob_moved(const struct synth_knob *d, double from, double to)
 {

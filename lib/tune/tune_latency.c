@@ -23,16 +23,11 @@
 
 #include <ditto/model.h>
 
-#define P99_BOUND 0.10
-/* Seconds of one round: the tail of a round moves by tens of percent
- * with what else the VM ran then, so a longer --latency-seconds buys
- * more rounds rather than longer ones. */
-#define ROUND_S 1.0
 
 static const struct {
 	const char *name;
 	double share;	/* of the original's saturation throughput */
-} levels[] = { { "low", 0.25 }, { "medium", 0.5 }, { "high", 0.75 } };
+} levels[] = { { "low", LATENCY_LOW }, { "medium", LATENCY_MEDIUM }, { "high", LATENCY_HIGH } };
 #define NLEVELS (sizeof(levels) / sizeof(levels[0]))
 
 /* One running service and the load aimed at it. */
