@@ -91,9 +91,10 @@ found=$(
 			next
 		if (sect ~ /^\.rodata/ || sect ~ /\.rel\.ro/ || sect == "*UND*" || sect == "*ABS*")
 			next
-		# Local labels, and what the sanitizers add (ASan gives each global
-		# a one-byte ODR marker __odr_asan.NAME): not our data.
-		if (name ~ /^\.L/ || name ~ /^__(odr_asan|asan|ubsan|sancov|tsan)/)
+		# Local labels, and what sanitizers and coverage add (ASan gives each
+		# global a one-byte ODR marker __odr_asan.NAME, gcov counters
+		# __gcov0.FUNCTION): not our data.
+		if (name ~ /^\.L/ || name ~ /^__(odr_asan|asan|ubsan|sancov|tsan|gcov)/)
 			next
 		# gcc names a function-level static NAME.N, clang FUNCTION.NAME.
 		sub(/\.[0-9]+$/, "", name)

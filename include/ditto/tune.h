@@ -346,7 +346,9 @@ struct ditto_tune_report;
 
 /*
  * Tune one service of m. Each iteration writes the clone with the current
- * knobs (model tuning.knobs) into DIR.try, builds it, measures it under
+ * knobs (at first the model's tuning.knobs; given to the generator
+ * through ditto_synth_opts.knobs, so the model's map holds them only when
+ * the loop ends) into DIR.try, builds it, measures it under
  * the same load as the original (cachegrind), records an iteration (knobs
  * tried, error per metric, accepted when best so far) in the model's
  * tuning section, moves a best clone into dir, and steps the knobs. Tuned

@@ -313,6 +313,20 @@ static int iteration(struct loop *l)
 	return 0;
 }
 
+/* A model tuned before resumes from its knobs, in its map's order (the
+ * iterations' records keep it); only those of this libditto: others stay
+ * in the model, which validation warns about, and would be refused. */
+static void resume_knobs(struct ditto_values *dst, const struct ditto_values *model)
+{
+	for (size_t i = 0; i < ditto_values_size(model); i++) {
+		const char *k;
+		double v;
+
+		if (!ditto_values_entry(model, i, &k, &v) && synth_knob_find(k))
+			ditto_values_set(dst, k, v);
+	}
+}
+
 static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_opts *opts)
 {
 	int err;
@@ -341,15 +355,7 @@ static int setup(struct loop *l, struct ditto_model *m, const struct ditto_tune_
 	l->best_knobs = ditto_values_new();
 	if (!l->report || !l->knobs || !l->best_knobs)
 		return ditto_err(-ENOMEM, "tune: out of memory");
-	/* A model tuned before resumes from its knobs (those of this
-	 * libditto: others stay in the model, which validation warns about). */
-	for (size_t i = 0; i < synth_knob_count; i++) {
-		double v;
-
-		if (!ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(m)),
-				      synth_knob_table[i].name, &v))
-			ditto_values_set(l->knobs, synth_knob_table[i].name, v);
-	}
+	resume_knobs(l->knobs, ditto_tuning_knobs(ditto_model_tuning(m)));
 	return 0;
 }
 
@@ -369,12 +375,13 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 	struct ditto_values *knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->m));
 	int err;
 
+	/* The search's knobs first: the model's map keeps the order its keys
+	 * came in, as when the search wrote into it, and holds them if the
+	 * diagnosis fails. */
+	copy_values(knobs, l->knobs);
 	/* The knobs where the search ended say whether it was at a limit. */
 	if ((err = tracks_diagnose(l->tracks, l->knobs, l->target, l->best, l->o.bound, l->report)))
 		return err;
-	/* The search's knobs first: the model's map keeps the order its keys
-	 * came in, as when the search wrote into it. */
-	copy_values(knobs, l->knobs);
 	copy_knobs(knobs, l->best_knobs);
 	l->report->iterations = ran;
 	l->report->converged = converged;
