@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tu.h"
 #include "cpu_int.h"
 
 struct case_ {
@@ -269,11 +270,5 @@ static Suite *cpu_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cpu_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(cpu_suite());
 }

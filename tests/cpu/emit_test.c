@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tu.h"
 #include "cpu_int.h"
 #include "schema.h"
 #include "synth_int.h"
@@ -269,17 +270,10 @@ static Suite *emit_suite(void)
 
 int main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
 		return 2;
 	}
 	workdir = argv[1];
-	sr = srunner_create(emit_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(emit_suite());
 }

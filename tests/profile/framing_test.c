@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tu.h"
 #include "profile_int.h"
 
 static void check(const char *what, const void *bytes, size_t len, enum ditto_framing want)
@@ -148,17 +149,11 @@ int main(void)
 {
 	Suite *s = suite_create("framing");
 	TCase *tc = tcase_create("detect");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, postgres_openings);
 	tcase_add_test(tc, mysql_openings);
 	tcase_add_test(tc, other_framings);
 	tcase_add_test(tc, vote_over_connections);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

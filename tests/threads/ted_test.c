@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tu.h"
 #include "threads_int.h"
 
 /* Frame labels of the running test (and of the benchmark). The helpers
@@ -692,14 +693,10 @@ static Suite *ted_suite(void)
 /* The benchmark runs after the tests, pass or fail, as it always did. */
 int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(ted_suite());
-	int failed;
+	int rc = tu_run(ted_suite());
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
 		bench();
 	labels_free(&L);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tu.h"
 #include "tune_int.h"
 
 #include <ditto/model.h>
@@ -87,16 +88,10 @@ int main(void)
 {
 	Suite *s = suite_create("knob_steps");
 	TCase *tc = tcase_create("converge");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, growing_metric_reaches_1500_insts_per_request);
 	tcase_add_test(tc, falling_metric_reaches_0_9_calls_per_request);
 	tcase_add_test(tc, falling_metric_reaches_1_1_calls_per_request);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }
