@@ -7,6 +7,7 @@ PACKAGES="
 meson ninja-build pkg-config gcc g++ clang llvm libclang-rt-14-dev
 libbpf-dev libunwind-dev libdwarf-dev libelf-dev zlib1g-dev
 libcapstone-dev libpfm4-dev libmsgpack-dev check libsubunit-dev
+libjansson-dev libprotobuf-c-dev protobuf-c-compiler graphviz
 abigail-tools bpftool binutils linux-libc-dev python3 python3-pytest
 python3-setuptools python3-pip
 redis-server redis-tools memcached libmemcached-tools wrk strace make valgrind nginx

@@ -52,9 +52,13 @@
  *                               available, cycles, instructions, branches,
  *                               branch_misses, l1i_misses, l1d_misses,
  *                               l2_misses, llc_misses}
- *   graph                       nodes[], edges[]{from, to, mode, calls,
- *                               parent_requests, fanout, request_bytes,
- *                               response_bytes}
+ *   graph                       nodes[], externals[]{name, address, port,
+ *                               framing}, edges[]{from, to, source, mode,
+ *                               order, calls, parent_requests, ambiguous,
+ *                               unattributed, fanout, request_bytes,
+ *                               response_bytes, latency_ns}, traces{files,
+ *                               spans, traces, orphan_spans,
+ *                               rejected_spans, sample_ratio, corrected}
  *   tuning                      knobs{name: value}, iterations[]{index,
  *                               accepted, note, knobs{}, errors{}}
  *
@@ -114,6 +118,8 @@ struct ditto_observed;
 struct ditto_load_point;
 struct ditto_graph;
 struct ditto_edge;
+struct ditto_external;
+struct ditto_traces;
 struct ditto_tuning;
 struct ditto_tuning_iter;
 struct ditto_counts;  /* map of string -> uint64 count (instruction mix) */
@@ -172,6 +178,20 @@ enum ditto_call_mode {
 	DITTO_CALL_ASYNC,	/* "async" */
 };
 
+/* Calls to several children during one parent request: one after the
+ * other, or overlapping. */
+enum ditto_call_order {
+	DITTO_ORDER_UNKNOWN = 0,	/* "unknown" */
+	DITTO_ORDER_SEQUENTIAL,		/* "sequential" */
+	DITTO_ORDER_PARALLEL,		/* "parallel" */
+};
+
+/* Who saw a graph edge's calls. */
+enum ditto_edge_source {
+	DITTO_EDGE_KERNEL = 0,	/* "kernel": sockets seen by the profiler */
+	DITTO_EDGE_TRACES,	/* "traces": the application's own spans */
+};
+
 enum ditto_cache_level {
 	DITTO_CACHE_L1D = 0,	/* meta.host.l1d_bytes */
 	DITTO_CACHE_L1I,	/* meta.host.l1i_bytes */
@@ -203,6 +223,10 @@ DITTO_API int ditto_role_parse(const char *name, enum ditto_role *out);
 DITTO_API int ditto_io_model_parse(const char *name, enum ditto_io_model *out);
 DITTO_API int ditto_fd_kind_parse(const char *name, enum ditto_fd_kind *out);
 DITTO_API int ditto_call_mode_parse(const char *name, enum ditto_call_mode *out);
+DITTO_API const char *ditto_call_order_name(enum ditto_call_order v);
+DITTO_API int ditto_call_order_parse(const char *name, enum ditto_call_order *out);
+DITTO_API const char *ditto_edge_source_name(enum ditto_edge_source v);
+DITTO_API int ditto_edge_source_parse(const char *name, enum ditto_edge_source *out);
 
 /* ------------------------------------------------------------------ */
 /* Lifecycle and codec                                                  */
@@ -914,24 +938,97 @@ DITTO_API struct ditto_edge *ditto_graph_find_edge(const struct ditto_graph *g, 
 						   const char *to);
 DITTO_API struct ditto_edge *ditto_graph_add_edge(struct ditto_graph *g, const char *from,
 						  const char *to);
+/*
+ * An edge is keyed by its ends and its source: one run may hold the same
+ * edge as the kernel saw it and as the traces saw it. The two functions
+ * above work on kernel edges (an edge without a source is one).
+ */
+DITTO_API struct ditto_edge *ditto_graph_find_source_edge(const struct ditto_graph *g,
+							  enum ditto_edge_source src,
+							  const char *from, const char *to);
+DITTO_API struct ditto_edge *ditto_graph_add_source_edge(struct ditto_graph *g,
+							 enum ditto_edge_source src,
+							 const char *from, const char *to);
 DITTO_API const char *ditto_edge_from(const struct ditto_edge *e);
 DITTO_API const char *ditto_edge_to(const struct ditto_edge *e);
+DITTO_API enum ditto_edge_source ditto_edge_source(const struct ditto_edge *e);
+/* sync: the parent's response waits for the call's; async: it does not. */
 DITTO_API enum ditto_call_mode ditto_edge_mode(const struct ditto_edge *e);
 DITTO_API int ditto_edge_set_mode(struct ditto_edge *e, enum ditto_call_mode mode);
+/* Whether this edge's calls overlap other calls of the same parent request
+ * (to this child or another one). */
+DITTO_API enum ditto_call_order ditto_edge_order(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_order(struct ditto_edge *e, enum ditto_call_order order);
 /* Calls from `from` to `to`, and requests `from` served meanwhile. */
 DITTO_API uint64_t ditto_edge_calls(const struct ditto_edge *e);
 DITTO_API int ditto_edge_set_calls(struct ditto_edge *e, uint64_t n);
 DITTO_API uint64_t ditto_edge_parent_requests(const struct ditto_edge *e);
 DITTO_API int ditto_edge_set_parent_requests(struct ditto_edge *e, uint64_t n);
-/* Calls per parent request (exact), request and response sizes (log2);
- * never NULL, read-only and empty when absent (the _ensure twins create
- * them). */
+/* Of the calls: how many could be given to a parent request only by a
+ * guess (an event loop serving several requests when the call went out),
+ * and how many to none (made outside any request: background work, a
+ * span whose parent is missing). Both are in `calls`. */
+DITTO_API uint64_t ditto_edge_ambiguous(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_ambiguous(struct ditto_edge *e, uint64_t n);
+DITTO_API uint64_t ditto_edge_unattributed(const struct ditto_edge *e);
+DITTO_API int ditto_edge_set_unattributed(struct ditto_edge *e, uint64_t n);
+/* Calls per parent request (exact), request and response sizes (log2),
+ * the child's latency as the parent sees it (loglin, ns); never NULL,
+ * read-only and empty when absent (the _ensure twins create them). */
 DITTO_API struct ditto_hist *ditto_edge_fanout(const struct ditto_edge *e);
 DITTO_API struct ditto_hist *ditto_edge_request_bytes(const struct ditto_edge *e);
 DITTO_API struct ditto_hist *ditto_edge_response_bytes(const struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_latency_ns(const struct ditto_edge *e);
 DITTO_API struct ditto_hist *ditto_edge_fanout_ensure(struct ditto_edge *e);
 DITTO_API struct ditto_hist *ditto_edge_request_bytes_ensure(struct ditto_edge *e);
 DITTO_API struct ditto_hist *ditto_edge_response_bytes_ensure(struct ditto_edge *e);
+DITTO_API struct ditto_hist *ditto_edge_latency_ns_ensure(struct ditto_edge *e);
+
+/*
+ * --- graph.externals[]: nodes no profile covered ---
+ *
+ * A database or cache the services called, seen from the client side:
+ * its address and port (as for outbound[]) and the framing recognised
+ * from the first bytes sent to it. Its name must be in graph.nodes.
+ */
+DITTO_API size_t ditto_graph_external_count(const struct ditto_graph *g);
+DITTO_API struct ditto_external *ditto_graph_external(const struct ditto_graph *g, size_t i);
+DITTO_API struct ditto_external *ditto_graph_find_external(const struct ditto_graph *g,
+							   const char *name);
+/* NULL with -EEXIST when the name is taken, -EINVAL when empty. */
+DITTO_API struct ditto_external *ditto_graph_add_external(struct ditto_graph *g, const char *name);
+DITTO_API const char *ditto_external_name(const struct ditto_external *x);
+DITTO_API const char *ditto_external_address(const struct ditto_external *x);
+DITTO_API int ditto_external_set_address(struct ditto_external *x, const char *address);
+DITTO_API uint64_t ditto_external_port(const struct ditto_external *x);
+DITTO_API int ditto_external_set_port(struct ditto_external *x, uint64_t port);
+DITTO_API enum ditto_framing ditto_external_framing(const struct ditto_external *x);
+DITTO_API int ditto_external_set_framing(struct ditto_external *x, enum ditto_framing f);
+
+/*
+ * --- graph.traces: what the trace importers read ---
+ *
+ * Files and spans read, traces, spans whose parent was in no file
+ * (orphans), spans refused (a field out of range), and the sampling ratio
+ * the exports declared (0: none declared). corrected: the call counts
+ * were scaled by the declared ratio; false: they are as sampled.
+ */
+DITTO_API struct ditto_traces *ditto_graph_traces(const struct ditto_graph *g);
+DITTO_API struct ditto_traces *ditto_graph_traces_ensure(struct ditto_graph *g);
+DITTO_API uint64_t ditto_traces_files(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_files(struct ditto_traces *t, uint64_t n);
+DITTO_API uint64_t ditto_traces_spans(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_spans(struct ditto_traces *t, uint64_t n);
+DITTO_API uint64_t ditto_traces_traces(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_traces(struct ditto_traces *t, uint64_t n);
+DITTO_API uint64_t ditto_traces_orphan_spans(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_orphan_spans(struct ditto_traces *t, uint64_t n);
+DITTO_API uint64_t ditto_traces_rejected_spans(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_rejected_spans(struct ditto_traces *t, uint64_t n);
+DITTO_API double ditto_traces_sample_ratio(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_sample_ratio(struct ditto_traces *t, double r);
+DITTO_API bool ditto_traces_corrected(const struct ditto_traces *t);
+DITTO_API int ditto_traces_set_corrected(struct ditto_traces *t, bool v);
 
 /* ------------------------------------------------------------------ */
 /* tuning                                                               */

@@ -938,30 +938,119 @@ DITTO_API struct ditto_edge *ditto_graph_edge(const struct ditto_graph *g, size_
 	return (struct ditto_edge *)elem_at(CNODE(g), "edges", i);
 }
 
-DITTO_API struct ditto_edge *ditto_graph_find_edge(const struct ditto_graph *g, const char *from,
-						   const char *to)
+static struct dnode *source_edge_probe(enum ditto_edge_source src, const char *from,
+				       const char *to)
 {
-	struct dnode *p = edge_probe(from, to), *e;
+	struct dnode *p;
+
+	if ((int)src < 0 || (int)src > DITTO_EDGE_TRACES) {
+		ditto_err(-EINVAL, "edge source %d is out of range", (int)src);
+		return NULL;
+	}
+	p = edge_probe(from, to);
+	/* A kernel edge carries no source field: files from before the
+	 * field read the same. */
+	if (p && src != DITTO_EDGE_KERNEL && dn_set_str(p, "source", enum_edge_source[src])) {
+		dn_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+DITTO_API struct ditto_edge *ditto_graph_find_source_edge(const struct ditto_graph *g,
+							  enum ditto_edge_source src,
+							  const char *from, const char *to)
+{
+	struct dnode *p = source_edge_probe(src, from, to), *e;
 
 	e = p ? elem_find(CNODE(g), "edges", &schema_edge, p) : NULL;
 	dn_free(p);
 	return (struct ditto_edge *)e;
 }
 
+DITTO_API struct ditto_edge *ditto_graph_add_source_edge(struct ditto_graph *g,
+							 enum ditto_edge_source src,
+							 const char *from, const char *to)
+{
+	return (struct ditto_edge *)elem_add(NODE(g), "edges", &schema_edge,
+					     source_edge_probe(src, from, to));
+}
+
+DITTO_API struct ditto_edge *ditto_graph_find_edge(const struct ditto_graph *g, const char *from,
+						   const char *to)
+{
+	return ditto_graph_find_source_edge(g, DITTO_EDGE_KERNEL, from, to);
+}
+
 DITTO_API struct ditto_edge *ditto_graph_add_edge(struct ditto_graph *g, const char *from,
 						  const char *to)
 {
-	return (struct ditto_edge *)elem_add(NODE(g), "edges", &schema_edge, edge_probe(from, to));
+	return ditto_graph_add_source_edge(g, DITTO_EDGE_KERNEL, from, to);
+}
+
+DITTO_API enum ditto_edge_source ditto_edge_source(const struct ditto_edge *e)
+{
+	int i = enum_index(enum_edge_source, dn_get_str(CNODE(e), "source"));
+
+	return i > 0 ? (enum ditto_edge_source)i : DITTO_EDGE_KERNEL;
 }
 
 KEY_STR(edge, from)
 KEY_STR(edge, to)
 ENUM_FIELD(edge, mode, call_mode, enum_call_mode)
+ENUM_FIELD(edge, order, call_order, enum_call_order)
 U64_FIELD(edge, calls)
 U64_FIELD(edge, parent_requests)
+U64_FIELD(edge, ambiguous)
+U64_FIELD(edge, unattributed)
 HIST_FIELD(edge, fanout, DITTO_HIST_EXACT)
 HIST_FIELD(edge, request_bytes, DITTO_HIST_LOG2)
 HIST_FIELD(edge, response_bytes, DITTO_HIST_LOG2)
+HIST_FIELD(edge, latency_ns, DITTO_HIST_LOGLIN)
+
+/* ---- graph.externals ---- */
+
+DITTO_API size_t ditto_graph_external_count(const struct ditto_graph *g)
+{
+	return elem_count(CNODE(g), "externals");
+}
+
+DITTO_API struct ditto_external *ditto_graph_external(const struct ditto_graph *g, size_t i)
+{
+	return (struct ditto_external *)elem_at(CNODE(g), "externals", i);
+}
+
+DITTO_API struct ditto_external *ditto_graph_find_external(const struct ditto_graph *g,
+							   const char *name)
+{
+	struct dnode *p = probe_str("name", name), *e;
+
+	e = p ? elem_find(CNODE(g), "externals", &schema_external, p) : NULL;
+	dn_free(p);
+	return (struct ditto_external *)e;
+}
+
+DITTO_API struct ditto_external *ditto_graph_add_external(struct ditto_graph *g, const char *name)
+{
+	return (struct ditto_external *)elem_add(NODE(g), "externals", &schema_external,
+						 probe_str("name", name));
+}
+
+KEY_STR(external, name)
+STR_FIELD(external, address)
+U64_FIELD(external, port)
+ENUM_FIELD(external, framing, framing, enum_framing)
+
+/* ---- graph.traces ---- */
+
+SUB_MAP(graph, traces, traces)
+U64_FIELD(traces, files)
+U64_FIELD(traces, spans)
+U64_FIELD(traces, traces)
+U64_FIELD(traces, orphan_spans)
+U64_FIELD(traces, rejected_spans)
+F64_FIELD(traces, sample_ratio)
+BOOL_FIELD(traces, corrected)
 
 /* ---- tuning ---- */
 

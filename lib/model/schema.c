@@ -20,6 +20,8 @@ const char *const enum_io_model[] = { "unknown", "blocking", "nonblocking", "epo
 const char *const enum_fd_kind[] = { "none", "tcp", "udp", "unix", "file", "pipe", "eventfd",
 				     "timerfd", "epoll", "other", NULL };
 const char *const enum_call_mode[] = { "unknown", "sync", "async", NULL };
+const char *const enum_call_order[] = { "unknown", "sequential", "parallel", NULL };
+const char *const enum_edge_source[] = { "kernel", "traces", NULL };
 
 #define FIELDS(arr) arr, ARRAY_SIZE(arr)
 #define F(n, t, mg, cp, ...) { .name = n, .type = t, .merge = mg, .cmp = cp, __VA_ARGS__ }
@@ -186,6 +188,18 @@ static void check_edge(struct vctx *v, const struct dnode *obj)
 		if (v->graph && *name && !names_node(v->graph, name))
 			vproblem(v, ends[i], "'%s' is not in graph.nodes", name);
 	}
+}
+
+static void check_external(struct vctx *v, const struct dnode *obj)
+{
+	const char *name = dn_get_str(obj, "name");
+	const char *a = dn_get_str(obj, "address");
+	unsigned char buf[16];
+
+	if (v->graph && *name && !names_node(v->graph, name))
+		vproblem(v, "name", "'%s' is not in graph.nodes", name);
+	if (*a && inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1)
+		vproblem(v, "address", "not an IPv4 or IPv6 address");
 }
 
 /* ---- tables ---- */
@@ -414,21 +428,56 @@ static const struct field service_fields[] = {
 };
 const struct section schema_service = { "services", FIELDS(service_fields), NULL, NULL };
 
+/*
+ * An edge: calls from one node to another, per request `from` served.
+ * `source` says who saw them (the kernel's sockets, or the application's
+ * traces) and is part of the key, so both sources of one run live side by
+ * side and can be compared.
+ */
 static const struct field edge_fields[] = {
 	KEYSTR("from"),
 	KEYSTR("to"),
+	ENUM("source", enum_edge_source, MG_KEY, CP_NONE, .flags = F_KEY),
 	ENUM("mode", enum_call_mode, MG_SAME, CP_RAW),
+	ENUM("order", enum_call_order, MG_SAME, CP_RAW),
 	COUNT("calls", CP_PER_FIELD, .per = "parent_requests"),
 	COUNT("parent_requests", CP_NONE),
+	COUNT("ambiguous", CP_PER_FIELD, .per = "calls"),
+	COUNT("unattributed", CP_PER_FIELD, .per = "calls"),
 	HIST("fanout", DITTO_HIST_EXACT, CP_DIST),
 	HIST("request_bytes", DITTO_HIST_LOG2, CP_DIST),
 	HIST("response_bytes", DITTO_HIST_LOG2, CP_DIST),
+	HIST("latency_ns", DITTO_HIST_LOGLIN, CP_LATENCY),
 };
 const struct section schema_edge = { "edges", FIELDS(edge_fields), check_edge, NULL };
 
+/* A node no profile covered (a database, a cache), seen from its callers. */
+static const struct field external_fields[] = {
+	KEYSTR("name"),
+	F("address", FT_STR, MG_FIRST, CP_NONE),
+	F("port", FT_U64, MG_FIRST, CP_NONE, .flags = F_PORT),
+	ENUM("framing", enum_framing, MG_SAME, CP_RAW),
+};
+const struct section schema_external = { "externals", FIELDS(external_fields), check_external,
+					  NULL };
+
+/* What the trace importers read, and how far the counts are corrected. */
+static const struct field traces_fields[] = {
+	COUNT("files", CP_NONE),
+	COUNT("spans", CP_NONE),
+	COUNT("traces", CP_NONE),
+	COUNT("orphan_spans", CP_NONE),
+	COUNT("rejected_spans", CP_NONE),
+	F("sample_ratio", FT_F64, MG_MEAN, CP_NONE),
+	F("corrected", FT_BOOL, MG_SAME, CP_NONE),
+};
+const struct section schema_traces = { "traces", FIELDS(traces_fields), NULL, NULL };
+
 static const struct field graph_fields[] = {
 	F("nodes", FT_STRLIST, MG_UNION, CP_NONE, .flags = F_NONEMPTY),
+	ARR("externals", schema_external, MG_REC, CP_NONE),
 	ARR("edges", schema_edge, MG_REC, CP_REC),
+	OBJ("traces", schema_traces, MG_REC, CP_NONE),
 };
 const struct section schema_graph = { "graph", FIELDS(graph_fields), NULL, NULL };
 

@@ -83,11 +83,12 @@ extern const struct section schema_root;
 extern const struct section schema_meta, schema_service, schema_thread, schema_network,
 	schema_syscall, schema_requests, schema_cpu, schema_observed, schema_load_point,
 	schema_counters, schema_graph, schema_edge, schema_tuning, schema_iteration,
-	schema_sockopt, schema_outbound;
+	schema_sockopt, schema_outbound, schema_external, schema_traces;
 
 /* Enum name tables (index = C enum value), NULL-terminated. */
 extern const char *const enum_framing[], *const enum_role[], *const enum_io_model[],
-	*const enum_fd_kind[], *const enum_call_mode[];
+	*const enum_fd_kind[], *const enum_call_mode[], *const enum_call_order[],
+	*const enum_edge_source[];
 
 const struct field *schema_field(const struct section *s, const char *name);
 /* Index of name in a NULL-terminated table, or -1. */
