@@ -32,7 +32,7 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: ditto profile (--pid PID | -- COMMAND [ARGS...]) -o FILE [options]\n"
+	fputs("Usage: ditto profile (--pid PID... | -- COMMAND [ARGS...]) -o FILE [options]\n"
 	      "       ditto profile --cpu-only --pid PID [--tid TID]... -o FILE [options]\n"
 	      "\n"
 	      "Profile a live service and write its model: system calls with their arguments\n"
@@ -47,12 +47,18 @@ static void usage(FILE *f)
 	      "Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
 	      "\n"
 	      "Options:\n"
-	      "  -p, --pid PID         profile this running process and its descendants\n"
-	      "                        (one --pid: several processes at once are not\n"
-	      "                        profiled yet)\n"
+	      "  -p, --pid PID         profile this running process and its descendants as\n"
+	      "                        one service; repeat for several services in one\n"
+	      "                        window (up to 16): the model then holds each and the\n"
+	      "                        graph of calls between them\n"
 	      "  -d, --duration S      window length in seconds (default: until Ctrl-C)\n"
 	      "  -o, --output FILE     model file to write (required)\n"
 	      "  -n, --name NAME       service name in the model (default: process name)\n"
+	      "  -n, --name PORT=NAME  name the service listening on PORT (repeatable; with\n"
+	      "                        several --pid, unnamed services take their executable's\n"
+	      "                        name, with their first port when two share one)\n"
+	      "  -G, --graph           attribute the service's outgoing calls to its requests\n"
+	      "                        and fill the model's graph (on with several --pid)\n"
 	      "  -r, --requests N      requests served in the window, if known better than\n"
 	      "                        the count inferred from socket traffic\n"
 	      "  -s, --sample-hz HZ    call-stack sampling rate (default 99; 0: off, thread\n"
@@ -98,8 +104,21 @@ static void progress(double elapsed, double duration, uint64_t syscalls, uint64_
 			elapsed, (unsigned long long)syscalls, (unsigned long long)requests);
 }
 
+#define MAX_PIDS 16
+#define MAX_NAMES 32
+
+struct port_name_arg {
+	uint16_t port;
+	const char *name;
+};
+
 struct args {
-	long pid;
+	long pid;		/* the first --pid */
+	pid_t pids[MAX_PIDS];
+	size_t npids;
+	struct port_name_arg names[MAX_NAMES];
+	size_t nnames;
+	bool graph;
 	double duration;
 	const char *output, *name;
 	uint64_t requests;
@@ -108,6 +127,32 @@ struct args {
 	char **command;
 	struct cpu_args cpu;
 };
+
+/* --name NAME (the one service) or --name PORT=NAME (a service by port). */
+static int parse_name(struct args *a, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	uint64_t port;
+	char num[8];
+
+	if (!eq) {
+		a->name = arg;
+		return 0;
+	}
+	if ((size_t)(eq - arg) >= sizeof(num) || !eq[1]) {
+		cli_usage_error(CMD, "--name: '%s' is not NAME or PORT=NAME", arg);
+		return -1;
+	}
+	memcpy(num, arg, (size_t)(eq - arg));
+	num[eq - arg] = '\0';
+	if (!cli_parse_u64(num, &port) || !port || port > 65535 || a->nnames == MAX_NAMES) {
+		cli_usage_error(CMD, "--name: '%s': PORT must be 1..65535 (at most %d names)",
+				arg, MAX_NAMES);
+		return -1;
+	}
+	a->names[a->nnames++] = (struct port_name_arg){ (uint16_t)port, eq + 1 };
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct args *a)
 {
@@ -126,6 +171,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "tid", required_argument, NULL, 't' },
 		{ "keep-running", no_argument, NULL, 'k' },
 		{ "allow-idle", no_argument, NULL, 'a' },
+		{ "graph", no_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -134,15 +180,16 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kaqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kaGqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
 				return cli_usage_error(CMD, "--pid: '%s' is not a process id", optarg);
-			/* A second --pid used to replace the first silently. */
-			if (a->pid)
-				return cli_usage_error(CMD, ONE_PID);
-			a->pid = (long)u;
+			if (a->npids == MAX_PIDS)
+				return cli_usage_error(CMD, "at most %d --pid", MAX_PIDS);
+			a->pids[a->npids++] = (pid_t)u;
+			if (!a->pid)
+				a->pid = (long)u;
 			break;
 		case 'd':
 			if (!cli_parse_f64(optarg, &a->duration) || a->duration <= 0)
@@ -150,7 +197,11 @@ static int parse(int argc, char **argv, struct args *a)
 						       optarg);
 			break;
 		case 'o': a->output = optarg; break;
-		case 'n': a->name = optarg; break;
+		case 'n':
+			if (parse_name(a, optarg))
+				return CLI_EUSAGE;
+			break;
+		case 'G': a->graph = true; break;
 		case 'r':
 			if (!cli_parse_u64(optarg, &a->requests))
 				return cli_usage_error(CMD, "--requests: '%s' is not a count", optarg);
@@ -177,6 +228,11 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error(CMD, "give either --pid PID or -- COMMAND");
 	if (a->cpu.only && !a->pid)
 		return cli_usage_error(CMD, "--cpu-only needs --pid PID");
+	if (a->cpu.only && a->npids > 1)
+		return cli_usage_error(CMD, "--cpu-only takes one --pid");
+	if (a->npids > 1 && a->name)
+		return cli_usage_error(CMD, "--name NAME names one service: with several --pid, "
+				       "name them by port (--name PORT=NAME)");
 	if (a->keep_running && !a->command)
 		return cli_usage_error(CMD, "--keep-running goes with -- COMMAND");
 	if (a->allow_idle && a->cpu.only)
@@ -224,10 +280,11 @@ static int profile(const struct args *a)
 		   .progress = a->quiet || !isatty(2) ? NULL : progress,
 		   .cpu_windows = a->cpu.windows_set && !a->cpu.windows ? -1 : (int)a->cpu.windows,
 		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing,
-		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running);
+		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running,
+		   .graph = a->graph);
 	struct ditto_model *m = NULL;
 	unsigned gaps = 0;
-	int err;
+	int err = 0;
 
 	if ((err = check_output(a->output)))
 		return err;
@@ -236,8 +293,11 @@ static int profile(const struct args *a)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
-	err = a->command ? ditto_profile_launch(active, a->command)
-			 : ditto_profile_attach(active, (pid_t)a->pid);
+	for (size_t i = 0; i < a->nnames && !err; i++)
+		err = ditto_profile_name_port(active, a->names[i].port, a->names[i].name);
+	if (!err)
+		err = a->command ? ditto_profile_launch(active, a->command)
+				 : ditto_profile_attach_many(active, a->pids, a->npids);
 	if (!err)
 		err = ditto_profile_run(active);
 	if (po.progress)

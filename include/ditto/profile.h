@@ -82,6 +82,11 @@ struct ditto_profile_opts {
 	 * is the time between SIGTERM and SIGKILL (0: 5 s). */
 	bool keep_launched;
 	double launch_grace_s;
+	/* Since 0.5. Attribute the calls the services make to the requests
+	 * they serve and fill the model's graph (always on when several
+	 * services are profiled; costs a ring-buffer event per request and
+	 * per call). */
+	bool graph;
 	size_t :0;
 };
 
@@ -114,6 +119,23 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p);
  * profiler holds no lock and the next session of this euid removes it.
  */
 DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
+/*
+ * Since 0.5. Profile several services in one window with one collector:
+ * pids[i] is the root of service i's process tree (a master/worker server
+ * is one service: give its master). The model gets one services[] entry
+ * per service and the graph between them (see opts.graph): a call to a
+ * port one of them listens on (on this host) is an edge to it; a call
+ * elsewhere an edge to an external node named after the framing of its
+ * first request and its port ("redis-6379"). Services are named by their
+ * ports (ditto_profile_name_port()), else by executable, with the first
+ * port appended when two share one ("node-3000"). A target that exits
+ * mid-window leaves the others profiled (and is named in a warning).
+ * Errors as ditto_profile_attach(), and -EINVAL for 0 or more than 16
+ * pids, a pid given twice, or one that descends from another.
+ */
+DITTO_API int ditto_profile_attach_many(struct ditto_profile *p, const pid_t *pids, size_t n);
+/* Since 0.5. Name the service listening on port (before attaching). */
+DITTO_API int ditto_profile_name_port(struct ditto_profile *p, uint16_t port, const char *name);
 /*
  * Start argv[0] (searched in PATH) with argv and profile it from its first
  * instruction. When the session ends (ditto_profile_finish(), after the

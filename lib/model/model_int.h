@@ -24,6 +24,9 @@ struct ditto_cpu;
 /* The service named name, or with name NULL the model's first one; NULL
  * when there is none (no error is set: each caller words its own). */
 struct ditto_service *model_pick_service(const struct ditto_model *m, const char *name);
+/* A copy of svc (of another model) as a new service of dst; -EEXIST when
+ * dst has a service of its name. */
+int model_add_service_copy(struct ditto_model *dst, const struct ditto_service *svc);
 /* The serving class's cpu entry: the one with the most instructions, the
  * first of them on a tie; NULL when s has none. */
 struct ditto_cpu *model_main_cpu(const struct ditto_service *s);

@@ -19,6 +19,7 @@
 struct collector {
 	struct collector_bpf *skel;
 	bool attached;
+	struct ring_buffer *events;	/* graph events, NULL unless asked for */
 };
 
 /* libbpf's first warning on this thread since the load began: the cause
@@ -84,7 +85,7 @@ static int fill_descs(struct collector *c)
 	return 0;
 }
 
-int collector_open(struct collector **out)
+int collector_open(bool graph_events, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 	int err;
@@ -101,6 +102,7 @@ int collector_open(struct collector **out)
 		free(c);
 		return ditto_err(err, "cannot open the BPF collector: %s", strerror(-err));
 	}
+	c->skel->rodata->graph_events = graph_events;
 	err = collector_bpf__load(c->skel);
 	if (err) {
 		collector_free(c);
@@ -114,12 +116,14 @@ int collector_open(struct collector **out)
 	return 0;
 }
 
-int collector_trace(struct collector *c, pid_t tgid)
+int collector_trace(struct collector *c, pid_t tgid, unsigned svc)
 {
 	__u32 k = (__u32)tgid;
-	__u8 one = 1;
+	__u8 v = (__u8)svc;
 
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &k, &one, BPF_ANY))
+	if (svc >= MAX_SERVICES)
+		return ditto_err(-EINVAL, "service index %u is out of range", svc);
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &k, &v, BPF_ANY))
 		return ditto_err(-errno, "cannot trace process %d: %s", tgid, strerror(errno));
 	return 0;
 }
@@ -150,11 +154,33 @@ void collector_detach(struct collector *c)
 	}
 }
 
+int collector_events_open(struct collector *c, int (*fn)(void *ctx, void *data, size_t len),
+			  void *ctx)
+{
+	c->events = ring_buffer__new(bpf_map__fd(c->skel->maps.events), fn, ctx, NULL);
+	if (!c->events)
+		return ditto_err(-errno, "BPF ring buffer events: %s", strerror(errno));
+	return 0;
+}
+
+int collector_events_fd(const struct collector *c)
+{
+	return c->events ? ring_buffer__epoll_fd(c->events) : -1;
+}
+
+int collector_events_drain(struct collector *c)
+{
+	int n = c->events ? ring_buffer__consume(c->events) : 0;
+
+	return n < 0 ? ditto_err(n, "BPF ring buffer events: %s", strerror(-n)) : 0;
+}
+
 void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
 	collector_detach(c);
+	ring_buffer__free(c->events);
 	collector_bpf__destroy(c->skel);
 	free(c);
 }
@@ -195,14 +221,14 @@ static void merge_firsts(struct dt_req_stats *out, const struct dt_req_stats *pe
 				out->firsts[out->nfirst++] = per[cpu].firsts[i];
 }
 
-/* reqs is per CPU: add the counters up, collect the first-request
- * samples. */
-static int read_reqs(struct collector *c, struct dt_req_stats *out)
+/* reqs is per CPU and service: add one service's counters up, collect
+ * its first-request samples. */
+static int read_reqs(struct collector *c, unsigned svc, struct dt_req_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	size_t counters = offsetof(struct dt_req_stats, firsts) / sizeof(uint64_t);
 	struct dt_req_stats *per;
-	__u32 z = 0;
+	__u32 z = svc;
 
 	memset(out, 0, sizeof(*out));
 	if (ncpu <= 0)
@@ -231,11 +257,14 @@ void collector_progress(struct collector *c, uint64_t *syscalls, uint64_t *reque
 {
 	struct dt_req_stats r;
 
-	/* One read of the per-CPU map for both numbers. */
-	if (read_reqs(c, &r))
-		memset(&r, 0, sizeof(r));
-	*syscalls = r.syscalls;
-	*requests = r.requests;
+	*syscalls = *requests = 0;
+	for (unsigned svc = 0; svc < MAX_SERVICES; svc++) {
+		/* One read of the per-CPU map for both numbers. */
+		if (read_reqs(c, svc, &r))
+			memset(&r, 0, sizeof(r));
+		*syscalls += r.syscalls;
+		*requests += r.requests;
+	}
 }
 
 /* Read every entry of a hash map into a growing array of records made of
@@ -301,6 +330,8 @@ void snapshot_free(struct snapshot *s)
 	free(s->stats);
 	free(s->wakes);
 	free(s->outbound);
+	free(s->reqs_by_svc);
+	free(s->procs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -310,6 +341,44 @@ const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid)
 		if (s->threads[i].tid == tid)
 			return &s->threads[i];
 	return NULL;
+}
+
+/* Every service's request statistics; the first is also out->reqs. */
+static int read_all_reqs(struct collector *c, struct snapshot *out)
+{
+	int err = 0;
+
+	out->reqs_by_svc = calloc(MAX_SERVICES, sizeof(*out->reqs_by_svc));
+	if (!out->reqs_by_svc)
+		return ditto_err(-ENOMEM, "out of memory");
+	for (unsigned svc = 0; svc < MAX_SERVICES && !err; svc++)
+		err = read_reqs(c, svc, &out->reqs_by_svc[svc]);
+	if (!err)
+		out->reqs = out->reqs_by_svc[0];
+	return err;
+}
+
+/* The traced processes and the service each serves. */
+static int dump_procs(int fd, struct snapshot *out)
+{
+	char *raw;
+	size_t n;
+	int err = dump_map(fd, sizeof(__u32), sizeof(__u8), (void **)&raw, &n);
+
+	if (err)
+		return err;
+	out->procs = calloc(n ? n : 1, sizeof(*out->procs));
+	if (!out->procs) {
+		free(raw);
+		return ditto_err(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&out->procs[i].tgid, raw + i * 5, sizeof(__u32));
+		out->procs[i].svc = (uint8_t)raw[i * 5 + 4];
+	}
+	out->nprocs = n;
+	free(raw);
+	return 0;
 }
 
 int collector_snapshot(struct collector *c, struct snapshot *out)
@@ -326,8 +395,9 @@ int collector_snapshot(struct collector *c, struct snapshot *out)
 			    sizeof(struct dt_stat_val), (void **)&out->stats, &out->nstats)) ||
 	    (err = dump_map(bpf_map__fd(s->maps.wakes), sizeof(struct dt_wake_key), 8,
 			    (void **)&out->wakes, &out->nwakes)) ||
-	    (err = read_reqs(c, &out->reqs)) ||
-	    (err = outbound_read(bpf_map__fd(s->maps.outbound), out)))
+	    (err = read_all_reqs(c, out)) ||
+	    (err = outbound_read(bpf_map__fd(s->maps.outbound), out)) ||
+	    (err = dump_procs(bpf_map__fd(s->maps.traced), out)))
 		goto fail;
 	if ((err = dump_threads(bpf_map__fd(s->maps.threads), out)))
 		goto fail;

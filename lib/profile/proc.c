@@ -16,6 +16,23 @@ bool proc_exists(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+pid_t proc_parent(pid_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* The comm may hold spaces and parentheses: parse after the last ')'. */
+	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
+		sscanf(close_paren + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
 int proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

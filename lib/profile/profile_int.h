@@ -16,8 +16,16 @@
 
 /* ---- collector.c: the BPF programs and their maps ---- */
 struct collector;
-int collector_open(struct collector **out);
-int collector_trace(struct collector *c, pid_t tgid);
+/* graph_events: the ordered events of the graph (edges.c) are emitted. */
+int collector_open(bool graph_events, struct collector **out);
+/* Trace process tgid as a process of service svc (< MAX_SERVICES). */
+int collector_trace(struct collector *c, pid_t tgid, unsigned svc);
+/* The graph events, passed to fn as they are drained (struct dt_event). */
+int collector_events_open(struct collector *c, int (*fn)(void *ctx, void *data, size_t len),
+			  void *ctx);
+/* Readable when events wait (-1 without events). */
+int collector_events_fd(const struct collector *c);
+int collector_events_drain(struct collector *c);
 int collector_attach(struct collector *c);
 void collector_detach(struct collector *c);
 void collector_free(struct collector *c);
@@ -54,6 +62,12 @@ struct outbound_rec {
 	struct dt_ep_val val;
 };
 
+/* A traced process and the service it serves. */
+struct proc_svc {
+	uint32_t tgid;
+	uint8_t svc;
+};
+
 struct snapshot {
 	struct thread_rec *threads;
 	size_t nthreads;
@@ -67,11 +81,20 @@ struct snapshot {
 	pid_t target;		/* the process profiled */
 	uint16_t ports[32];	/* its listening ports */
 	size_t nports;
+	/* Whole snapshots only (not a service's part): request statistics
+	 * of every service (MAX_SERVICES; reqs is the first) and the traced
+	 * processes. */
+	struct dt_req_stats *reqs_by_svc;
+	struct proc_svc *procs;
+	size_t nprocs;
 };
 
 int collector_snapshot(struct collector *c, struct snapshot *out);
 void snapshot_free(struct snapshot *s);
 const struct thread_rec *snapshot_thread(const struct snapshot *s, uint32_t tid);
+/* Service svc's part of a whole snapshot: its processes' threads, their
+ * statistics and wake-ups, its requests and outbound endpoints. */
+int snapshot_part(const struct snapshot *all, unsigned svc, struct snapshot *out);
 
 /* ---- env_check.c ---- */
 /* Root or CAP_BPF+CAP_PERFMON, BTF, tracepoints: clear errors otherwise. */
@@ -93,6 +116,8 @@ void target_lock_release(struct target_lock *l);
 
 /* ---- proc.c ---- */
 bool proc_exists(pid_t pid);
+/* The parent's pid (0 when gone or unreadable). */
+pid_t proc_parent(pid_t pid);
 /* Exists and is not a zombie. */
 bool proc_alive(pid_t pid);
 /* 0, or -EINVAL naming a kernel thread (nothing to profile there). */
@@ -161,6 +186,37 @@ void network_model(const struct snapshot *s, const struct classes *c, struct net
 int outbound_read(int fd, struct snapshot *out);
 /* services[].outbound from the snapshot's endpoints. */
 int outbound_store(struct ditto_service *svc, const struct snapshot *s);
+
+/* ---- idx_map.c: 64-bit keys to indexes ---- */
+struct idx_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t n, cap;
+};
+int idx_map_put(struct idx_map *m, uint64_t key, uint32_t val);
+bool idx_map_get(const struct idx_map *m, uint64_t key, uint32_t *val);
+void idx_map_free(struct idx_map *m);
+
+/* ---- edges.c: the graph from the collector's ordered events ---- */
+struct edges;
+int edges_new(struct edges **out);
+void edges_free(struct edges *e);
+/* The ring buffer's callback (collector_events_open): one struct dt_event. */
+int edges_event(void *ctx, void *data, size_t len);
+/* The services a graph joins: names, listening ports, outbound records
+ * (for the callees' framing and sizes). */
+struct edge_service {
+	const char *name;
+	const uint16_t *ports;
+	size_t nports;
+	const struct snapshot *part;
+};
+/* Graph nodes, externals and kernel edges into m. */
+int edges_store(const struct edges *e, const struct edge_service *svcs, size_t n,
+		struct ditto_model *m);
+/* Events seen and calls whose parent request was a guess, for messages. */
+void edges_counts(const struct edges *e, uint64_t *requests, uint64_t *calls,
+		  uint64_t *ambiguous, uint64_t *lost);
 
 /* ---- kernel_hist.c ---- */
 /* Kernel log2 buckets b[0..n) into h, at each bucket's smallest value. */

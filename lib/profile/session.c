@@ -22,36 +22,59 @@
 #include "threads.h"
 #include "cpu/cpu_run.h"
 #include "hw_counters.h"
+#include "model_int.h"
 
 /* RUNNING: the system window; CPU: windows of single-stepping after it. */
 enum state { ST_IDLE, ST_RUNNING, ST_CPU, ST_ENDED, ST_FINISHED };
+
+/* One service: a process tree given by its root, with its own part of
+ * what the window saw. */
+struct session_svc {
+	pid_t pid;
+	char *name;		/* NULL until named (at attach, or at finish) */
+	uint16_t ports[32];
+	size_t nports;
+	struct target_lock lock;
+	struct snapshot part;
+	struct classes cls;
+	bool analysed;
+	struct session_cpu *cpu;
+	bool exited;
+};
+
+struct port_name {
+	uint16_t port;
+	char *name;
+};
 
 struct ditto_profile {
 	double duration_s;
 	char *service_name;
 	uint64_t requests;
+	struct session_svc svc[MAX_SERVICES];
+	size_t nsvc;
+	size_t cpu_next;	/* the next service whose CPU windows run */
+	struct port_name names[MAX_SERVICES * 2];
+	size_t nnames;
+	bool graph;		/* graph events were asked for */
+	struct edges *edges;
 	ditto_progress_fn progress;
 	void *user;
 	struct collector *col;
 	struct thread_sampler *ts;	/* NULL when sampling is off or unavailable */
 	int sample_hz;
 	int epfd, evfd, tfd;
-	struct target_lock lock;
-	pid_t target, child;
+	pid_t child;
 	enum state state;
 	struct timespec start;
 	double elapsed_s;
 	bool target_exited;
-	uint16_t ports[32];
-	size_t nports;
 	/* what the system window saw, kept for the CPU phase and finish */
 	struct snapshot snap;
-	struct classes cls;
 	bool analysed;
 	int analyse_err;
 	struct cpu_run_opts cpu_opts;
 	bool cpu_on;
-	struct session_cpu *cpu;
 	struct hw_counters *hwc;
 	char hw_counters_why[256];
 	bool keep_launched;
@@ -124,6 +147,7 @@ static int copy_opts(struct ditto_profile *p, const struct ditto_profile_opts *o
 				 p->launch_grace_s);
 	p->progress = OPTS_GET(o, progress, NULL);
 	p->user = OPTS_GET(o, user, NULL);
+	p->graph = OPTS_GET(o, graph, false);
 	int err;
 
 	if ((err = copy_cpu_opts(p, o)))
@@ -145,8 +169,9 @@ DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct di
 	if (!p)
 		return ditto_err(-ENOMEM, "out of memory");
 	p->epfd = p->evfd = p->tfd = -1;
-	p->lock.fd = p->lock.dirfd = -1;
-	if ((err = copy_opts(p, opts)) || (err = open_fds(p)) || (err = collector_open(&p->col))) {
+	for (size_t i = 0; i < MAX_SERVICES; i++)
+		p->svc[i].lock.fd = p->svc[i].lock.dirfd = -1;
+	if ((err = copy_opts(p, opts)) || (err = open_fds(p))) {
 		ditto_profile_free(p);
 		return err;
 	}
@@ -154,8 +179,9 @@ DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct di
 	return 0;
 }
 
-/* Listening ports of pid, added to the list and to the collector. */
-static void add_ports(struct ditto_profile *p, pid_t pid)
+/* Listening ports of pid, added to its service's list and to the
+ * collector. */
+static void add_ports(struct ditto_profile *p, struct session_svc *sv, pid_t pid)
 {
 	uint16_t found[32];
 	size_t n = proc_listen_ports(pid, found, ARRAY_SIZE(found));
@@ -163,11 +189,11 @@ static void add_ports(struct ditto_profile *p, pid_t pid)
 	for (size_t i = 0; i < n; i++) {
 		bool have = false;
 
-		for (size_t j = 0; j < p->nports && !have; j++)
-			have = p->ports[j] == found[i];
-		if (have || p->nports == ARRAY_SIZE(p->ports))
+		for (size_t j = 0; j < sv->nports && !have; j++)
+			have = sv->ports[j] == found[i];
+		if (have || sv->nports == ARRAY_SIZE(sv->ports))
 			continue;
-		p->ports[p->nports++] = found[i];
+		sv->ports[sv->nports++] = found[i];
 		collector_listen_port(p->col, found[i]);
 	}
 }
@@ -175,6 +201,7 @@ static void add_ports(struct ditto_profile *p, pid_t pid)
 struct thread_ctx {
 	struct ditto_profile *p;
 	pid_t tgid;
+	unsigned svc;
 };
 
 static int add_thread(pid_t tid, const char *comm, void *user)
@@ -186,24 +213,29 @@ static int add_thread(pid_t tid, const char *comm, void *user)
 	return collector_add_thread(t->p->col, tid, t->tgid, comm);
 }
 
-/* Trace a process and record its threads, idle ones included. */
-static int trace_process(struct ditto_profile *p, pid_t pid)
+/* Trace a process of service svc and record its threads, idle ones
+ * included. */
+static int trace_process(struct ditto_profile *p, unsigned svc, pid_t pid)
 {
-	struct thread_ctx t = { p, pid };
-	int err = collector_trace(p->col, pid);
+	struct thread_ctx t = { p, pid, svc };
+	int err = collector_trace(p->col, pid, svc);
 
-	add_ports(p, pid);
+	add_ports(p, &p->svc[svc], pid);
 	return err ? err : proc_threads(pid, add_thread, &t);
 }
 
 static int trace_child(pid_t child, void *user)
 {
-	return trace_process(user, child);
+	struct thread_ctx *t = user;
+
+	return trace_process(t->p, t->svc, child);
 }
 
 static int child_ports(pid_t child, void *user)
 {
-	add_ports(user, child);
+	struct thread_ctx *t = user;
+
+	add_ports(t->p, &t->p->svc[t->svc], child);
 	return 0;
 }
 
@@ -227,56 +259,238 @@ static void start_sampler(struct ditto_profile *p)
 	}
 }
 
-static int start_window(struct ditto_profile *p, pid_t pid)
+/* Ports before the programs run: a connection accepted before the
+ * window is known by its local port, and one seen before its port is
+ * would pass for a connection the service opened (outbound). */
+static int trace_services(struct ditto_profile *p)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < p->nsvc && !err; i++) {
+		struct thread_ctx t = { p, p->svc[i].pid, i };
+
+		add_ports(p, &p->svc[i], p->svc[i].pid);
+		proc_descendants(p->svc[i].pid, child_ports, &t);
+		err = collector_trace(p->col, p->svc[i].pid, i);
+	}
+	return err;
+}
+
+/* Attached first, then scanned: forks in between are seen by the kernel
+ * side. */
+static int scan_services(struct ditto_profile *p)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < p->nsvc && !err; i++) {
+		struct thread_ctx t = { p, p->svc[i].pid, i };
+
+		if (!(err = trace_process(p, i, p->svc[i].pid)))
+			err = proc_descendants(p->svc[i].pid, trace_child, &t);
+	}
+	return err;
+}
+
+/* The graph's events are read as they come: the ring buffer is bounded. */
+static int start_events(struct ditto_profile *p)
+{
+	int err;
+
+	if (!p->graph)
+		return 0;
+	if ((err = edges_new(&p->edges)) ||
+	    (err = collector_events_open(p->col, edges_event, p->edges)))
+		return err;
+	if (watch(p->epfd, collector_events_fd(p->col)))
+		return ditto_err(-errno, "profile: cannot watch the graph events: %s",
+				 strerror(errno));
+	return 0;
+}
+
+static int name_services(struct ditto_profile *p);
+
+static int start_window(struct ditto_profile *p)
 {
 	struct itimerspec tick = { { 1, 0 }, { 1, 0 } };
 	int err;
 
-	/* Ports before the programs run: a connection accepted before the
-	 * window is known by its local port, and one seen before its port is
-	 * would pass for a connection the service opened (outbound). */
-	add_ports(p, pid);
-	proc_descendants(pid, child_ports, p);
-	if ((err = collector_trace(p->col, pid)) || (err = collector_attach(p->col)))
+	/* Several services: the graph between them is the point. */
+	p->graph = p->graph || p->nsvc > 1;
+	if ((err = collector_open(p->graph, &p->col)) || (err = start_events(p)) ||
+	    (err = trace_services(p)) || (err = collector_attach(p->col)))
 		return err;
-	/* Counting is best effort: most VMs have no PMU (said at finish). */
-	if (hw_counters_open(NULL, 0, &p->hwc, p->hw_counters_why, sizeof(p->hw_counters_why)))
+	/* Counting is best effort: most VMs have no PMU (said at finish).
+	 * Counters are not split by service: one service only. */
+	if (p->nsvc == 1 &&
+	    hw_counters_open(NULL, 0, &p->hwc, p->hw_counters_why, sizeof(p->hw_counters_why)))
 		p->hwc = NULL;
-	/* Attached first, then scanned: forks in between are seen by the kernel side. */
-	if ((err = trace_process(p, pid)) || (err = proc_descendants(pid, trace_child, p))) {
+	if ((err = scan_services(p))) {
 		collector_detach(p->col);
 		return err;
 	}
 	start_sampler(p);
 	timerfd_settime(p->tfd, 0, &tick, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	p->target = pid;
 	p->state = ST_RUNNING;
-	if (!p->service_name) {
+	return name_services(p);
+}
+
+/* The name a port was given (ditto_profile_name_port()), or NULL. */
+static const char *port_name(const struct ditto_profile *p, const struct session_svc *sv)
+{
+	for (size_t i = 0; i < sv->nports; i++)
+		for (size_t j = 0; j < p->nnames; j++)
+			if (p->names[j].port == sv->ports[i])
+				return p->names[j].name;
+	return NULL;
+}
+
+static bool name_taken(const struct ditto_profile *p, size_t upto, const char *name)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (p->svc[i].name && strcmp(p->svc[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A service is named by its port's given name, else (one service) the
+ * session's service_name, else its executable; two of one executable
+ * are told apart by their first port (node-3000, node-3001), or pid. */
+static int name_one(struct ditto_profile *p, size_t i)
+{
+	struct session_svc *sv = &p->svc[i];
+	const char *given = port_name(p, sv);
+	char comm[32], buf[80];
+
+	if (sv->name)
+		return 0;
+	if (!given && p->nsvc == 1 && p->service_name)
+		given = p->service_name;
+	if (given) {
+		sv->name = strdup(given);
+		return sv->name ? 0 : ditto_err(-ENOMEM, "out of memory");
+	}
+	if (proc_comm(sv->pid, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "service");
+	snprintf(buf, sizeof(buf), "%s", comm);
+	if (p->nsvc > 1 && name_taken(p, p->nsvc, buf)) {
+		if (sv->nports)
+			snprintf(buf, sizeof(buf), "%s-%u", comm, (unsigned)sv->ports[0]);
+		else
+			snprintf(buf, sizeof(buf), "%s-%d", comm, (int)sv->pid);
+	}
+	sv->name = strdup(buf);
+	return sv->name ? 0 : ditto_err(-ENOMEM, "out of memory");
+}
+
+/* Executables first seen under one name are all renamed apart: name them
+ * in two passes so the first of two node processes is "node-3000" too. */
+static int name_services(struct ditto_profile *p)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < p->nsvc && !err; i++)
+		err = name_one(p, i);
+	for (size_t i = 0; i < p->nsvc && !err; i++) {
 		char comm[32];
 
-		p->service_name = strdup(proc_comm(pid, comm, sizeof(comm)) ? "service" : comm);
-		if (!p->service_name)
-			return ditto_err(-ENOMEM, "out of memory");
+		if (p->nsvc < 2 || port_name(p, &p->svc[i]) || !p->svc[i].nports ||
+		    proc_comm(p->svc[i].pid, comm, sizeof(comm)) || strcmp(p->svc[i].name, comm))
+			continue;
+		free(p->svc[i].name);
+		p->svc[i].name = NULL;
+		if (asprintf(&p->svc[i].name, "%s-%u", comm, (unsigned)p->svc[i].ports[0]) < 0) {
+			p->svc[i].name = NULL;
+			err = ditto_err(-ENOMEM, "out of memory");
+		}
+	}
+	return err;
+}
+
+DITTO_API int ditto_profile_name_port(struct ditto_profile *p, uint16_t port, const char *name)
+{
+	char *copy;
+
+	if (!p || p->state != ST_IDLE || !port || !name || !*name)
+		return ditto_err(-EINVAL, "profile: name_port needs an idle session, a port and a "
+				 "name");
+	if (p->nnames == ARRAY_SIZE(p->names))
+		return ditto_err(-E2BIG, "profile: at most %zu port names",
+				 ARRAY_SIZE(p->names));
+	for (size_t i = 0; i < p->nnames; i++)
+		if (p->names[i].port == port)
+			return ditto_err(-EEXIST, "profile: port %u is named already",
+					 (unsigned)port);
+	if (!(copy = strdup(name)))
+		return ditto_err(-ENOMEM, "out of memory");
+	p->names[p->nnames++] = (struct port_name){ port, copy };
+	return 0;
+}
+
+/* Whether pid descends from anc (through /proc's parent links). */
+static bool descends(pid_t pid, pid_t anc)
+{
+	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+		pid = proc_parent(pid);
+		if (pid == anc)
+			return true;
+	}
+	return false;
+}
+
+static int check_targets(const pid_t *pids, size_t n)
+{
+	int err;
+
+	if (n == 0 || n > MAX_SERVICES)
+		return ditto_err(-EINVAL, "profile: %zu targets (1 to %d)", n, MAX_SERVICES);
+	for (size_t i = 0; i < n; i++) {
+		if (!proc_exists(pids[i]))
+			return ditto_err(-ESRCH, "process %d does not exist", (int)pids[i]);
+		if ((err = proc_check_user(pids[i])))
+			return err;
+		for (size_t j = 0; j < n; j++) {
+			if (i != j && pids[i] == pids[j])
+				return ditto_err(-EINVAL, "process %d is given twice", (int)pids[i]);
+			if (i != j && descends(pids[i], pids[j]))
+				return ditto_err(-EINVAL, "process %d descends from %d: a service is a "
+						 "whole process tree, give its root only",
+						 (int)pids[i], (int)pids[j]);
+		}
 	}
 	return 0;
 }
 
-DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid)
+static void release_locks(struct ditto_profile *p)
+{
+	for (size_t i = 0; i < MAX_SERVICES; i++)
+		target_lock_release(&p->svc[i].lock);
+}
+
+DITTO_API int ditto_profile_attach_many(struct ditto_profile *p, const pid_t *pids, size_t n)
 {
 	int err;
 
-	if (!p || p->state != ST_IDLE)
+	if (!p || p->state != ST_IDLE || !pids)
 		return ditto_err(-EINVAL, "profile: session is not idle");
-	if (!proc_exists(pid))
-		return ditto_err(-ESRCH, "process %d does not exist", (int)pid);
-	if ((err = proc_check_user(pid)))
+	if ((err = check_targets(pids, n)))
 		return err;
-	if ((err = target_lock_take(&p->lock, pid)))
-		return err;
-	if ((err = start_window(p, pid)))
-		target_lock_release(&p->lock);
+	if (n > 1 && p->service_name)
+		return ditto_err(-EINVAL, "profile: service_name names one service; name several "
+				 "by their ports (ditto_profile_name_port())");
+	for (size_t i = 0; i < n && !err; i++) {
+		p->svc[i].pid = pids[i];
+		err = target_lock_take(&p->svc[i].lock, pids[i]);
+	}
+	p->nsvc = n;
+	if (err || (err = start_window(p)))
+		release_locks(p);
 	return err;
+}
+
+DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid)
+{
+	return ditto_profile_attach_many(p, &pid, 1);
 }
 
 /* The child waits on a pipe until it is traced, so nothing is missed; a
@@ -342,13 +556,15 @@ DITTO_API int ditto_profile_launch(struct ditto_profile *p, char *const argv[])
 	close(pipefd[0]);
 	close(status[1]);
 	p->child = pid;
-	if ((err = target_lock_take(&p->lock, pid)) || (err = start_window(p, pid))) {
+	p->svc[0].pid = pid;
+	p->nsvc = 1;
+	if ((err = target_lock_take(&p->svc[0].lock, pid)) || (err = start_window(p))) {
 		close(pipefd[1]);
 		close(status[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		p->child = 0;
-		target_lock_release(&p->lock);
+		release_locks(p);
 		return err;
 	}
 	if (write(pipefd[1], "g", 1) != 1)
@@ -366,38 +582,71 @@ DITTO_API int ditto_profile_fd(const struct ditto_profile *p)
 	return p ? p->epfd : -1;
 }
 
-/* Snapshot and classes of the system window. */
-static int analyse(struct ditto_profile *p)
+/* One service's part of the window and its classes. */
+static int analyse_svc(struct ditto_profile *p, struct session_svc *sv, unsigned i)
 {
-	struct snapshot *s = &p->snap;
+	struct snapshot *s = &sv->part;
 	int err;
 
-	if ((err = collector_snapshot(p->col, s)))
+	if ((err = snapshot_part(&p->snap, i, s)))
 		return err;
-	p->analysed = true;
-	s->target = p->target;
-	memcpy(s->ports, p->ports, sizeof(s->ports));
-	s->nports = p->nports;
-	if (p->ts)
-		s->reqs.dropped += thread_sampler_lost(p->ts);
+	sv->analysed = true;
+	s->target = sv->pid;
+	memcpy(s->ports, sv->ports, sizeof(s->ports));
+	s->nports = sv->nports;
 	/* Before classes form: a thread that waits to accept is an acceptor
 	 * whether or not a client connected during the window. */
 	listen_waiters_mark(s);
-	return classify_threads(s, p->ts, &p->cls);
+	return classify_threads(s, p->ts, &sv->cls);
 }
 
-/* Request-serving classes get CPU windows; a failure leaves the system
- * profile whole, with a warning. */
+/* Snapshot and classes of the system window, per service. */
+static int analyse(struct ditto_profile *p)
+{
+	int err;
+
+	if ((err = collector_events_drain(p->col)) || (err = collector_snapshot(p->col, &p->snap)))
+		return err;
+	p->analysed = true;
+	if (p->ts)
+		p->snap.reqs_by_svc[0].dropped += thread_sampler_lost(p->ts);
+	for (unsigned i = 0; i < p->nsvc && !err; i++)
+		err = analyse_svc(p, &p->svc[i], i);
+	return err;
+}
+
+/* Request-serving classes get CPU windows, one service after the other;
+ * a failure leaves the system profile whole, with a warning. False when
+ * no service is left to step. */
+static bool start_cpu_next(struct ditto_profile *p)
+{
+	while (p->cpu_next < p->nsvc) {
+		struct session_svc *sv = &p->svc[p->cpu_next++];
+
+		if (!proc_alive(sv->pid))
+			continue;
+		if (session_cpu_start(&sv->part, &sv->cls, &p->cpu_opts, &sv->cpu)) {
+			ditto_warn("cpu windows not taken: %s", ditto_last_error());
+			continue;
+		}
+		if (sv->cpu && watch(p->epfd, session_cpu_fd(sv->cpu)) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void start_cpu(struct ditto_profile *p)
 {
 	if (!p->cpu_on || p->analyse_err || p->target_exited)
 		return;
-	if (session_cpu_start(&p->snap, &p->cls, &p->cpu_opts, &p->cpu)) {
-		ditto_warn("cpu windows not taken: %s", ditto_last_error());
-		return;
-	}
-	if (p->cpu && watch(p->epfd, session_cpu_fd(p->cpu)) == 0)
+	if (start_cpu_next(p))
 		p->state = ST_CPU;
+}
+
+/* The service whose CPU windows run now. */
+static struct session_cpu *cpu_now(struct ditto_profile *p)
+{
+	return p->cpu_next ? p->svc[p->cpu_next - 1].cpu : NULL;
 }
 
 static void end_window(struct ditto_profile *p)
@@ -405,7 +654,8 @@ static void end_window(struct ditto_profile *p)
 	struct itimerspec off = { { 0, 0 }, { 0, 0 } };
 
 	if (p->state == ST_CPU) {
-		session_cpu_stop(p->cpu);
+		session_cpu_stop(cpu_now(p));
+		p->cpu_next = p->nsvc;
 		p->state = ST_ENDED;
 	}
 	if (p->state != ST_RUNNING)
@@ -444,7 +694,8 @@ static void on_tick(struct ditto_profile *p)
 		return;
 	reap_child(p);
 	/* A launched service starts listening after the window opened. */
-	add_ports(p, p->target);
+	for (size_t i = 0; i < p->nsvc; i++)
+		add_ports(p, &p->svc[i], p->svc[i].pid);
 	if (!collector_any_alive(p->col)) {
 		p->target_exited = true;
 		end_window(p);
@@ -492,12 +743,14 @@ static int cpu_step(struct ditto_profile *p, int timeout_ms)
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (ev[i].data.fd == p->evfd && read(p->evfd, &v, sizeof(v)) > 0)
-			session_cpu_stop(p->cpu);
-		else if (ev[i].data.fd == p->tfd)
+		if (ev[i].data.fd == p->evfd && read(p->evfd, &v, sizeof(v)) > 0) {
+			session_cpu_stop(cpu_now(p));
+			p->cpu_next = p->nsvc;	/* and no other service's */
+		} else if (ev[i].data.fd == p->tfd) {
 			(void)!read(p->tfd, &v, sizeof(v));
+		}
 	}
-	if (session_cpu_poll(p->cpu) <= 0)
+	if (session_cpu_poll(cpu_now(p)) <= 0 && !start_cpu_next(p))
 		p->state = ST_ENDED;
 	return p->state == ST_CPU;
 }
@@ -521,6 +774,8 @@ DITTO_API int ditto_profile_step(struct ditto_profile *p, int timeout_ms)
 			on_tick(p);
 		else if (p->ts && ev[i].data.fd == thread_sampler_fd(p->ts))
 			thread_sampler_drain(p->ts);
+		else if (ev[i].data.fd == collector_events_fd(p->col))
+			collector_events_drain(p->col);
 		else if (ev[i].data.fd == p->evfd)
 			end_cancelled(p);
 	}
@@ -549,23 +804,83 @@ DITTO_API void ditto_profile_cancel(struct ditto_profile *p)
 	(void)n;
 }
 
+static void warn_gaps(const struct ditto_profile *p, const struct session_svc *sv,
+		      unsigned gaps);
+
+/* One service's model, as a profile of it alone would give. */
+static int collect_svc(struct ditto_profile *p, struct session_svc *sv, struct ditto_model **out)
+{
+	struct build_args a = { sv->name, p->nsvc == 1 ? p->requests : 0, p->elapsed_s };
+	int err;
+
+	if ((err = build_model(&sv->part, &sv->cls, &a, out)))
+		return err;
+	if (sv->cpu) {
+		err = session_cpu_store(sv->cpu, &sv->cls, *out);
+		if (!proc_alive(sv->pid))
+			ditto_warn("process %d exited during the CPU windows: its cpu section covers "
+				   "what was stepped before", (int)sv->pid);
+	}
+	if (!err && p->nsvc == 1)
+		err = session_counters_store(p->hwc, p->hw_counters_why, *out);
+	if (!err) {
+		unsigned gaps = model_gaps(&sv->part, *out);
+
+		warn_gaps(p, sv, gaps);
+		p->gaps |= gaps;
+	}
+	if (err) {
+		ditto_model_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+/* The services' models in one: one window, one host, several services. */
+static int join(struct ditto_model *all, const struct ditto_model *one)
+{
+	return model_add_service_copy(all, ditto_model_service(one, 0));
+}
+
+static int store_graph(struct ditto_profile *p, struct ditto_model *m)
+{
+	struct edge_service es[MAX_SERVICES];
+	uint64_t reqs, calls, ambiguous, lost;
+
+	if (!p->edges)
+		return 0;
+	for (size_t i = 0; i < p->nsvc; i++)
+		es[i] = (struct edge_service){ p->svc[i].name, p->svc[i].ports, p->svc[i].nports,
+					       &p->svc[i].part };
+	edges_counts(p->edges, &reqs, &calls, &ambiguous, &lost);
+	if (lost)
+		ditto_warn("graph: %llu events beyond the bounds were not attributed",
+			   (unsigned long long)lost);
+	ditto_debug("graph: %llu requests, %llu calls, %llu of them attributed by a guess",
+		    (unsigned long long)reqs, (unsigned long long)calls,
+		    (unsigned long long)ambiguous);
+	return edges_store(p->edges, es, p->nsvc, m);
+}
+
 static int collect(struct ditto_profile *p, struct ditto_model **out)
 {
-	struct build_args a = { p->service_name, p->requests, p->elapsed_s };
+	struct ditto_model *one = NULL;
 	int err;
 
 	if (p->analyse_err)
 		return p->analyse_err;
-	if ((err = build_model(&p->snap, &p->cls, &a, out)))
+	if ((err = collect_svc(p, &p->svc[0], out)))
 		return err;
-	if (p->cpu) {
-		err = session_cpu_store(p->cpu, &p->cls, *out);
-		if (!proc_alive(p->target))
-			ditto_warn("process %d exited during the CPU windows: its cpu section covers "
-				   "what was stepped before", (int)p->target);
+	for (size_t i = 1; i < p->nsvc && !err; i++) {
+		if (!(err = collect_svc(p, &p->svc[i], &one)))
+			err = join(*out, one);
+		ditto_model_free(one);
+		one = NULL;
 	}
 	if (!err)
-		err = session_counters_store(p->hwc, p->hw_counters_why, *out);
+		err = store_graph(p, *out);
+	if (!err)
+		err = ditto_model_validate(*out, NULL);
 	if (err) {
 		ditto_model_free(*out);
 		*out = NULL;
@@ -583,24 +898,24 @@ static void unknown_fields(unsigned gaps, char *buf, size_t len)
 
 /* A model of an idle window is kept (nothing is lost) but never passed
  * off as a model of the service: what is missing and why, said once. */
-static void warn_gaps(const struct ditto_profile *p)
+static void warn_gaps(const struct ditto_profile *p, const struct session_svc *sv, unsigned gaps)
 {
 	char name[300], fields[64];
 
-	if (!p->gaps)
+	if (!gaps)
 		return;
-	snprintf(name, sizeof(name), "%s", p->service_name ? p->service_name : "service");
+	snprintf(name, sizeof(name), "%s", sv->name ? sv->name : "service");
 	text_show_safely(name, sizeof(name));
-	unknown_fields(p->gaps, fields, sizeof(fields));
-	if (p->gaps & DITTO_GAP_NO_REQUESTS)
+	unknown_fields(gaps, fields, sizeof(fields));
+	if (gaps & DITTO_GAP_NO_REQUESTS)
 		ditto_warn("profile of '%s' (pid %d): no request was counted in the %.1f s window "
 			   "(no traffic)%s%s%s: load the service while it is profiled", name,
-			   (int)p->target, p->elapsed_s, *fields ? ", so " : "", fields,
+			   (int)sv->pid, p->elapsed_s, *fields ? ", so " : "", fields,
 			   *fields ? " could not be inferred and stay unknown" : "");
 	else
 		ditto_warn("profile of '%s' (pid %d): %s could not be inferred and stay%s unknown: "
 			   "no thread was seen serving the requests counted; a longer window under "
-			   "load may see them", name, (int)p->target, fields,
+			   "load may see them", name, (int)sv->pid, fields,
 			   strchr(fields, ' ') ? "" : "s");
 }
 
@@ -619,11 +934,10 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
 	stop_launched(p);
 	if (err)
 		return err;
-	if (p->target_exited)
-		ditto_warn("process %d exited after %.1f s: the model holds what was collected "
-			   "until then", (int)p->target, p->elapsed_s);
-	p->gaps = model_gaps(&p->snap, *out);
-	warn_gaps(p);
+	for (size_t i = 0; i < p->nsvc; i++)
+		if (p->target_exited || !proc_alive(p->svc[i].pid))
+			ditto_warn("process %d exited during the %.1f s window: the model holds what "
+				   "was collected until then", (int)p->svc[i].pid, p->elapsed_s);
 	return 0;
 }
 
@@ -637,19 +951,29 @@ DITTO_API void ditto_profile_free(struct ditto_profile *p)
 	if (!p)
 		return;
 	end_window(p);
-	session_cpu_free(p->cpu);
 	hw_counters_free(p->hwc);
-	if (p->analysed) {
-		classes_free(&p->cls);
-		snapshot_free(&p->snap);
+	for (size_t i = 0; i < MAX_SERVICES; i++) {
+		struct session_svc *sv = &p->svc[i];
+
+		session_cpu_free(sv->cpu);
+		if (sv->analysed) {
+			classes_free(&sv->cls);
+			snapshot_free(&sv->part);
+		}
+		free(sv->name);
 	}
+	if (p->analysed)
+		snapshot_free(&p->snap);
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i].name);
+	edges_free(p->edges);
 	thread_sampler_free(p->ts);
 	collector_free(p->col);
 	stop_launched(p);
 	for (int *fd = &p->epfd; fd <= &p->tfd; fd++)
 		if (*fd >= 0)
 			close(*fd);
-	target_lock_release(&p->lock);
+	release_locks(p);
 	free(p->service_name);
 	free(p);
 }

@@ -47,6 +47,7 @@ struct dt_inflight {
 	__s32 so_level, so_name, so_value;	/* setsockopt on a connection */
 	__u8 fd_kind, accepted, has_offset, has_flags, has_size, nonblock, active, has_so;
 	__u8 outbound;		/* a connection the service opened (outbound.bpf.h) */
+	__u8 svc;		/* the service of the task (its traced value) */
 };
 
 /*
@@ -83,7 +84,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u8);	/* the service's index */
 } traced SEC(".maps");
 
 struct {
@@ -129,10 +130,11 @@ struct {
 	__type(value, __u64);
 } fpos SEC(".maps");
 
-/* Per CPU, summed by user space: no atomic operations on the hot path. */
+/* Per CPU and service, summed by user space: no atomic operations on the
+ * hot path. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, MAX_SERVICES);
 	__type(key, __u32);
 	__type(value, struct dt_req_stats);
 } reqs SEC(".maps");
@@ -154,9 +156,32 @@ struct {
 	__type(value, struct dt_stat_val);
 } zero SEC(".maps");
 
+/* Set by user space before load: ordered events for the graph. */
+const volatile bool graph_events = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} events SEC(".maps");
+
 static __always_inline bool is_traced(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* The service index of a traced process (0 when not traced). */
+static __always_inline __u8 svc_of(__u32 tgid)
+{
+	__u8 *v = bpf_map_lookup_elem(&traced, &tgid);
+
+	return v ? *v : 0;
+}
+
+static __always_inline struct dt_req_stats *reqs_of(__u8 svc)
+{
+	__u32 k = svc;
+
+	return bpf_map_lookup_elem(&reqs, &k);
 }
 
 static __always_inline __u32 ilog2(__u64 v)
@@ -210,6 +235,32 @@ static __always_inline void count_lost(void)
 
 	if (r)
 		r->dropped++;
+}
+
+/* One graph event; a full ring buffer loses it, counted. */
+static __always_inline void emit(__u8 type, __u8 svc, __u64 ts, __u64 sk,
+				 const struct dt_ep_key *ep)
+{
+	struct dt_event *e;
+
+	if (!graph_events)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost();
+		return;
+	}
+	e->ts = ts;
+	e->sk = sk;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->type = type;
+	e->svc = svc;
+	e->pad = 0;
+	if (ep)
+		e->ep = *ep;
+	else
+		__builtin_memset(&e->ep, 0, sizeof(e->ep));
+	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
@@ -503,10 +554,9 @@ static __always_inline void enter_sockopt(struct dt_inflight *s, struct pt_regs 
 
 static __always_inline void sockopt_call(struct dt_inflight *s, long ret)
 {
-	__u32 z = 0;
 	struct dt_req_stats *r;
 
-	if (!s->has_so || ret != 0 || !(r = bpf_map_lookup_elem(&reqs, &z)))
+	if (!s->has_so || ret != 0 || !(r = reqs_of(s->svc)))
 		return;
 	sockopt_add(r, s->so_level, s->so_name, s->so_value, 0, 1);
 }
@@ -520,7 +570,10 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	struct dt_desc *d;
 	__u32 nr = id;
 
-	if (!is_traced(pid_tgid >> 32))
+	__u32 tgid = pid_tgid >> 32;
+	__u8 *svc = bpf_map_lookup_elem(&traced, &tgid);
+
+	if (!svc)
 		return 0;
 	task = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -528,6 +581,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	s = &task->cur;
 	__builtin_memset(s, 0, sizeof(*s));
+	s->svc = *svc;
 	s->nr = nr;
 	s->active = 1;
 	d = bpf_map_lookup_elem(&descs, &nr);
@@ -693,9 +747,8 @@ static __always_inline void resp_done(struct dt_req_stats *r, const struct dt_co
 
 static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 now)
 {
-	__u32 z = 0;
 	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+	struct dt_req_stats *r = reqs_of(s->svc);
 
 	if (!c || !r)
 		return;
@@ -713,13 +766,13 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 	c->req_bytes = bytes;
 	c->req_start_ns = s->ts;
 	r->requests++;
+	emit(EV_REQ_BEGIN, s->svc, s->ts, s->sk, NULL);
 }
 
 static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 now)
 {
-	__u32 z = 0;
 	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+	struct dt_req_stats *r = reqs_of(s->svc);
 
 	if (!c || !r)
 		return;
@@ -729,6 +782,7 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 		HIST_ADD(r->req_bytes, log2_bucket(c->req_bytes), 1);
 		r->req_bytes_sum += c->req_bytes;
 		HIST_ADD(r->service_ns, lat_bucket(now - c->req_start_ns), 1);
+		emit(EV_REQ_RESPOND, s->svc, s->ts, s->sk, NULL);
 		c->state = CONN_WRITING;
 		c->resp_bytes = 0;
 	}
@@ -737,9 +791,8 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 
 static __always_inline void conn_close(struct dt_inflight *s)
 {
-	__u32 z = 0;
 	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = bpf_map_lookup_elem(&reqs, &z);
+	struct dt_req_stats *r = reqs_of(s->svc);
 
 	if (!c || !r)
 		return;
@@ -753,12 +806,11 @@ static __always_inline void conn_close(struct dt_inflight *s)
 }
 
 /* Returns the thread bits to set. */
-static __always_inline __u32 on_accept(long ret)
+static __always_inline __u32 on_accept(long ret, __u8 svc)
 {
 	struct dt_conn fresh = {};
 	__u8 nb = 0;
 	__u64 sk = 0;
-	__u32 z = 0;
 	struct dt_req_stats *r;
 
 	if (ret < 0)
@@ -767,7 +819,7 @@ static __always_inline __u32 on_accept(long ret)
 	if (!sk)
 		return 0;
 	bpf_map_update_elem(&conns, &sk, &fresh, BPF_ANY);
-	r = bpf_map_lookup_elem(&reqs, &z);
+	r = reqs_of(svc);
 	if (r)
 		r->connections++;
 	return TB_ACCEPTS;
@@ -871,7 +923,7 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 		conn_send(s, count, now);
 	else if (s->accepted && (d->bits & SD_CLOSE) && ret == 0)
 		conn_close(s);
-	return (d->bits & SD_ACCEPT ? on_accept(ret) : 0) | io_bits(s, d, ret);
+	return (d->bits & SD_ACCEPT ? on_accept(ret, s->svc) : 0) | io_bits(s, d, ret);
 }
 
 /*
@@ -897,6 +949,7 @@ static __always_inline void early_recv(struct pt_regs *regs, long nr, __u32 tid,
 		return;
 	e.ts = bpf_ktime_get_ns();
 	e.buf = arg_of(regs, 1);
+	e.svc = svc_of(tgid);
 	conn_recv(&e, (__u64)ret, e.ts);
 	thread_bits(tid, tgid, TB_CONN_IO | (e.nonblock ? TB_NONBLOCK_IO : 0));
 }
@@ -905,7 +958,7 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
-	__u32 tid = pid_tgid, tgid = pid_tgid >> 32, z = 0;
+	__u32 tid = pid_tgid, tgid = pid_tgid >> 32;
 	struct dt_inflight *s;
 	struct dt_task *task;
 	struct dt_req_stats *r;
@@ -924,7 +977,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		long nr = BPF_CORE_READ(regs, orig_ax);
 
 		if (nr == 43 || nr == 288)
-			thread_bits(tid, tgid, on_accept(ret));
+			thread_bits(tid, tgid, on_accept(ret, svc_of(tgid)));
 		else if (ret > 0)
 			early_recv(regs, nr, tid, tgid, ret);
 		return 0;
@@ -932,7 +985,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	s->active = 0;
 	now = bpf_ktime_get_ns();
 	d = bpf_map_lookup_elem(&descs, &s->nr);
-	r = bpf_map_lookup_elem(&reqs, &z);
+	r = reqs_of(s->svc);
 	if (r)
 		r->syscalls++;
 	if (d && !(d->bits & SD_KNOWN))
@@ -1003,14 +1056,15 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, ctid = child->pid;
-	__u8 one = 1;
 	struct dt_thread *t;
+	__u8 *svc = bpf_map_lookup_elem(&traced, &ptgid), csvc;
 
-	if (!is_traced(ptgid))
+	if (!svc)
 		return 0;
+	csvc = *svc;	/* a child serves its parent's service */
 	t = thread_of(parent->pid, ptgid);
 	if (ctgid != ptgid) {
-		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+		bpf_map_update_elem(&traced, &ctgid, &csvc, BPF_ANY);
 		if (t)
 			t->processes_created++;
 	} else if (t) {

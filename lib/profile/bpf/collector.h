@@ -15,6 +15,7 @@
 #define MAX_ERRNOS 4		/* distinct errno values kept per syscall */
 #define MAX_IOV 8		/* iovec entries summed for readv & co */
 #define MAX_SOCKOPTS 8		/* distinct socket options kept (level, name, value) */
+#define MAX_SERVICES 16		/* services one collector serves (one traced value each) */
 
 /* Syscall description bits (dt_desc.bits): syscall_bits.h, shared with
  * the syscall table of lib/core. */
@@ -166,7 +167,7 @@ struct dt_req_stats {
 struct dt_ep_key {
 	unsigned long long addr[2];
 	unsigned short port, family;
-	unsigned int pad;	/* always 0 */
+	unsigned int svc;	/* the calling service's index */
 };
 
 /*
@@ -189,6 +190,24 @@ struct dt_oconn {
 	struct dt_ep_key ep;
 	unsigned int state;	/* CONN_IDLE, CONN_READING (response), CONN_WRITING (request) */
 	unsigned long long req_bytes, resp_bytes;
+};
+
+/*
+ * Ordered events for the graph (a ring buffer, only when user space asks
+ * for them): a request begins on an accepted connection (its first read)
+ * and is answered (the first write after it); a call begins on a
+ * connection the service opened (its first send) and is answered (the
+ * first read after it). User space attributes each call to the request
+ * its thread was serving (lib/profile/edges.c).
+ */
+enum dt_event_type { EV_REQ_BEGIN = 1, EV_REQ_RESPOND, EV_CALL_BEGIN, EV_CALL_END };
+
+struct dt_event {
+	unsigned long long ts, sk;
+	unsigned int tid;
+	unsigned char type, svc;
+	unsigned short pad;
+	struct dt_ep_key ep;	/* EV_CALL_BEGIN: the callee */
 };
 
 #endif /* DITTO_BPF_COLLECTOR_H */

@@ -73,11 +73,12 @@ static __always_inline __u64 send_buf(const struct dt_desc *d, struct pt_regs *r
 	return d->size_arg == 2 && !(d->bits & SD_MMSG) ? arg_of(regs, 1) : 0;
 }
 
-static __always_inline void ep_key_of(__u64 skp, struct dt_ep_key *k)
+static __always_inline void ep_key_of(__u64 skp, __u8 svc, struct dt_ep_key *k)
 {
 	struct sock *sk = (struct sock *)skp;
 	__u32 a4;
 
+	k->svc = svc;
 	k->family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	k->port = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (k->family == AF_INET6) {
@@ -146,8 +147,8 @@ static __always_inline void out_first(struct dt_ep_val *v, __u64 buf, __u64 n)
 	v->first_bytes[1] = bytes[1];
 }
 
-static __always_inline void out_send(struct dt_ep_val *v, struct dt_oconn *c, __u64 buf,
-				     __u64 bytes)
+static __always_inline void out_send(struct dt_inflight *s, struct dt_ep_val *v,
+				     struct dt_oconn *c, __u64 buf, __u64 bytes)
 {
 	v->bytes_sent += bytes;
 	if (c->state != CONN_WRITING) {
@@ -156,16 +157,19 @@ static __always_inline void out_send(struct dt_ep_val *v, struct dt_oconn *c, __
 			HIST_ADD(v->resp_bytes, log2_bucket(c->resp_bytes), 1);
 		out_first(v, buf, bytes);
 		v->calls++;
+		emit(EV_CALL_BEGIN, s->svc, s->ts, s->sk, &c->ep);
 		c->state = CONN_WRITING;
 		c->req_bytes = 0;
 	}
 	c->req_bytes += bytes;
 }
 
-static __always_inline void out_recv(struct dt_ep_val *v, struct dt_oconn *c, __u64 bytes)
+static __always_inline void out_recv(struct dt_inflight *s, struct dt_ep_val *v,
+				     struct dt_oconn *c, __u64 bytes, __u64 now)
 {
 	v->bytes_recv += bytes;
 	if (c->state == CONN_WRITING) {
+		emit(EV_CALL_END, s->svc, now, s->sk, NULL);
 		HIST_ADD(v->req_bytes, log2_bucket(c->req_bytes), 1);
 		c->state = CONN_READING;
 		c->resp_bytes = 0;
@@ -182,7 +186,7 @@ static __always_inline void outbound_call(struct dt_inflight *s, const struct dt
 	struct dt_oconn *c;
 
 	if (d->bits & SD_CONNECT) {
-		ep_key_of(s->sk, &k);
+		ep_key_of(s->sk, s->svc, &k);
 		if ((ret == 0 || ret == -EINPROGRESS) && k.port && (v = ep_of(&k)))
 			v->connects++;
 		return;
@@ -198,17 +202,17 @@ static __always_inline void outbound_call(struct dt_inflight *s, const struct dt
 	if (!(d->bits & (SD_SEND | SD_RECV)))
 		return;
 	/* Unconnected (a UDP-style send on TCP fails): no endpoint to name. */
-	ep_key_of(s->sk, &k);
+	ep_key_of(s->sk, s->svc, &k);
 	if (!k.port || !(c = oconn_of(s->sk, &k)) || !(v = ep_of(&k)))
 		return;
 	if (d->bits & SD_SEND) {
 		v->sends++;
 		if (ret > 0)
-			out_send(v, c, s->buf, bytes);
+			out_send(s, v, c, s->buf, bytes);
 	} else {
 		v->recvs++;
 		if (ret > 0)
-			out_recv(v, c, bytes);
+			out_recv(s, v, c, bytes, bpf_ktime_get_ns());
 	}
 }
 
