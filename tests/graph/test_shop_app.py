@@ -27,7 +27,7 @@ from shop_spans import CLIENT, SERVER, check_traces, otlp_spans
 
 pytestmark = pytest.mark.skipif(
     shutil.which('node') is None,
-    reason='node is not installed: the shop (tests/apps/shop) needs Node.js >= 20.6 and npm')
+    reason='node is not installed: the shop (tests/apps/shop) needs Node.js (18.19+ or 20.6+) and npm')
 
 PAGE_BYTES = 1000  # tests/apps/shop/env.js
 WRK_CONNECTIONS = 4

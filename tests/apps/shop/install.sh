@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install the shop's npm packages exactly as package-lock.json pins them
 # (npm ci), only when node_modules is missing or older than the lock file.
-# Node.js (>= 20.6, what the pinned OpenTelemetry packages need) and npm do
-# not come from scripts/bootstrap.sh: this says so when they are missing.
+# Node.js (18.19+ or 20.6+, the pinned OpenTelemetry packages' range; tested
+# with 20) and npm do not come from scripts/bootstrap.sh: this says so when
+# they are missing.
 set -eu
 cd "$(dirname "$0")"
 
@@ -10,13 +11,13 @@ missing=""
 command -v node >/dev/null 2>&1 || missing="$missing node"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
-	echo "shop/install.sh: missing:$missing; install Node.js >= 20.6 with npm" \
-		"(Debian: apt-get install nodejs npm; or NodeSource's nodejs)" >&2
+	echo "shop/install.sh: missing:$missing; install Node.js 18.19+ or 20.6+ with npm" \
+		"(Debian 12: apt-get install nodejs npm; or NodeSource's nodejs)" >&2
 	exit 1
 fi
 if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number);
-process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)'; then
-	echo "shop/install.sh: node $(node --version) is too old: the shop needs >= 20.6" >&2
+process.exit(a > 20 || (a === 20 && b >= 6) || (a === 18 && b >= 19) ? 0 : 1)'; then
+	echo "shop/install.sh: node $(node --version) is too old: the shop needs 18.19+ or 20.6+" >&2
 	exit 1
 fi
 
