@@ -193,7 +193,8 @@ static void check_section(struct vctx *v, const struct section *s, const struct 
 		size_t mark;
 
 		if (!n) {
-			if (f->flags & F_KEY)
+			/* An absent enumeration key is its first name (element_match). */
+			if ((f->flags & F_KEY) && f->type != FT_ENUM)
 				vproblem(v, f->name, "missing (it identifies the element)");
 			continue;
 		}

@@ -237,30 +237,43 @@ static __always_inline void count_lost(void)
 		r->dropped++;
 }
 
-/* One graph event; a full ring buffer loses it, counted. */
-static __always_inline void emit(__u8 type, __u8 svc, __u64 ts, __u64 sk,
-				 const struct dt_ep_key *ep)
+/*
+ * One graph event; a full ring buffer loses it, counted. A global
+ * function: the verifier checks it once, not at each of its call sites in
+ * the already long syscall exit program.
+ */
+__noinline int emit_event(__u64 ts, __u64 sk, __u32 type_svc, struct dt_ep_key *ep)
 {
 	struct dt_event *e;
 
-	if (!graph_events)
-		return;
+	if (!ep)
+		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_lost();
-		return;
+		return 0;
 	}
 	e->ts = ts;
 	e->sk = sk;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->type = type;
-	e->svc = svc;
+	e->type = type_svc & 0xff;
+	e->svc = type_svc >> 8;
 	e->pad = 0;
-	if (ep)
-		e->ep = *ep;
-	else
-		__builtin_memset(&e->ep, 0, sizeof(e->ep));
+	e->ep = *ep;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline void emit(__u8 type, __u8 svc, __u64 ts, __u64 sk,
+				 const struct dt_ep_key *ep)
+{
+	struct dt_ep_key none = {};
+
+	if (!graph_events)
+		return;
+	if (ep)
+		none = *ep;
+	emit_event(ts, sk, (__u32)type | (__u32)svc << 8, &none);
 }
 
 static __always_inline struct dt_thread *thread_of(__u32 tid, __u32 tgid)
@@ -552,11 +565,9 @@ static __always_inline void enter_sockopt(struct dt_inflight *s, struct pt_regs 
 	s->has_so = 1;
 }
 
-static __always_inline void sockopt_call(struct dt_inflight *s, long ret)
+static __always_inline void sockopt_call(struct dt_inflight *s, long ret, struct dt_req_stats *r)
 {
-	struct dt_req_stats *r;
-
-	if (!s->has_so || ret != 0 || !(r = reqs_of(s->svc)))
+	if (!s->has_so || ret != 0)
 		return;
 	sockopt_add(r, s->so_level, s->so_name, s->so_value, 0, 1);
 }
@@ -745,18 +756,19 @@ static __always_inline void resp_done(struct dt_req_stats *r, const struct dt_co
 	r->resp_bytes_sum += c->resp_bytes;
 }
 
-static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 now)
+/* r: the service's request statistics (looked up once per call, by the
+ * caller: a lookup per helper multiplied the verifier's paths). */
+__noinline int conn_recv(struct dt_inflight *s, __u64 bytes, struct dt_req_stats *r)
 {
-	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = reqs_of(s->svc);
+	struct dt_conn *c;
 
-	if (!c || !r)
-		return;
+	if (!s || !r || !(c = bpf_map_lookup_elem(&conns, &s->sk)))
+		return 0;
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		c->req_bytes += bytes;
 		first_request_more(c, s->buf, bytes);
-		return;
+		return 0;
 	}
 	if (c->state == CONN_WRITING)
 		resp_done(r, c);
@@ -767,15 +779,15 @@ static __always_inline void conn_recv(struct dt_inflight *s, __u64 bytes, __u64 
 	c->req_start_ns = s->ts;
 	r->requests++;
 	emit(EV_REQ_BEGIN, s->svc, s->ts, s->sk, NULL);
+	return 0;
 }
 
-static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 now)
+__noinline int conn_send(struct dt_inflight *s, __u64 bytes, __u64 now, struct dt_req_stats *r)
 {
-	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = reqs_of(s->svc);
+	struct dt_conn *c;
 
-	if (!c || !r)
-		return;
+	if (!s || !r || !(c = bpf_map_lookup_elem(&conns, &s->sk)))
+		return 0;
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
 		first_sample(r, c);
@@ -787,14 +799,14 @@ static __always_inline void conn_send(struct dt_inflight *s, __u64 bytes, __u64 
 		c->resp_bytes = 0;
 	}
 	c->resp_bytes += bytes;
+	return 0;
 }
 
-static __always_inline void conn_close(struct dt_inflight *s)
+static __always_inline void conn_close(struct dt_inflight *s, struct dt_req_stats *r)
 {
 	struct dt_conn *c = bpf_map_lookup_elem(&conns, &s->sk);
-	struct dt_req_stats *r = reqs_of(s->svc);
 
-	if (!c || !r)
+	if (!c)
 		return;
 	if (c->state == CONN_WRITING)
 		resp_done(r, c);
@@ -806,12 +818,11 @@ static __always_inline void conn_close(struct dt_inflight *s)
 }
 
 /* Returns the thread bits to set. */
-static __always_inline __u32 on_accept(long ret, __u8 svc)
+static __always_inline __u32 on_accept(long ret, struct dt_req_stats *r)
 {
 	struct dt_conn fresh = {};
 	__u8 nb = 0;
 	__u64 sk = 0;
-	struct dt_req_stats *r;
 
 	if (ret < 0)
 		return 0;
@@ -819,9 +830,7 @@ static __always_inline __u32 on_accept(long ret, __u8 svc)
 	if (!sk)
 		return 0;
 	bpf_map_update_elem(&conns, &sk, &fresh, BPF_ANY);
-	r = reqs_of(svc);
-	if (r)
-		r->connections++;
+	r->connections++;
 	return TB_ACCEPTS;
 }
 
@@ -870,7 +879,7 @@ static __always_inline void after_response(const struct dt_inflight *s, const st
 {
 	bool reads = s->accepted && d && (d->bits & SD_RECV);
 
-	if (t->answered_ns && r && (reads || mux_bits(s->nr) || s->nr == 202 || s->nr == 43 ||
+	if (t->answered_ns && (reads || mux_bits(s->nr) || s->nr == 202 || s->nr == 43 ||
 				    s->nr == 288)) {
 		HIST_ADD(r->after_response_ns, lat_bucket(s->ts - t->answered_ns), 1);
 		t->answered_ns = 0;
@@ -881,7 +890,7 @@ static __always_inline void after_response(const struct dt_inflight *s, const st
 
 /* Account one finished syscall; returns the thread bits it implies. */
 static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc *d, __u32 tid,
-				    __u32 tgid, long ret, __u64 now)
+				    __u32 tgid, long ret, __u64 now, struct dt_req_stats *r)
 {
 	struct dt_stat_key k = { .tid = tid, .nr = s->nr, .fd_kind = s->fd_kind,
 			      .side = s->accepted ? SIDE_ACCEPTED :
@@ -914,16 +923,16 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 		add_flags(v, s->flags);
 	if (s->has_offset)
 		file_offset(v, s, tgid, ret);
-	sockopt_call(s, ret);
+	sockopt_call(s, ret, r);
 	if (s->outbound)
 		outbound_call(s, d, ret, count);
 	else if (s->accepted && ret > 0 && (d->bits & SD_RECV))
-		conn_recv(s, count, now);
+		conn_recv(s, count, r);
 	else if (s->accepted && ret > 0 && (d->bits & SD_SEND))
-		conn_send(s, count, now);
+		conn_send(s, count, now, r);
 	else if (s->accepted && (d->bits & SD_CLOSE) && ret == 0)
-		conn_close(s);
-	return (d->bits & SD_ACCEPT ? on_accept(ret, s->svc) : 0) | io_bits(s, d, ret);
+		conn_close(s, r);
+	return (d->bits & SD_ACCEPT ? on_accept(ret, r) : 0) | io_bits(s, d, ret);
 }
 
 /*
@@ -936,6 +945,7 @@ static __always_inline __u32 record(struct dt_inflight *s, const struct dt_desc 
 static __always_inline void early_recv(struct pt_regs *regs, long nr, __u32 tid, __u32 tgid,
 				       long ret)
 {
+	struct dt_req_stats *r;
 	struct dt_inflight e = {};
 	__u32 k = (__u32)nr;
 	struct dt_desc *d = bpf_map_lookup_elem(&descs, &k);
@@ -950,7 +960,10 @@ static __always_inline void early_recv(struct pt_regs *regs, long nr, __u32 tid,
 	e.ts = bpf_ktime_get_ns();
 	e.buf = arg_of(regs, 1);
 	e.svc = svc_of(tgid);
-	conn_recv(&e, (__u64)ret, e.ts);
+	r = reqs_of(e.svc);
+	if (!r)
+		return;
+	conn_recv(&e, (__u64)ret, r);
 	thread_bits(tid, tgid, TB_CONN_IO | (e.nonblock ? TB_NONBLOCK_IO : 0));
 }
 
@@ -976,8 +989,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		 * still hands us a connection. */
 		long nr = BPF_CORE_READ(regs, orig_ax);
 
-		if (nr == 43 || nr == 288)
-			thread_bits(tid, tgid, on_accept(ret, svc_of(tgid)));
+		if ((nr == 43 || nr == 288) && (r = reqs_of(svc_of(tgid))))
+			thread_bits(tid, tgid, on_accept(ret, r));
 		else if (ret > 0)
 			early_recv(regs, nr, tid, tgid, ret);
 		return 0;
@@ -986,12 +999,13 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	d = bpf_map_lookup_elem(&descs, &s->nr);
 	r = reqs_of(s->svc);
-	if (r)
-		r->syscalls++;
+	if (!r)
+		return 0;
+	r->syscalls++;
 	if (d && !(d->bits & SD_KNOWN))
 		d = NULL;
 	/* One thread lookup per syscall: its bits are gathered first. */
-	bits = mux_bits(s->nr) | record(s, d, tid, tgid, ret, now);
+	bits = mux_bits(s->nr) | record(s, d, tid, tgid, ret, now, r);
 	t = thread_of(tid, tgid);
 	if (!t)
 		return 0;

@@ -177,19 +177,23 @@ static __always_inline void out_recv(struct dt_inflight *s, struct dt_ep_val *v,
 	c->resp_bytes += bytes;
 }
 
-/* Account one finished syscall on an outbound socket. */
-static __always_inline void outbound_call(struct dt_inflight *s, const struct dt_desc *d, long ret,
-					  __u64 bytes)
+/* Account one finished syscall on an outbound socket. A global function:
+ * verified once, apart from the syscall exit program it is called from,
+ * whose paths it would otherwise multiply. */
+__noinline int outbound_call(struct dt_inflight *s, const struct dt_desc *d, long ret,
+			     __u64 bytes)
 {
 	struct dt_ep_key k = {};
 	struct dt_ep_val *v;
 	struct dt_oconn *c;
 
+	if (!s || !d)
+		return 0;
 	if (d->bits & SD_CONNECT) {
 		ep_key_of(s->sk, s->svc, &k);
 		if ((ret == 0 || ret == -EINPROGRESS) && k.port && (v = ep_of(&k)))
 			v->connects++;
-		return;
+		return 0;
 	}
 	if (d->bits & SD_CLOSE) {
 		c = bpf_map_lookup_elem(&oconns, &s->sk);
@@ -197,14 +201,14 @@ static __always_inline void outbound_call(struct dt_inflight *s, const struct dt
 			call_done(v, c);
 		if (c && ret == 0)
 			bpf_map_delete_elem(&oconns, &s->sk);
-		return;
+		return 0;
 	}
 	if (!(d->bits & (SD_SEND | SD_RECV)))
-		return;
+		return 0;
 	/* Unconnected (a UDP-style send on TCP fails): no endpoint to name. */
 	ep_key_of(s->sk, s->svc, &k);
 	if (!k.port || !(c = oconn_of(s->sk, &k)) || !(v = ep_of(&k)))
-		return;
+		return 0;
 	if (d->bits & SD_SEND) {
 		v->sends++;
 		if (ret > 0)
@@ -214,6 +218,7 @@ static __always_inline void outbound_call(struct dt_inflight *s, const struct dt
 		if (ret > 0)
 			out_recv(s, v, c, bytes, bpf_ktime_get_ns());
 	}
+	return 0;
 }
 
 #endif /* DITTO_OUTBOUND_BPF_H */
