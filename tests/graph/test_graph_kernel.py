@@ -149,3 +149,22 @@ def test_bad_targets_are_refused(tmp_path):
                     '--pid', str(nginx))
         assert r.returncode == 2 and 'PORT=NAME' in r.stderr, r.stderr
     assert not os.path.exists(out)
+
+
+def test_python_profiles_several_services():
+    """The binding: ditto.profile([pids], names=...) gives the graph."""
+    import ditto
+
+    with Shop(nginx=True) as shop:
+        pids = [shop.pids[t] for t in PROFILED]
+        names = {shop.ports[t]: t for t in PROFILED}
+        load = threading.Thread(target=wrk, args=(shop.url('/page'), 4, 1))
+        threading.Timer(1.5, load.start).start()
+        model = ditto.profile(pids, 7, names=names, cpu_windows=-1)
+        load.join()
+        ports = dict(shop.ports)
+    m = json.loads(model.to_json())
+    assert [s['name'] for s in m['services']] == list(PROFILED)
+    edges = edges_of(m, ports)
+    for key in EDGES:
+        check_edge(edges, key)

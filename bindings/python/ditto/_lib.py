@@ -94,7 +94,7 @@ class ProfileOpts(Structure):
                 ('requests', c_uint64), ('sample_hz', c_int), ('progress', PROGRESS_FN),
                 ('user', c_void_p), ('cpu_windows', c_int), ('cpu_window_insts', c_uint64),
                 ('cpu_spacing_s', c_double), ('cpu_step_mode', c_int),
-                ('keep_launched', c_bool), ('launch_grace_s', c_double)]
+                ('keep_launched', c_bool), ('launch_grace_s', c_double), ('graph', c_bool)]
 
 
 class CpuOpts(Structure):
@@ -168,6 +168,8 @@ _SIGS = {
     'ditto_profile_new': (c_int, [POINTER(ProfileOpts), _PP]),
     'ditto_profile_free': (None, [_P]),
     'ditto_profile_attach': (c_int, [_P, c_int]),
+    'ditto_profile_attach_many': (c_int, [_P, POINTER(c_int), c_size_t]),
+    'ditto_profile_name_port': (c_int, [_P, ctypes.c_uint16, c_char_p]),
     'ditto_profile_launch': (c_int, [_P, POINTER(c_char_p)]),
     'ditto_profile_fd': (c_int, [_P]),
     'ditto_profile_step': (c_int, [_P, c_int]),

@@ -53,7 +53,7 @@ class Profile:
     def __init__(self, duration=0.0, service_name=None, requests=0, sample_hz=0,
                  progress=None, cpu_windows=0, cpu_window_insts=0, cpu_spacing=0.0,
                  cpu_step_mode='auto', keep_launched=False, launch_grace=0.0,
-                 allow_idle=True):
+                 allow_idle=True, graph=False, names=None):
         self._progress = None
         self._allow_idle = bool(allow_idle)
         self.gaps = ()
@@ -68,7 +68,7 @@ class Profile:
                               cpu_spacing_s=float(cpu_spacing),
                               cpu_step_mode=step_mode_parse(cpu_step_mode),
                               keep_launched=bool(keep_launched),
-                              launch_grace_s=float(launch_grace))
+                              launch_grace_s=float(launch_grace), graph=bool(graph))
         self._name = service_name.encode() if service_name else None
         opts.service_name = self._name
         if self._progress is not None:
@@ -76,10 +76,20 @@ class Profile:
         ptr = c_void_p()
         check(lib.ditto_profile_new(ctypes.byref(opts), ctypes.byref(ptr)))
         self._ptr = ptr
+        # names: {port: service name}, for profiles of several services.
+        for port, name in (names or {}).items():
+            check(lib.ditto_profile_name_port(self._ptr, int(port), name.encode()))
 
     def attach(self, pid):
         """Start profiling process pid and its descendants."""
         check(lib.ditto_profile_attach(self._ptr, int(pid)))
+
+    def attach_many(self, pids):
+        """Start profiling several services in one window: each pid is the
+        root of one service's process tree. The model holds each service
+        and the graph of calls between them (ditto_profile_attach_many())."""
+        arr = (ctypes.c_int * len(pids))(*[int(p) for p in pids])
+        check(lib.ditto_profile_attach_many(self._ptr, arr, len(pids)))
 
     def launch(self, argv):
         """Start argv and profile it from its first instruction. It is
@@ -138,10 +148,14 @@ class Profile:
 
 
 def profile(pid, duration, **kw):
-    """Profile process pid for duration seconds and return its Model
+    """Profile process pid (or a list of pids: one service each, and the
+    graph between them) for duration seconds and return its Model
     (allow_idle=False: IdleProfileError for a window without traffic)."""
     with Profile(duration=duration, **kw) as p:
-        p.attach(pid)
+        if isinstance(pid, (list, tuple)):
+            p.attach_many(pid)
+        else:
+            p.attach(pid)
         p.run()
         return p.finish()
 
