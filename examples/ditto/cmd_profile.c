@@ -32,7 +32,8 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: ditto profile (--pid PID... | -- COMMAND [ARGS...]) -o FILE [options]\n"
+	fputs("Usage: ditto profile (--pid PID... | --cgroup PATH | --listening PORTS\n"
+	      "                      | -- COMMAND [ARGS...]) -o FILE [options]\n"
 	      "       ditto profile --cpu-only --pid PID [--tid TID]... -o FILE [options]\n"
 	      "\n"
 	      "Profile a live service and write its model: system calls with their arguments\n"
@@ -53,6 +54,11 @@ static void usage(FILE *f)
 	      "                        graph of calls between them\n"
 	      "  -d, --duration S      window length in seconds (default: until Ctrl-C)\n"
 	      "  -o, --output FILE     model file to write (required)\n"
+	      "      --cgroup PATH     every process of a cgroup (v2: a path, or one under\n"
+	      "                        /sys/fs/cgroup), one service per process tree\n"
+	      "  -L, --listening PORTS every process listening on one of PORTS (comma\n"
+	      "                        separated) or on any TCP port ('any'), one service per\n"
+	      "                        process tree\n"
 	      "  -n, --name NAME       service name in the model (default: process name)\n"
 	      "  -n, --name PORT=NAME  name the service listening on PORT (repeatable; with\n"
 	      "                        several --pid, unnamed services take their executable's\n"
@@ -119,6 +125,10 @@ struct args {
 	struct port_name_arg names[MAX_NAMES];
 	size_t nnames;
 	bool graph;
+	const char *cgroup;
+	uint16_t listen[MAX_NAMES];
+	size_t nlisten;
+	bool listening;
 	double duration;
 	const char *output, *name;
 	uint64_t requests;
@@ -127,6 +137,28 @@ struct args {
 	char **command;
 	struct cpu_args cpu;
 };
+
+/* --listening any | PORT[,PORT]... */
+static int parse_ports(struct args *a, const char *arg)
+{
+	char buf[512], *save = NULL;
+
+	a->listening = true;
+	if (strcmp(arg, "any") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t port;
+
+		if (!cli_parse_u64(t, &port) || !port || port > 65535 || a->nlisten == MAX_NAMES) {
+			cli_usage_error(CMD, "--listening: '%s' is not 'any' or ports 1..65535 "
+					"(at most %d)", arg, MAX_NAMES);
+			return -1;
+		}
+		a->listen[a->nlisten++] = (uint16_t)port;
+	}
+	return 0;
+}
 
 /* --name NAME (the one service) or --name PORT=NAME (a service by port). */
 static int parse_name(struct args *a, const char *arg)
@@ -172,6 +204,8 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "keep-running", no_argument, NULL, 'k' },
 		{ "allow-idle", no_argument, NULL, 'a' },
 		{ "graph", no_argument, NULL, 'G' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "listening", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -180,7 +214,7 @@ static int parse(int argc, char **argv, struct args *a)
 	int c;
 
 	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kaGqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:o:n:r:s:W:I:S:M:ct:kaGL:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_u64(optarg, &u) || u == 0 || u > 4194304)
@@ -202,6 +236,11 @@ static int parse(int argc, char **argv, struct args *a)
 				return CLI_EUSAGE;
 			break;
 		case 'G': a->graph = true; break;
+		case 'g': a->cgroup = optarg; break;
+		case 'L':
+			if (parse_ports(a, optarg))
+				return CLI_EUSAGE;
+			break;
 		case 'r':
 			if (!cli_parse_u64(optarg, &a->requests))
 				return cli_usage_error(CMD, "--requests: '%s' is not a count", optarg);
@@ -224,8 +263,9 @@ static int parse(int argc, char **argv, struct args *a)
 	}
 	if (optind < argc)
 		a->command = argv + optind;
-	if (!a->pid == !a->command)
-		return cli_usage_error(CMD, "give either --pid PID or -- COMMAND");
+	if ((a->pid != 0) + (a->command != NULL) + (a->cgroup != NULL) + a->listening != 1)
+		return cli_usage_error(CMD, "give one of --pid PID, --cgroup PATH, --listening PORTS "
+				       "or -- COMMAND");
 	if (a->cpu.only && !a->pid)
 		return cli_usage_error(CMD, "--cpu-only needs --pid PID");
 	if (a->cpu.only && a->npids > 1)
@@ -273,6 +313,22 @@ static int idle_status(unsigned gaps, bool allow_idle)
 	return CLI_IDLE;
 }
 
+/* The services of --cgroup or --listening, said on stderr. */
+static int discover(const struct args *a, pid_t *pids, size_t *n)
+{
+	DITTO_OPTS(ditto_discover_opts, o, .cgroup = a->cgroup, .ports = a->listen,
+		   .nports = a->nlisten);
+	int err = ditto_profile_discover(&o, pids, MAX_PIDS, n);
+
+	if (err || a->quiet)
+		return err;
+	fprintf(stderr, "ditto: profile: %zu service%s:", *n, *n == 1 ? "" : "s");
+	for (size_t i = 0; i < *n; i++)
+		fprintf(stderr, " %d", (int)pids[i]);
+	fputc('\n', stderr);
+	return 0;
+}
+
 static int profile(const struct args *a)
 {
 	DITTO_OPTS(ditto_profile_opts, po, .duration_s = a->duration, .service_name = a->name,
@@ -283,6 +339,8 @@ static int profile(const struct args *a)
 		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running,
 		   .graph = a->graph);
 	struct ditto_model *m = NULL;
+	pid_t pids[MAX_PIDS];
+	size_t npids = 0;
 	unsigned gaps = 0;
 	int err = 0;
 
@@ -295,9 +353,12 @@ static int profile(const struct args *a)
 	signal(SIGHUP, on_signal);
 	for (size_t i = 0; i < a->nnames && !err; i++)
 		err = ditto_profile_name_port(active, a->names[i].port, a->names[i].name);
+	if (!err && (a->cgroup || a->listening))
+		err = discover(a, pids, &npids);
 	if (!err)
 		err = a->command ? ditto_profile_launch(active, a->command)
-				 : ditto_profile_attach_many(active, a->pids, a->npids);
+				 : ditto_profile_attach_many(active, npids ? pids : a->pids,
+							     npids ? npids : a->npids);
 	if (!err)
 		err = ditto_profile_run(active);
 	if (po.progress)

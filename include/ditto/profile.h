@@ -134,6 +134,24 @@ DITTO_API int ditto_profile_attach(struct ditto_profile *p, pid_t pid);
  * pids, a pid given twice, or one that descends from another.
  */
 DITTO_API int ditto_profile_attach_many(struct ditto_profile *p, const pid_t *pids, size_t n);
+/*
+ * Since 0.5. The services to profile when no pid is known: the processes
+ * of a cgroup (the directory holding its cgroup.procs, v2 or v1, or a
+ * path under /sys/fs/cgroup), else
+ * every process listening on one of ports[0..nports) (nports 0: on any TCP
+ * port). Processes whose parent is among them are part of its service:
+ * pids gets one root per service (at most max). -ESRCH when none is
+ * found, -E2BIG beyond max. Kernel threads and the caller are left out.
+ */
+struct ditto_discover_opts {
+	size_t sz;
+	const char *cgroup;
+	const uint16_t *ports;
+	size_t nports;
+	size_t :0;
+};
+DITTO_API int ditto_profile_discover(const struct ditto_discover_opts *opts, pid_t *pids,
+				     size_t max, size_t *n);
 /* Since 0.5. Name the service listening on port (before attaching). */
 DITTO_API int ditto_profile_name_port(struct ditto_profile *p, uint16_t port, const char *name);
 /*

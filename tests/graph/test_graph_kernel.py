@@ -168,3 +168,53 @@ def test_python_profiles_several_services():
     edges = edges_of(m, ports)
     for key in EDGES:
         check_edge(edges, key)
+
+
+def cgroup_root():
+    """A cgroup v2 hierarchy this test may make a group in."""
+    for d in ('/sys/fs/cgroup/unified', '/sys/fs/cgroup'):
+        if os.path.exists(os.path.join(d, 'cgroup.procs')) and \
+           os.path.exists(os.path.join(d, 'cgroup.controllers')):
+            return d
+    return None
+
+
+def test_services_found_by_port_and_by_cgroup(tmp_path):
+    """--listening PORTS takes every process listening there, a master and
+    its workers as one service; --cgroup PATH every process of a cgroup.
+    The shop's own processes are moved into a cgroup of the test's and
+    back."""
+    import ditto
+
+    root = cgroup_root()
+    with Shop(nginx=True) as shop:
+        ports = [shop.ports[t] for t in PROFILED]
+        found = ditto.discover(ports=ports)
+        assert sorted(found) == sorted(shop.pids[t] for t in PROFILED), found
+        r = run_cli('profile', '-d', '1', '-W', '0', '-a', '-o', str(tmp_path / 'l.dm'),
+                    '--listening', ','.join(map(str, ports)))
+        assert r.returncode == 0, r.stderr
+        assert 'profile: 4 services' in r.stderr, r.stderr
+        if root is None:
+            pytest.skip('no cgroup v2 hierarchy to make a group in')
+        group = os.path.join(root, 'ditto-test-%d' % os.getpid())
+        old = {}
+        os.mkdir(group)
+        try:
+            for t in ('back', 'audit'):
+                pid = shop.pids[t]
+                with open('/proc/%d/cgroup' % pid) as f:
+                    old[pid] = next(l.split(':', 2)[2].strip() for l in f if l.startswith('0::'))
+                with open(os.path.join(group, 'cgroup.procs'), 'w') as f:
+                    f.write(str(pid))
+            assert sorted(ditto.discover(cgroup=group)) == sorted(old)
+            r = run_cli('profile', '-d', '1', '-W', '0', '-a', '-o', str(tmp_path / 'c.dm'),
+                        '--cgroup', group)
+            assert r.returncode == 0 and 'profile: 2 services' in r.stderr, r.stderr
+        finally:
+            for pid, path in old.items():
+                with open(os.path.join(root, path.lstrip('/'), 'cgroup.procs'), 'w') as f:
+                    f.write(str(pid))
+            os.rmdir(group)
+    with pytest.raises(ditto.DittoError):
+        ditto.discover(cgroup=str(tmp_path / 'no-such-group'))

@@ -16,7 +16,8 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
                      MismatchError, NotFoundError, OptionsError, SchemaError, last_error,
                      strerror)
 from .hist import Hist
-from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, profile, profile_cpu,
+from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, discover, profile,
+                      profile_cpu,
                       step_mode_detect, STEP_MODES)
 from .synth import build, synth, synth_knobs
 from .load import load
@@ -30,7 +31,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'InvalidError',
            'LimitError', 'MismatchError', 'NotFoundError', 'DittoTypeError', 'OptionsError',
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
-           'Profile', 'profile', 'profile_cpu', 'IdleProfileError', 'GAPS',
+           'Profile', 'profile', 'discover', 'profile_cpu', 'IdleProfileError', 'GAPS',
            'step_mode_detect', 'breakpoints_work',
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
            'LoadError',

@@ -97,6 +97,11 @@ class ProfileOpts(Structure):
                 ('keep_launched', c_bool), ('launch_grace_s', c_double), ('graph', c_bool)]
 
 
+class DiscoverOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('cgroup', c_char_p), ('ports', POINTER(ctypes.c_uint16)),
+                ('nports', c_size_t)]
+
+
 class CpuOpts(Structure):
     _fields_ = [('sz', c_size_t), ('windows', c_uint), ('window_insts', c_uint64),
                 ('spacing_s', c_double), ('window_timeout_s', c_double),
@@ -169,6 +174,7 @@ _SIGS = {
     'ditto_profile_free': (None, [_P]),
     'ditto_profile_attach': (c_int, [_P, c_int]),
     'ditto_profile_attach_many': (c_int, [_P, POINTER(c_int), c_size_t]),
+    'ditto_profile_discover': (c_int, [_P, POINTER(c_int), c_size_t, POINTER(c_size_t)]),
     'ditto_profile_name_port': (c_int, [_P, ctypes.c_uint16, c_char_p]),
     'ditto_profile_launch': (c_int, [_P, POINTER(c_char_p)]),
     'ditto_profile_fd': (c_int, [_P]),

@@ -160,6 +160,20 @@ def profile(pid, duration, **kw):
         return p.finish()
 
 
+def discover(cgroup=None, ports=None):
+    """Root pids of the services to profile: the processes of a cgroup, or
+    those listening on one of ports (an empty list: on any TCP port), one
+    per process tree (ditto_profile_discover())."""
+    ports = list(ports or [])
+    arr = (ctypes.c_uint16 * max(len(ports), 1))(*ports)
+    opts = _lib.make_opts(_lib.DiscoverOpts, cgroup=cgroup.encode() if cgroup else None,
+                          ports=arr if ports else None, nports=len(ports))
+    out = (ctypes.c_int * 16)()
+    n = ctypes.c_size_t()
+    check(lib.ditto_profile_discover(ctypes.byref(opts), out, 16, ctypes.byref(n)))
+    return list(out[:n.value])
+
+
 STEP_MODES = ('auto', 'breakpoint', 'syscall_stops')
 
 
