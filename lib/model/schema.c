@@ -535,10 +535,14 @@ void element_label(const struct section *s, const struct dnode *obj, struct dbuf
 
 		if (!(f->flags & F_KEY))
 			continue;
+		v = dn_get(obj, f->name);
+		/* An enumeration key at its first name (an edge's source
+		 * "kernel") is left out: labels read as before it existed. */
+		if (f->type == FT_ENUM && (!v || (v->type == DN_STR && !strcmp(v->s.p, f->enums[0]))))
+			continue;
 		if (!first)
 			dbuf_putc(out, ':');
 		first = false;
-		v = dn_get(obj, f->name);
 		/* Numeric keys read "qps=100", never to be taken for an index. */
 		if (f->type == FT_U64 || f->type == FT_F64)
 			dbuf_printf(out, "%s=", f->name);
