@@ -437,7 +437,7 @@ const struct section schema_service = { "services", FIELDS(service_fields), NULL
 static const struct field edge_fields[] = {
 	KEYSTR("from"),
 	KEYSTR("to"),
-	ENUM("source", enum_edge_source, MG_KEY, CP_NONE, .flags = F_KEY),
+	ENUM("source", enum_edge_source, MG_KEY, CP_NONE, .flags = F_KEY | F_KEY_DEFAULT),
 	ENUM("mode", enum_call_mode, MG_SAME, CP_RAW),
 	ENUM("order", enum_call_order, MG_SAME, CP_RAW),
 	COUNT("calls", CP_PER_FIELD, .per = "parent_requests"),
@@ -536,9 +536,10 @@ void element_label(const struct section *s, const struct dnode *obj, struct dbuf
 		if (!(f->flags & F_KEY))
 			continue;
 		v = dn_get(obj, f->name);
-		/* An enumeration key at its first name (an edge's source
-		 * "kernel") is left out: labels read as before it existed. */
-		if (f->type == FT_ENUM && (!v || (v->type == DN_STR && !strcmp(v->s.p, f->enums[0]))))
+		/* A key added later (an edge's source), at its first name, is
+		 * left out: labels read as before it existed. */
+		if ((f->flags & F_KEY_DEFAULT) &&
+		    (!v || (v->type == DN_STR && !strcmp(v->s.p, f->enums[0]))))
 			continue;
 		if (!first)
 			dbuf_putc(out, ':');

@@ -52,6 +52,8 @@ enum fcmp {
 #define F_POSITIVE 0x04	/* number must be > 0 */
 #define F_PORT 0x08	/* 1..65535 */
 #define F_SIGNED 0x10	/* float may be negative */
+#define F_KEY_DEFAULT 0x20 /* enum key that may be absent (its first name), left out of
+			    * labels at that name: a key added after files existed */
 
 struct section;
 

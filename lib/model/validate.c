@@ -193,8 +193,8 @@ static void check_section(struct vctx *v, const struct section *s, const struct 
 		size_t mark;
 
 		if (!n) {
-			/* An absent enumeration key is its first name (element_match). */
-			if ((f->flags & F_KEY) && f->type != FT_ENUM)
+			/* A key added later may be absent: its first name. */
+			if ((f->flags & F_KEY) && !(f->flags & F_KEY_DEFAULT))
 				vproblem(v, f->name, "missing (it identifies the element)");
 			continue;
 		}
