@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A growing set of spans, and the attribute names every format shares. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,12 @@ static void span_free_strings(struct trace_span *sp)
 	free(sp->peer_service);
 	free(sp->db_system);
 	free(sp->peer_address);
+}
+
+void trace_span_free(struct trace_span *sp)
+{
+	span_free_strings(sp);
+	sp->service = sp->name = sp->peer_service = sp->db_system = sp->peer_address = NULL;
 }
 
 void trace_set_free(struct trace_set *set)
@@ -112,6 +119,25 @@ int trace_set_add(struct trace_set *set, const struct trace_span *sp)
 	return err;
 }
 
+void trace_set_reject(struct trace_set *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->rejected++;
+	pthread_mutex_unlock(&set->lock);
+}
+
+void trace_set_declare_ratio(struct trace_set *set, double ratio)
+{
+	if (!(ratio > 0 && ratio <= 1))
+		return;
+	pthread_mutex_lock(&set->lock);
+	if (set->sample_ratio == 0)
+		set->sample_ratio = ratio;
+	else if (fabs(set->sample_ratio - ratio) > 1e-9)
+		set->sample_conflict = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
 /* ---- attributes ---- */
 
 /* A number from an int attribute or from a string of digits (Zipkin's tags
@@ -166,6 +192,8 @@ void trace_span_attr(struct trace_span *sp, const char *key, const char *str, in
 {
 	if (!key)
 		return;
+	if (strncmp(key, "http.", 5) == 0 || strncmp(key, "url.", 4) == 0)
+		sp->http = true;
 	if (strcmp(key, "service.name") == 0 && str)
 		sp->service = (char *)str;
 	else if (strcmp(key, "peer.service") == 0 && str)
