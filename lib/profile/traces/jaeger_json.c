@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "trace_import.h"
+#include "trace_importers.h"
+#include "trace_json.h"
 
 struct sampler {
 	const char *type;

@@ -60,6 +60,8 @@ int json_fail(const struct json_ctx *c, int err, const char *key, const char *fm
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (!c->n && !key)	/* the document itself */
+		return ditto_err(err, "%s:%u: %s", c->name, c->line, msg);
 	return ditto_err(err, "%s:%u: %s%s%s: %s", c->name, c->line, c->path,
 			 key && c->n ? "." : "", key ? key : "", msg);
 }

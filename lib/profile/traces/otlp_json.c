@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "trace_import.h"
+#include "trace_importers.h"
+#include "trace_json.h"
 
 static const char *const kind_names[] = {
 	"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",

@@ -45,6 +45,7 @@ struct call {
 	ssize_t parent;		/* the parent request; -1: unattributed */
 	const char *from, *to;	/* to: the callee's service or ext[] name */
 	size_t ext;		/* index in ext names when callee < 0 */
+	uint64_t start_ns;	/* the span's, for sorting without the set */
 	bool async;
 	bool overlapped;
 };
@@ -339,6 +340,7 @@ static int find_calls(struct builder *b)
 			continue;
 		c = &b->calls[b->ncalls];
 		c->span = i;
+		c->start_ns = sp->start_ns;
 		c->callee = b->callee[i];
 		c->parent = parent_request(b, i);
 		c->from = sp->service;
@@ -357,12 +359,10 @@ static int find_calls(struct builder *b)
 	return 0;
 }
 
-static const struct builder *sort_b;	/* qsort has no context argument */
-
 static int cmp_by_parent(const void *pa, const void *pb)
 {
 	const struct call *a = *(struct call *const *)pa, *b = *(struct call *const *)pb;
-	uint64_t sa = sort_b->set->spans[a->span].start_ns, sb = sort_b->set->spans[b->span].start_ns;
+	uint64_t sa = a->start_ns, sb = b->start_ns;
 
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
@@ -387,7 +387,6 @@ static int mark_overlaps(struct builder *b)
 	for (size_t i = 0; i < b->ncalls; i++)
 		if (b->calls[i].parent >= 0)
 			v[n++] = &b->calls[i];
-	sort_b = b;
 	qsort(v, n, sizeof(*v), cmp_by_parent);
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_span *a = &b->set->spans[v[i]->span];

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "trace_import.h"
+#include "trace_importers.h"
+#include "trace_json.h"
 
 static enum span_kind kind_of(const char *v)
 {
