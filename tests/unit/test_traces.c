@@ -319,6 +319,32 @@ START_TEST(test_follows_from_and_producer_are_async)
 }
 END_TEST
 
+START_TEST(test_host_name_peer_is_no_address)
+{
+	/* found by the fuzz targets: a host name in net.peer.name made an
+	 * external whose address no valid model holds */
+	static const char otlp[] =
+		"{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+		"\"value\":{\"stringValue\":\"a\"}}]},\"scopeSpans\":[{\"spans\":[{\"traceId\":"
+		"\"1\",\"spanId\":\"1\",\"kind\":3,\"startTimeUnixNano\":1,\"endTimeUnixNano\":2,"
+		"\"attributes\":[{\"key\":\"net.peer.name\",\"value\":{\"stringValue\":"
+		"\"cache.local\"}},{\"key\":\"db.system\",\"value\":{\"stringValue\":\"redis\"}},"
+		"{\"key\":\"net.peer.port\",\"value\":{\"intValue\":\"6380\"}}]}]}]}]}";
+	struct ditto_model *m = import_ok(write_tmp("h.json", otlp, sizeof(otlp) - 1), 0, false);
+	struct ditto_external *x = ditto_graph_find_external(ditto_model_graph(m), "redis-6380");
+	const char *addr;
+
+	ck_assert_ptr_nonnull(x);
+	addr = ditto_external_address(x);
+	ck_assert(addr == NULL || *addr == '\0');
+	ck_assert_uint_eq(ditto_external_port(x), 6380);
+	/* a root call: unattributed, from a service that served nothing */
+	ck_assert_uint_eq(ditto_edge_unattributed(edge(m, "a", "redis-6380")), 1);
+	ck_assert_uint_eq(ditto_edge_parent_requests(edge(m, "a", "redis-6380")), 0);
+	ditto_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("traces");
@@ -338,13 +364,14 @@ int main(void)
 	tcase_add_test(tc, test_wrong_types_name_the_place);
 	tcase_add_test(tc, test_truncated_and_empty);
 	tcase_add_test(tc, test_follows_from_and_producer_are_async);
+	tcase_add_test(tc, test_host_name_peer_is_no_address);
 	suite_add_tcase(s, tc);
 	rc = tu_run(s);
 	/* the few files written here */
 	{
 		static const char *const names[] = { "x.json", "deep.json", "t.json", "b.json",
 						     "z.json", "j.json", "k.json", "cut.json",
-						     "empty.json", "ff.json" };
+						     "empty.json", "ff.json", "h.json" };
 		char p[4200];
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

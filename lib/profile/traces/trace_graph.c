@@ -132,6 +132,8 @@ static int normalize(struct trace_set *set)
 	struct split *splits = NULL;
 	size_t nsplit = 0, out = 0;
 
+	if (!set->n)	/* spans is NULL: nothing for qsort to touch */
+		return 0;
 	qsort(set->spans, set->n, sizeof(*set->spans), cmp_span);
 	for (size_t i = 0; i < set->n;) {
 		size_t j = i + 1, client = SIZE_MAX, server = SIZE_MAX;
@@ -455,7 +457,7 @@ static int add_external(struct ditto_graph *g, const struct trace_span *sp, cons
 	if (!x)
 		return ditto_err(-EINVAL, "traces: external node '%.100s': %s", name,
 				 ditto_last_error());
-	if (sp->peer_address && *sp->peer_address)
+	if (trace_is_ip(sp->peer_address))
 		ditto_external_set_address(x, sp->peer_address);
 	if (sp->peer_port)
 		ditto_external_set_port(x, sp->peer_port);
@@ -649,8 +651,10 @@ int trace_graph_build(struct trace_set *set, struct ditto_model *m,
 		} else {
 			struct ditto_graph *g = ditto_model_graph_ensure(m);
 
-			memcpy(copy, set->spans, set->n * sizeof(*copy));
-			qsort(copy, set->n, sizeof(*copy), cmp_service);
+			if (set->n) {
+				memcpy(copy, set->spans, set->n * sizeof(*copy));
+				qsort(copy, set->n, sizeof(*copy), cmp_service);
+			}
 			err = g ? add_nodes(copy, set->n, g) : -ENOMEM;
 			free(copy);
 		}

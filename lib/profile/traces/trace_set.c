@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A growing set of spans, and the attribute names every format shares. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -163,6 +164,13 @@ static uint16_t attr_port(const char *str, int64_t num)
 	return v > 0 && v <= 65535 ? (uint16_t)v : 0;
 }
 
+bool trace_is_ip(const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+}
+
 static bool key_in(const char *key, const char *const *names)
 {
 	for (; *names; names++)
@@ -200,8 +208,8 @@ void trace_span_attr(struct trace_span *sp, const char *key, const char *str, in
 		sp->peer_service = (char *)str;
 	else if (strcmp(key, "db.system") == 0 && str)
 		sp->db_system = (char *)str;
-	else if (key_in(key, peer_address_keys) && str && !sp->peer_address)
-		sp->peer_address = (char *)str;
+	else if (key_in(key, peer_address_keys) && trace_is_ip(str) && !sp->peer_address)
+		sp->peer_address = (char *)str;	/* a host name is no address a model holds */
 	else if (strcmp(key, "server.port") == 0) {
 		/* The callee's port: the peer's on a client span, the span's
 		 * own on a server span (the kind may come later). */

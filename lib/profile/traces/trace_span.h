@@ -43,7 +43,8 @@ struct trace_span {
 	char *name;
 	char *peer_service;	/* peer.service / remoteEndpoint.serviceName */
 	char *db_system;	/* db.system: redis, memcached, postgresql, mysql */
-	char *peer_address;	/* server.address, net.peer.name, remoteEndpoint */
+	char *peer_address;	/* an IPv4 or IPv6 literal: server.address, net.peer.name,
+				 * remoteEndpoint (host names are not kept) */
 	uint16_t peer_port;	/* server.port, net.peer.port, remoteEndpoint */
 	uint16_t local_port;	/* a SERVER span's own port: server.port, ... */
 	int64_t request_bytes;	/* body sizes from the size attributes; -1: none */
@@ -89,6 +90,9 @@ void trace_span_init(struct trace_span *sp);
  * trace_set_add() copies them.
  */
 void trace_span_attr(struct trace_span *sp, const char *key, const char *str, int64_t num);
+
+/* Whether s is an IPv4 or IPv6 address literal. */
+bool trace_is_ip(const char *s);
 
 /* Hex ids as the formats write them (case-insensitive, up to 32 digits for
  * a trace id, 16 for a span id, shorter ones left-padded): 0 or -EINVAL. */

@@ -55,7 +55,7 @@ static int endpoint(struct json_ctx *c, json_t *span, const char *key, const cha
 	    !(err = json_get_u64(c, ep, "port", false, &p, NULL))) {
 		if (p > 65535)
 			err = json_fail(c, -DITTO_ECORRUPT, "port", "not a port");
-		*address = v4 ? v4 : v6;
+		*address = trace_is_ip(v4) ? v4 : trace_is_ip(v6) ? v6 : NULL;
 		*port = (uint16_t)p;
 	}
 	json_ctx_restore(c, at);
