@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_graph.h"
 #include "cmd_model.h"
 #include "cmd_profile.h"
 #include "cmd_synth.h"
@@ -25,6 +26,7 @@ static const struct cli_command commands[] = {
 	{ "load", "drive a service with requests and report its latency", cmd_load },
 	{ "measure", "measure a service command under load (cachegrind, profiler)", cmd_measure },
 	{ "tune", "bring a clone within bounds of its original, with a report", cmd_tune },
+	{ "graph", "the RPC graph between services: from traces, and drawn", cmd_graph },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

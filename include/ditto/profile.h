@@ -331,6 +331,65 @@ struct ditto_cpu_opts {
 DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
 				const struct ditto_cpu_opts *opts, struct ditto_cpu *out);
 
+/*
+ * Since 0.5. The RPC graph from distributed-tracing exports.
+ *
+ * Reads OTLP JSON (resourceSpans, one document or JSON Lines as the
+ * OpenTelemetry collector's file exporter writes), Jaeger JSON (the query
+ * API's /api/traces answer) and Zipkin v2 JSON span lists, and adds to
+ * the model's graph: the services as nodes, databases and uninstrumented
+ * peers as graph.externals, one edge (source "traces") per caller and
+ * callee with calls, parent requests, fan-out, sizes, latency, mode and
+ * order, and graph.traces (files, spans, traces, orphans, rejected spans,
+ * the declared sampling ratio). README "Graph from traces" gives the
+ * rules.
+ *
+ * The format is detected by content unless given; a file whose content
+ * contradicts a format given explicitly is an error naming what it looks
+ * like. Every file is read under limits (size, nesting depth 64, values,
+ * spans): a hostile file is an error naming the file and the place
+ * ("t.json:1: resourceSpans[0].scopeSpans[0].spans[3].spanId: not a hex
+ * span id"), never unbounded memory.
+ */
+enum ditto_trace_format {
+	DITTO_TRACES_AUTO = 0,		/* "auto": by content */
+	DITTO_TRACES_OTLP_JSON,		/* "otlp-json" */
+	DITTO_TRACES_JAEGER_JSON,	/* "jaeger-json" */
+	DITTO_TRACES_ZIPKIN_JSON,	/* "zipkin-json" */
+};
+
+/* The names above ("unknown" out of range), and their parse (-EINVAL). */
+DITTO_API const char *ditto_trace_format_name(enum ditto_trace_format f);
+DITTO_API int ditto_trace_format_parse(const char *name, enum ditto_trace_format *out);
+
+struct ditto_trace_opts {
+	size_t sz;
+	/* enum ditto_trace_format (0: auto). */
+	int format;
+	/* Leave call counts as sampled even when the exports declare a
+	 * sampling ratio (graph.traces.corrected says which). Head sampling
+	 * keeps or drops whole traces: per-request rates and distributions
+	 * are unaffected either way; only calls and parent_requests totals
+	 * are scaled by 1/ratio when corrected. */
+	bool uncorrected;
+	/* Spans kept over all files at most (0: 4 Mi); past it: -DITTO_ELIMIT. */
+	size_t max_spans;
+	/* Bytes of one file at most (0: 256 MiB; at most INT_MAX). */
+	size_t max_file_bytes;
+	size_t :0;
+};
+
+/*
+ * Import paths[0..n) into m's graph (m may hold services and kernel
+ * edges already; edges from traces may be added once per model: a second
+ * import is -EEXIST). Nothing is added unless every file reads. Errors:
+ * -DITTO_ECORRUPT (not a trace export, wrong types, bad ids),
+ * -DITTO_ELIMIT, -ENOENT and other errno codes of reading, -EEXIST,
+ * -DITTO_EOPTS; ditto_last_error() names the file and the place.
+ */
+DITTO_API int ditto_profile_import_traces(struct ditto_model *m, const char *const *paths,
+					  size_t n, const struct ditto_trace_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,8 +17,7 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
                      strerror)
 from .hist import Hist
 from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, discover, profile,
-                      profile_cpu,
-                      step_mode_detect, STEP_MODES)
+                      profile_cpu, step_mode_detect, STEP_MODES, TRACE_FORMATS, import_traces)
 from .synth import build, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
@@ -35,7 +34,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'step_mode_detect', 'breakpoints_work',
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
            'LoadError',
-           'measure', 'counters_available', 'tune', 'TuneReport']
+           'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
+           'TRACE_FORMATS']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

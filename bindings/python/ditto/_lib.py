@@ -108,6 +108,11 @@ class CpuOpts(Structure):
                 ('stop', POINTER(c_int)), ('step_mode', c_int)]
 
 
+class TraceOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('format', c_int), ('uncorrected', c_bool),
+                ('max_spans', c_size_t), ('max_file_bytes', c_size_t)]
+
+
 class SynthOpts(Structure):
     _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
                 ('force', c_bool), ('no_clamp', c_bool), ('knobs', c_void_p)]
@@ -184,6 +189,10 @@ _SIGS = {
     'ditto_profile_finish': (c_int, [_P, _PP]),
     'ditto_profile_gaps': (c_uint, [_P]),
     'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
+    'ditto_profile_import_traces': (c_int, [_P, POINTER(c_char_p), c_size_t,
+                                            POINTER(TraceOpts)]),
+    'ditto_trace_format_name': (_S, [c_int]),
+    'ditto_trace_format_parse': (c_int, [_S, POINTER(c_int)]),
     'ditto_step_mode_name': (_S, [c_int]),
     'ditto_step_mode_parse': (c_int, [_S, POINTER(c_int)]),
     'ditto_step_mode_detect': (c_int, []),

@@ -837,6 +837,33 @@ class Model:
             raise null_error()
         return Hist._wrap(ptr)
 
+    def graph_edges(self):
+        """The graph's edges (graph.edges) as a list of dicts: from, to,
+        source ('kernel' or 'traces'), mode, order, calls, parent_requests,
+        ambiguous, unattributed, fanout ({calls per parent request: parent
+        requests}), and request_bytes, response_bytes, latency_ns as
+        {kind, total, buckets: [(lo, hi, count)]}. [] without a graph."""
+        from .errors import NotFoundError
+        try:
+            edges = self.get('graph.edges')
+        except NotFoundError:
+            return []
+        out = []
+        for i, e in enumerate(edges or []):
+            d = dict(e)
+            d.setdefault('source', 'kernel')
+            for key in ('calls', 'parent_requests', 'ambiguous', 'unattributed'):
+                d.setdefault(key, 0)
+            for key in ('mode', 'order'):
+                d.setdefault(key, 'unknown')
+            fan = self.get('graph.edges[%d].fanout' % i) if 'fanout' in e else None
+            d['fanout'] = {lo: n for lo, hi, n in fan['buckets']} if fan else {}
+            for key in ('request_bytes', 'response_bytes', 'latency_ns'):
+                if key in e:
+                    d[key] = self.get('graph.edges[%d].%s' % (i, key))
+            out.append(d)
+        return out
+
     def get(self, path):
         """The value at path as Python data: None, bool, int, float, str,
         bytes (binary), list/dict (arrays and maps, via JSON), or for a

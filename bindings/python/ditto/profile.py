@@ -224,3 +224,30 @@ def profile_cpu(pid, tids=None, windows=0, window_insts=0, spacing=0.0, window_t
     check(lib.ditto_profile_cpu(int(pid), arr, len(tids) if tids else 0, ctypes.byref(opts),
                                 cpu._h))
     return m
+
+
+# enum ditto_trace_format (profile.h), by the names the C library parses.
+TRACE_FORMATS = ('auto', 'otlp-json', 'jaeger-json', 'zipkin-json')
+
+
+def import_traces(paths, format='auto', uncorrected=False, into=None, max_spans=0,
+                  max_file_bytes=0):
+    """The RPC graph from trace exports (ditto_profile_import_traces): OTLP
+    JSON (one document or JSON Lines), Jaeger JSON (/api/traces) or Zipkin
+    v2 JSON, detected by content with format='auto'. Adds the graph to
+    `into` (a Model, changed in place) or to a new Model, and returns it.
+    uncorrected=True leaves call totals as sampled when the exports declare
+    a sampling ratio. Raises CorruptError / LimitError naming the file and
+    the place for a file that is not a readable export."""
+    from .model import Model
+    if isinstance(paths, (str, bytes)) or hasattr(paths, '__fspath__'):
+        paths = [paths]
+    fmt = ctypes.c_int()
+    check(lib.ditto_trace_format_parse(_lib.encode(format), ctypes.byref(fmt)))
+    opts = _lib.make_opts(_lib.TraceOpts, format=fmt.value, uncorrected=bool(uncorrected),
+                          max_spans=int(max_spans), max_file_bytes=int(max_file_bytes))
+    encoded = [_lib.encode(p) for p in paths]
+    arr = (c_char_p * max(len(encoded), 1))(*encoded)
+    m = into if into is not None else Model()
+    check(lib.ditto_profile_import_traces(m._p, arr, len(encoded), ctypes.byref(opts)))
+    return m

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A growing set of spans, and the attribute names every format shares. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,12 @@ static void span_free_strings(struct trace_span *sp)
 	free(sp->peer_service);
 	free(sp->db_system);
 	free(sp->peer_address);
+}
+
+void trace_span_free(struct trace_span *sp)
+{
+	span_free_strings(sp);
+	sp->service = sp->name = sp->peer_service = sp->db_system = sp->peer_address = NULL;
 }
 
 void trace_set_free(struct trace_set *set)
@@ -112,6 +120,25 @@ int trace_set_add(struct trace_set *set, const struct trace_span *sp)
 	return err;
 }
 
+void trace_set_reject(struct trace_set *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->rejected++;
+	pthread_mutex_unlock(&set->lock);
+}
+
+void trace_set_declare_ratio(struct trace_set *set, double ratio)
+{
+	if (!(ratio > 0 && ratio <= 1))
+		return;
+	pthread_mutex_lock(&set->lock);
+	if (set->sample_ratio == 0)
+		set->sample_ratio = ratio;
+	else if (fabs(set->sample_ratio - ratio) > 1e-9)
+		set->sample_conflict = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
 /* ---- attributes ---- */
 
 /* A number from an int attribute or from a string of digits (Zipkin's tags
@@ -135,6 +162,13 @@ static uint16_t attr_port(const char *str, int64_t num)
 	int64_t v = attr_number(str, num);
 
 	return v > 0 && v <= 65535 ? (uint16_t)v : 0;
+}
+
+bool trace_is_ip(const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
 }
 
 static bool key_in(const char *key, const char *const *names)
@@ -166,14 +200,16 @@ void trace_span_attr(struct trace_span *sp, const char *key, const char *str, in
 {
 	if (!key)
 		return;
+	if (strncmp(key, "http.", 5) == 0 || strncmp(key, "url.", 4) == 0)
+		sp->http = true;
 	if (strcmp(key, "service.name") == 0 && str)
 		sp->service = (char *)str;
 	else if (strcmp(key, "peer.service") == 0 && str)
 		sp->peer_service = (char *)str;
 	else if (strcmp(key, "db.system") == 0 && str)
 		sp->db_system = (char *)str;
-	else if (key_in(key, peer_address_keys) && str && !sp->peer_address)
-		sp->peer_address = (char *)str;
+	else if (key_in(key, peer_address_keys) && trace_is_ip(str) && !sp->peer_address)
+		sp->peer_address = (char *)str;	/* a host name is no address a model holds */
 	else if (strcmp(key, "server.port") == 0) {
 		/* The callee's port: the peer's on a client span, the span's
 		 * own on a server span (the kind may come later). */

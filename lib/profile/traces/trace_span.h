@@ -33,6 +33,7 @@ struct trace_span {
 	uint64_t span_id;
 	uint64_t parent_id;	/* 0: a root (or the parent is unknown) */
 	bool follows_from;	/* the parent does not wait (Jaeger FOLLOWS_FROM) */
+	bool parent_elsewhere;	/* the parent is in another trace: an orphan here */
 	bool shared;		/* Zipkin: the server half of the client's span id */
 	enum span_kind kind;
 	uint64_t start_ns;	/* Unix time */
@@ -42,11 +43,13 @@ struct trace_span {
 	char *name;
 	char *peer_service;	/* peer.service / remoteEndpoint.serviceName */
 	char *db_system;	/* db.system: redis, memcached, postgresql, mysql */
-	char *peer_address;	/* server.address, net.peer.name, remoteEndpoint */
+	char *peer_address;	/* an IPv4 or IPv6 literal: server.address, net.peer.name,
+				 * remoteEndpoint (host names are not kept) */
 	uint16_t peer_port;	/* server.port, net.peer.port, remoteEndpoint */
 	uint16_t local_port;	/* a SERVER span's own port: server.port, ... */
 	int64_t request_bytes;	/* body sizes from the size attributes; -1: none */
 	int64_t response_bytes;
+	bool http;		/* some http.* or url.* attribute: an HTTP call */
 };
 
 /* Spans from any number of files or requests; safe to add to from several
@@ -59,6 +62,7 @@ struct trace_set {
 	uint64_t files;		/* files or requests the spans came from */
 	uint64_t rejected;	/* spans refused (out of range, over the bound) */
 	double sample_ratio;	/* declared sampling ratio; 0: none declared */
+	bool sample_conflict;	/* several ratios were declared: none is used */
 };
 
 void trace_set_init(struct trace_set *set);
@@ -67,6 +71,14 @@ void trace_set_free(struct trace_set *set);
  * is counted as rejected), -EINVAL for a span with no id or end before
  * start (rejected too), -ENOMEM. */
 int trace_set_add(struct trace_set *set, const struct trace_span *sp);
+/* Frees sp's strings (a span taken out of a set's array). */
+void trace_span_free(struct trace_span *sp);
+/* A span the importer had to skip (no timestamp): counted as rejected. */
+void trace_set_reject(struct trace_set *set);
+/* A sampling ratio an export declared, in (0, 1]: the first one is kept; a
+ * different one later marks the set as conflicting (then nothing is
+ * corrected). Out of range: ignored. */
+void trace_set_declare_ratio(struct trace_set *set, double ratio);
 /* A span with every field absent (sizes -1). */
 void trace_span_init(struct trace_span *sp);
 
@@ -78,6 +90,9 @@ void trace_span_init(struct trace_span *sp);
  * trace_set_add() copies them.
  */
 void trace_span_attr(struct trace_span *sp, const char *key, const char *str, int64_t num);
+
+/* Whether s is an IPv4 or IPv6 address literal. */
+bool trace_is_ip(const char *s);
 
 /* Hex ids as the formats write them (case-insensitive, up to 32 digits for
  * a trace id, 16 for a span id, shorter ones left-padded): 0 or -EINVAL. */
