@@ -373,9 +373,12 @@ DITTO_API uint16_t ditto_otlp_receiver_port(const struct ditto_otlp_receiver *r)
 /* Counts so far into *out (its sz set by DITTO_OPTS): 0 or -DITTO_EOPTS. */
 DITTO_API int ditto_otlp_receiver_stats(const struct ditto_otlp_receiver *r,
 					struct ditto_otlp_stats *out);
+/* Stop serving: connections are closed, requests in flight get no answer,
+ * the spans received so far are kept for ditto_otlp_receiver_finish().
+ * For a caller whose window ends before its model exists. Idempotent. */
+DITTO_API void ditto_otlp_receiver_stop(struct ditto_otlp_receiver *r);
 /*
- * Stop serving (connections are closed, requests in flight get no
- * answer) and add the spans received to m's graph: services as nodes,
+ * Stop serving (if still serving) and add the spans received to m's graph: services as nodes,
  * edges of source "traces" (see the graph section of model.h). Call
  * counts are scaled by the sampling ratio the export declared unless
  * uncorrected. The receiver keeps its stats; finishing twice is -EALREADY.

@@ -187,11 +187,11 @@ int ditto_otlp_receiver_stats(const struct ditto_otlp_receiver *r, struct ditto_
 	return 0;
 }
 
-static void stop(struct ditto_otlp_receiver *r)
+void ditto_otlp_receiver_stop(struct ditto_otlp_receiver *r)
 {
 	uint64_t one = 1;
 
-	if (!r->running)
+	if (!r || !r->running)
 		return;
 	if (write(r->stop_fd, &one, sizeof(one)) != sizeof(one))
 		ditto_warn("OTLP receiver on %s: cannot signal its thread: %s", r->name,
@@ -210,7 +210,7 @@ int ditto_otlp_receiver_finish(struct ditto_otlp_receiver *r, struct ditto_model
 		return ditto_err(-EINVAL, "ditto_otlp_receiver_finish: NULL receiver or model");
 	if (r->finished)
 		return ditto_err(-EALREADY, "OTLP receiver on %s: already finished", r->name);
-	stop(r);
+	ditto_otlp_receiver_stop(r);
 	r->finished = true;
 	err = trace_graph_build(&r->set, m, &go);
 	if (err)
@@ -222,7 +222,7 @@ void ditto_otlp_receiver_free(struct ditto_otlp_receiver *r)
 {
 	if (!r)
 		return;
-	stop(r);
+	ditto_otlp_receiver_stop(r);
 	if (r->lfd >= 0)
 		close(r->lfd);
 	if (r->stop_fd >= 0)
