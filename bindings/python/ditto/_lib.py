@@ -103,6 +103,21 @@ class CpuOpts(Structure):
                 ('stop', POINTER(c_int)), ('step_mode', c_int)]
 
 
+class OtlpOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('max_body', c_size_t), ('max_buffered', c_size_t),
+                ('max_connections', c_uint), ('timeout_s', c_double), ('max_spans', c_size_t),
+                ('allow_remote', c_bool)]
+
+
+OTLP_STAT_NAMES = ('connections', 'requests', 'accepted', 'spans', 'spans_rejected',
+                   'bad_request', 'not_found', 'bad_method', 'length_required', 'too_large',
+                   'bad_media_type', 'head_too_large', 'busy', 'timeouts')
+
+
+class OtlpStats(Structure):
+    _fields_ = [('sz', c_size_t)] + [(n, c_uint64) for n in OTLP_STAT_NAMES]
+
+
 class SynthOpts(Structure):
     _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
                 ('force', c_bool), ('no_clamp', c_bool), ('knobs', c_void_p)]
@@ -176,6 +191,12 @@ _SIGS = {
     'ditto_profile_finish': (c_int, [_P, _PP]),
     'ditto_profile_gaps': (c_uint, [_P]),
     'ditto_profile_cpu': (c_int, [c_int, POINTER(c_int), c_size_t, POINTER(CpuOpts), _P]),
+    'ditto_otlp_receiver_start': (c_int, [_S, POINTER(OtlpOpts), _PP]),
+    'ditto_otlp_receiver_port': (ctypes.c_uint16, [_P]),
+    'ditto_otlp_receiver_stats': (c_int, [_P, POINTER(OtlpStats)]),
+    'ditto_otlp_receiver_stop': (None, [_P]),
+    'ditto_otlp_receiver_finish': (c_int, [_P, _P, c_bool]),
+    'ditto_otlp_receiver_free': (None, [_P]),
     'ditto_step_mode_name': (_S, [c_int]),
     'ditto_step_mode_parse': (c_int, [_S, POINTER(c_int)]),
     'ditto_step_mode_detect': (c_int, []),
