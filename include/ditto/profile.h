@@ -297,11 +297,12 @@ DITTO_API int ditto_profile_cpu(pid_t pid, const pid_t *tids, size_t ntids,
  * OpenTelemetry collector (OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:PORT).
  * One thread serves POST /v1/traces, bodies in protobuf
  * (application/x-protobuf) or JSON (application/json), optionally
- * Content-Encoding: gzip, with a Content-Length (chunked bodies get 411).
+ * Content-Encoding: gzip, framed by a Content-Length or chunked (Node's
+ * exporter sends chunked bodies).
  * Answers: 200 with an empty ExportTraceServiceResponse; 400 a body that
  * does not decode or a malformed request; 404 another path; 405 another
- * method; 411 no Content-Length; 413 a body over max_body (before reading
- * it, or while inflating it); 415 another content type or encoding; 503
+ * method; 411 neither Content-Length nor chunked; 413 a body over max_body
+ * (before reading it, as its chunks come, or while inflating it); 415 another content type or encoding; 503
  * when the bodies buffered across connections would pass max_buffered.
  * An error answer closes its connection; a 200 keeps it open (keep-alive).
  * A client that sends a request head over 16 KiB is answered 431, one that

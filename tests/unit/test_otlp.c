@@ -154,7 +154,11 @@ START_TEST(test_answers)
 	close(fd);
 	fd = otlp_connect(ditto_otlp_receiver_port(r));
 	send_str(fd, "POST /v1/traces HTTP/1.1\r\nContent-Type: application/x-protobuf\r\n"
-		 "Transfer-Encoding: chunked\r\n\r\n");
+		 "Transfer-Encoding: gzip, chunked\r\n\r\n");
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 411);
+	close(fd);
+	fd = otlp_connect(ditto_otlp_receiver_port(r));
+	send_str(fd, "POST /v1/traces HTTP/1.1\r\nContent-Type: application/x-protobuf\r\n\r\n");
 	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 411);
 	close(fd);
 	fd = otlp_connect(ditto_otlp_receiver_port(r));
@@ -167,7 +171,7 @@ START_TEST(test_answers)
 	ck_assert_uint_eq(stats(r).bad_media_type, 2);
 	ck_assert_uint_eq(stats(r).bad_method, 1);
 	ck_assert_uint_eq(stats(r).not_found, 1);
-	ck_assert_uint_eq(stats(r).length_required, 1);
+	ck_assert_uint_eq(stats(r).length_required, 2);
 	ck_assert_uint_eq(stats(r).bad_request, 2);
 	ck_assert_uint_eq(stats(r).accepted, 1);
 	free(body);
@@ -249,6 +253,69 @@ START_TEST(test_gzip)
 	ck_assert_int_eq(post_once(r, PB, "Content-Encoding: gzip\r\n", gz, z.total_out), 413);
 	deflateEnd(&z);
 	ck_assert_uint_eq(stats(r).spans, 3);
+	free(body);
+	ditto_otlp_receiver_free(r);
+}
+END_TEST
+
+/* Chunked bodies as Node sends them, in pieces of every size, with an
+ * extension and a trailer; then a pipelined second request on the same
+ * connection; one over the limit; one malformed. */
+START_TEST(test_chunked)
+{
+	struct ditto_otlp_receiver *r = start(0);
+	size_t len, pos = 0, n;
+	uint8_t *body = otlp_sample_request(&len);
+	char *wire = malloc(len * 8 + 4096), line[64], rbody[300];
+	int fd = otlp_connect(ditto_otlp_receiver_port(r));
+	size_t w = 0;
+
+	w += (size_t)sprintf(wire, "POST /v1/traces HTTP/1.1\r\nContent-Type: " PB "\r\n"
+			     "Transfer-Encoding: chunked\r\n\r\n");
+	for (n = 1; pos < len; n = n * 3 + 1) {
+		size_t k = n < len - pos ? n : len - pos;
+
+		w += (size_t)sprintf(wire + w, "%zx%s\r\n", k, n == 1 ? ";ext=1" : "");
+		memcpy(wire + w, body + pos, k);
+		w += k;
+		pos += k;
+		w += (size_t)sprintf(wire + w, "\r\n");
+	}
+	w += (size_t)sprintf(wire + w, "0\r\nX-Trailer: yes\r\n\r\n");
+	/* Byte by byte for the first request... */
+	for (size_t i = 0; i < w; i++)
+		otlp_send_all(fd, wire + i, 1);
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 200);
+	/* ...then twice in one write: pipelined. */
+	memcpy(wire + w, wire, w);
+	otlp_send_all(fd, wire, 2 * w);
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 200);
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 200);
+	close(fd);
+	ck_assert_uint_eq(stats(r).spans, 9);
+
+	/* 2 MiB announced in one chunk: 413 from the size line. */
+	fd = otlp_connect(ditto_otlp_receiver_port(r));
+	snprintf(line, sizeof(line), "%x\r\n", 2u << 20);
+	send_str(fd, "POST /v1/traces HTTP/1.1\r\nContent-Type: " PB "\r\n"
+		 "Transfer-Encoding: chunked\r\n\r\n");
+	send_str(fd, line);
+	ck_assert_int_eq(otlp_read_answer(fd, rbody, sizeof(rbody)), 413);
+	ck_assert_ptr_nonnull(strstr(rbody, "chunked body over"));
+	close(fd);
+	fd = otlp_connect(ditto_otlp_receiver_port(r));
+	send_str(fd, "POST /v1/traces HTTP/1.1\r\nContent-Type: " PB "\r\n"
+		 "Transfer-Encoding: chunked\r\n\r\nzz\r\n");
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 400);
+	close(fd);
+	fd = otlp_connect(ditto_otlp_receiver_port(r));
+	send_str(fd, "POST /v1/traces HTTP/1.1\r\nContent-Type: " PB "\r\n"
+		 "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n");
+	ck_assert_int_eq(otlp_read_answer(fd, NULL, 0), 400);
+	close(fd);
+	ck_assert_uint_eq(stats(r).too_large, 1);
+	ck_assert_uint_eq(stats(r).bad_request, 2);
+	free(wire);
 	free(body);
 	ditto_otlp_receiver_free(r);
 }
@@ -346,6 +413,7 @@ int main(void)
 	tcase_add_test(tc, test_garbage_then_served);
 	tcase_add_test(tc, test_too_large_unread);
 	tcase_add_test(tc, test_gzip);
+	tcase_add_test(tc, test_chunked);
 	tcase_add_test(tc, test_slowloris);
 	tcase_add_test(tc, test_head_too_large);
 	tcase_add_test(tc, test_port_taken);

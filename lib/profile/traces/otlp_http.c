@@ -19,7 +19,11 @@
 #include <unistd.h>
 
 #include "core_int.h"
+#include "http_chunked.h"
 #include "otlp_recv_int.h"
+
+/* Room kept free for the next read of a chunked body. */
+#define CHUNKED_READ (16u << 10)
 
 enum after { AFTER_CONTINUE, AFTER_NEXT, AFTER_CLOSE };
 
@@ -30,6 +34,9 @@ struct otlp_conn {
 	struct http_head h;
 	bool have_head;
 	size_t reserved;	/* this request's share of r->buffered */
+	struct http_chunked ck;	/* a chunked body's decoder */
+	size_t body_end;	/* a chunked body: decoded up to here */
+	size_t msg_end;		/* where the next request starts, once this one is whole */
 	int64_t deadline;	/* ms, CLOCK_MONOTONIC */
 	bool in_request;	/* a byte of a request has arrived */
 	char out[640];		/* the answer being sent */
@@ -119,6 +126,14 @@ static void refuse(struct ditto_otlp_receiver *r, struct otlp_conn *c, int statu
 	answer(r, c, status, "text/plain", body);
 }
 
+/* Expect: 100-continue (curl sends it for bodies over 1 KiB). */
+static void queue_continue(struct otlp_conn *c)
+{
+	c->out_len = (size_t)snprintf(c->out, sizeof(c->out), "HTTP/1.1 100 Continue\r\n\r\n");
+	c->out_off = 0;
+	c->after = AFTER_CONTINUE;
+}
+
 /* The head is complete: 0 to read the body, or the request was refused. */
 static int check_head(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 {
@@ -133,9 +148,16 @@ static int check_head(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 		refuse(r, c, 405, "method not allowed: POST /v1/traces");
 		return -1;
 	}
-	if (h->chunked || h->other_te || h->content_length < 0) {
-		refuse(r, c, 411,
-		       "length required: send a Content-Length (chunked transfer encoding is not taken)");
+	if (h->other_te) {
+		refuse(r, c, 411, "length required: a Content-Length or chunked, no other transfer coding");
+		return -1;
+	}
+	if (h->chunked && h->content_length >= 0) {
+		refuse(r, c, 400, "both Content-Length and chunked: which one frames the body?");
+		return -1;
+	}
+	if (!h->chunked && h->content_length < 0) {
+		refuse(r, c, 411, "length required: send a Content-Length or a chunked body");
 		return -1;
 	}
 	if (h->other_ce) {
@@ -146,6 +168,15 @@ static int check_head(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 		refuse(r, c, 415,
 		       "unsupported media type: application/x-protobuf or application/json");
 		return -1;
+	}
+	if (h->chunked) {
+		/* The buffer grows as the chunks come (do_read), within
+		 * max_buffered; the decoder stops at max_body. */
+		http_chunked_init(&c->ck);
+		c->body_end = h->head_len;
+		if (h->expect_continue && c->len == h->head_len)
+			queue_continue(c);
+		return 0;
 	}
 	if ((uint64_t)h->content_length > r->max_body) {
 		snprintf(msg, sizeof(msg), "body of %lld bytes is over the receiver's %zu-byte limit",
@@ -169,12 +200,17 @@ static int check_head(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 		c->buf = p;
 		c->cap = h->head_len + c->reserved;
 	}
-	if (h->expect_continue && c->len == h->head_len && c->reserved) {
-		c->out_len = (size_t)snprintf(c->out, sizeof(c->out), "HTTP/1.1 100 Continue\r\n\r\n");
-		c->out_off = 0;
-		c->after = AFTER_CONTINUE;
-	}
+	if (h->expect_continue && c->len == h->head_len && c->reserved)
+		queue_continue(c);
 	return 0;
+}
+
+static void body_done(struct ditto_otlp_receiver *r, struct otlp_conn *c, size_t len)
+{
+	struct otlp_answer a;
+
+	otlp_handle_body(r, &c->h, (const uint8_t *)c->buf + c->h.head_len, len, &a);
+	answer(r, c, a.status, a.ctype, a.body);
 }
 
 /* Act on what the buffer holds: a head to parse, a body complete. */
@@ -198,12 +234,26 @@ static void process(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 		if (check_head(r, c) || c->out_len)
 			return;
 	}
-	if (c->len >= c->h.head_len + (size_t)c->h.content_length) {
-		struct otlp_answer a;
+	if (c->h.chunked) {
+		int rc = http_chunked_decode(&c->ck, c->buf, c->h.head_len, &c->body_end, &c->len,
+					     r->max_body);
+		char msg[160];
 
-		otlp_handle_body(r, &c->h, (const uint8_t *)c->buf + c->h.head_len,
-				 (size_t)c->h.content_length, &a);
-		answer(r, c, a.status, a.ctype, a.body);
+		if (rc == -E2BIG) {
+			snprintf(msg, sizeof(msg), "chunked body over the receiver's %zu-byte limit",
+				 r->max_body);
+			refuse(r, c, 413, msg);
+		} else if (rc < 0) {
+			refuse(r, c, 400, "malformed chunked body");
+		} else if (rc == 1) {
+			c->msg_end = c->body_end;
+			body_done(r, c, c->body_end - c->h.head_len);
+		}
+		return;
+	}
+	if (c->len >= c->h.head_len + (size_t)c->h.content_length) {
+		c->msg_end = c->h.head_len + (size_t)c->h.content_length;
+		body_done(r, c, (size_t)c->h.content_length);
 	}
 }
 
@@ -222,7 +272,7 @@ static void sent(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 		return;
 	}
 	/* Keep-alive: bytes past this request (pipelined) start the next. */
-	used = c->h.head_len + (size_t)c->h.content_length;
+	used = c->msg_end;
 	memmove(c->buf, c->buf + used, c->len - used);
 	c->len -= used;
 	c->have_head = false;
@@ -255,12 +305,50 @@ static void do_write(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 	sent(r, c);
 }
 
+/* Room for the next read of a chunked body, within max_buffered: false
+ * when the request was refused. */
+static bool chunked_room(struct ditto_otlp_receiver *r, struct otlp_conn *c)
+{
+	size_t limit = c->h.head_len + r->max_body + CHUNKED_READ, ncap, grow;
+	char *p;
+
+	if (c->cap - c->len >= CHUNKED_READ / 2 || c->cap >= limit)
+		return true;
+	ncap = c->cap * 2 > c->len + CHUNKED_READ ? c->cap * 2 : c->len + CHUNKED_READ;
+	if (ncap > limit)
+		ncap = limit;
+	grow = ncap - c->cap;
+	if (grow > r->max_buffered - r->buffered) {
+		refuse(r, c, 503, "busy: too many request bodies in flight; retry");
+		return false;
+	}
+	p = realloc(c->buf, ncap);
+	if (!p) {
+		refuse(r, c, 503, "out of memory");
+		return false;
+	}
+	c->buf = p;
+	c->cap = ncap;
+	c->reserved += grow;
+	r->buffered += grow;
+	return true;
+}
+
 static void do_read(struct ditto_otlp_receiver *r, struct otlp_conn *c)
 {
 	/* Never read past the current request's end once it is known, nor
-	 * past the head's bound before. */
-	size_t want = c->have_head ? c->h.head_len + (size_t)c->h.content_length : OTLP_MAX_HEAD;
+	 * past the head's bound before; a chunked body reads into the room
+	 * its buffer has (its end is found by decoding). */
+	size_t want = !c->have_head ? OTLP_MAX_HEAD
+		      : c->h.chunked ? c->cap
+				     : c->h.head_len + (size_t)c->h.content_length;
 	ssize_t n;
+
+	if (c->have_head && c->h.chunked) {
+		if (!chunked_room(r, c))
+			return;
+		want = c->cap;
+	}
 
 	if (c->len >= want)
 		return;
