@@ -108,8 +108,8 @@ def hostile(good):
     yield "deep-anyvalue.pb", request([resource_spans("x", [span(TID, SID[0], None, "s", 2, T0,
                                                                  T0, [ld(1, b"k") + ld(2, nested)])])])
     yield "wrong-wire-type.pb", vi(1, 5) + good
-    yield "sample.pb.gz", gzip.compress(good)
-    yield "bomb.gz", gzip.compress(b"\x00" * (4 << 20))
+    yield "sample.pb.gz", gzip.compress(good, mtime=0)
+    yield "bomb.gz", gzip.compress(b"\x00" * (4 << 20), mtime=0)
 
 
 HEADS = {
@@ -122,6 +122,12 @@ HEADS = {
     "smuggle.txt": b"POST /v1/traces HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
     "fold.txt": b"GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n",
     "partial.txt": b"POST /v1/traces HTTP/1.1\r\nContent-Ty",
+    # a head and its chunked body, as Node's exporter sends them
+    "chunked-body.txt": b"POST /v1/traces HTTP/1.1\r\nContent-Type: application/x-protobuf\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1\nA\n"
+                        b"0\r\nTrailer: 1\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+    "chunked-huge.txt": b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        b"ffffffffffffffffffff\r\n",
 }
 
 

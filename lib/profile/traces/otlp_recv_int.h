@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The OTLP/HTTP receiver's parts: the listening socket (otlp_listen.c),
- * the HTTP loop on its thread (otlp_http.c) and what a request body
- * becomes (otlp_receiver.c, with the public API).
+ * The OTLP/HTTP receiver's parts, each using only those listed before it:
+ * what a request body becomes (otlp_body.c), the listening socket
+ * (otlp_listen.c), the HTTP loop on its thread (otlp_http.c), the public
+ * API (otlp_receiver.c).
  */
 #ifndef DITTO_OTLP_RECV_INT_H
 #define DITTO_OTLP_RECV_INT_H
