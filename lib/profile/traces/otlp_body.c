@@ -43,6 +43,8 @@ static int json_body(struct ditto_otlp_receiver *r, const uint8_t *body, size_t 
 	pthread_mutex_unlock(&r->set.lock);
 	rc = otlp_json_parse_buffer((const char *)body, len, &r->set, err, errlen);
 	pthread_mutex_lock(&r->set.lock);
+	if (rc == 0)
+		r->set.files++;	/* one per request, as otlp_proto_parse_buffer() */
 	counts->spans = r->set.n - n0;
 	counts->rejected = r->set.rejected - rej0;
 	pthread_mutex_unlock(&r->set.lock);

@@ -13,7 +13,8 @@
 
 /* Adds the spans of one OTLP JSON document (a TracesData /
  * ExportTraceServiceRequest object: {"resourceSpans": [...]}) to set: 0,
- * or a negative code with what is wrong and where in err. */
+ * or a negative code with what is wrong and where in err. It does not
+ * count set->files: the receiver counts its requests itself. */
 int otlp_json_parse_buffer(const char *buf, size_t len, struct trace_set *set, char *err,
 			   size_t errlen);
 
