@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmd_profile.h"
 #include "cmd_profile_cpu.h"
+#include "cmd_profile_otlp.h"
 
 #define CMD "profile"
 
@@ -86,6 +87,14 @@ static void usage(FILE *f)
 	      "                        (default: SIGTERM, SIGKILL if it still runs 5 s later)\n"
 	      "  -a, --allow-idle      a window without traffic is not a failure (exit 0,\n"
 	      "                        still with its warning)\n"
+	      "      --otlp-listen HOST:PORT  receive spans during the window as an OTLP/HTTP\n"
+	      "                        collector does (POST /v1/traces, protobuf or JSON,\n"
+	      "                        e.g. 127.0.0.1:4318; port 0: any free one): the\n"
+	      "                        graph's edges of source traces. Loopback only unless\n"
+	      "                        --otlp-allow-remote (the receiver has no authentication)\n"
+	      "      --otlp-allow-remote  listen on a non-loopback address\n"
+	      "      --traces-uncorrected  leave call counts as sampled (default: scaled by\n"
+	      "                        the sampling ratio the export declares)\n"
 	      "  -q, --quiet           no progress line\n"
 	      "  -h, --help            this help\n"
 	      "\n"
@@ -136,6 +145,7 @@ struct args {
 	bool quiet, keep_running, allow_idle;
 	char **command;
 	struct cpu_args cpu;
+	struct otlp_args otlp;
 };
 
 /* --listening any | PORT[,PORT]... */
@@ -186,6 +196,8 @@ static int parse_name(struct args *a, const char *arg)
 	return 0;
 }
 
+enum { OPT_OTLP_LISTEN = 256, OPT_OTLP_ALLOW_REMOTE, OPT_TRACES_UNCORRECTED };
+
 static int parse(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
@@ -207,6 +219,9 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "cgroup", required_argument, NULL, 'g' },
 		{ "listening", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "otlp-listen", required_argument, NULL, OPT_OTLP_LISTEN },
+		{ "otlp-allow-remote", no_argument, NULL, OPT_OTLP_ALLOW_REMOTE },
+		{ "traces-uncorrected", no_argument, NULL, OPT_TRACES_UNCORRECTED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -257,6 +272,9 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'k': a->keep_running = true; break;
 		case 'a': a->allow_idle = true; break;
 		case 'q': a->quiet = true; break;
+		case OPT_OTLP_LISTEN: a->otlp.listen = optarg; break;
+		case OPT_OTLP_ALLOW_REMOTE: a->otlp.allow_remote = true; break;
+		case OPT_TRACES_UNCORRECTED: a->otlp.uncorrected = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option(CMD, c, argv);
 		}
@@ -279,6 +297,10 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error(CMD, "--allow-idle goes with a system window, not --cpu-only");
 	if (a->cpu.ntids && !a->cpu.only)
 		return cli_usage_error(CMD, "--tid goes with --cpu-only");
+	if (a->otlp.listen && a->cpu.only)
+		return cli_usage_error(CMD, "--otlp-listen goes with a system window, not --cpu-only");
+	if ((a->otlp.allow_remote || a->otlp.uncorrected) && !a->otlp.listen)
+		return cli_usage_error(CMD, "--otlp-allow-remote and --traces-uncorrected go with --otlp-listen");
 	if (!a->output)
 		return cli_usage_error(CMD, "missing --output FILE");
 	return CLI_OK;
@@ -338,16 +360,22 @@ static int profile(const struct args *a)
 		   .cpu_window_insts = a->cpu.insts, .cpu_spacing_s = a->cpu.spacing,
 		   .cpu_step_mode = a->cpu.step_mode, .keep_launched = a->keep_running,
 		   .graph = a->graph);
+	struct ditto_otlp_receiver *otlp = NULL;
 	struct ditto_model *m = NULL;
 	pid_t pids[MAX_PIDS];
 	size_t npids = 0;
 	unsigned gaps = 0;
-	int err = 0;
+	int err = 0, otlp_rc;
 
 	if ((err = check_output(a->output)))
 		return err;
-	if ((err = ditto_profile_new(&po, &active)))
+	/* Before the window: an exporter's first batch is not lost. */
+	if ((err = otlp_cli_start(&a->otlp, a->quiet, &otlp)))
+		return err;
+	if ((err = ditto_profile_new(&po, &active))) {
+		ditto_otlp_receiver_free(otlp);
 		return cli_fail("profile", err);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
@@ -363,6 +391,9 @@ static int profile(const struct args *a)
 		err = ditto_profile_run(active);
 	if (po.progress)
 		fputc('\n', stderr);
+	/* Spans end with the window: the CPU windows that follow slow the
+	 * service down and their spans would not be its own. */
+	ditto_otlp_receiver_stop(otlp);
 	if (err >= 0)
 		err = ditto_profile_finish(active, &m);
 	if (err >= 0)
@@ -372,16 +403,23 @@ static int profile(const struct args *a)
 	signal(SIGHUP, SIG_DFL);
 	ditto_profile_free(active);
 	active = NULL;
-	if (err < 0)
+	if (err < 0) {
+		ditto_otlp_receiver_free(otlp);
 		return cli_fail("profile", err);
+	}
 	if (!a->quiet)
 		cpu_report(m);
+	/* A receiver that fails still leaves the profile's model written. */
+	otlp_rc = otlp_cli_finish(otlp, &a->otlp, m, a->quiet);
+	ditto_otlp_receiver_free(otlp);
 	err = ditto_model_save(m, a->output);
 	ditto_model_free(m);
 	if (err)
 		return cli_fail(a->output, err);
 	if (!a->quiet)
 		fprintf(stderr, "ditto: model written to %s\n", a->output);
+	if (otlp_rc)
+		return otlp_rc;
 	return idle_status(gaps, a->allow_idle);
 }
 

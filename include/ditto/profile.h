@@ -390,6 +390,104 @@ struct ditto_trace_opts {
 DITTO_API int ditto_profile_import_traces(struct ditto_model *m, const char *const *paths,
 					  size_t n, const struct ditto_trace_opts *opts);
 
+/*
+ * OTLP/HTTP receiver (since 0.5): an instrumented application exports its
+ * spans to libditto during a profile the way it exports them to an
+ * OpenTelemetry collector (OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:PORT).
+ * One thread serves POST /v1/traces, bodies in protobuf
+ * (application/x-protobuf) or JSON (application/json), optionally
+ * Content-Encoding: gzip, framed by a Content-Length or chunked (Node's
+ * exporter sends chunked bodies).
+ * Answers: 200 with an empty ExportTraceServiceResponse; 400 a body that
+ * does not decode or a malformed request; 404 another path; 405 another
+ * method; 411 neither Content-Length nor chunked; 413 a body over max_body
+ * (before reading it, as its chunks come, or while inflating it); 415 another content type or encoding; 503
+ * when the bodies buffered across connections would pass max_buffered.
+ * An error answer closes its connection; a 200 keeps it open (keep-alive).
+ * A client that sends a request head over 16 KiB is answered 431, one that
+ * takes longer than timeout_s over a request, or stays idle that long
+ * between requests, is disconnected: one slow or hostile client never
+ * stops the others. What the spans say becomes graph edges (source
+ * "traces") at ditto_otlp_receiver_finish().
+ *
+ * The functions may be called from any thread; one receiver is not
+ * finished or freed while another thread still uses it.
+ */
+struct ditto_otlp_receiver;
+
+struct ditto_otlp_opts {
+	size_t sz;
+	/* Largest request body, compressed or inflated (0: 4 MiB; a
+	 * collector's default). */
+	size_t max_body;
+	/* Bytes of request bodies held at once over all connections
+	 * (0: 4 * max_body). */
+	size_t max_buffered;
+	/* Connections served at once; more are accepted and closed at once
+	 * (0: 64). */
+	unsigned max_connections;
+	/* Seconds a request may take from its first byte to its last, and
+	 * a connection may stay idle (0: 10). */
+	double timeout_s;
+	/* Spans kept; more are counted as rejected (0: 4 Mi). */
+	size_t max_spans;
+	/* Listen on an address that is not loopback. Off by default: the
+	 * receiver has no authentication and anyone who reaches the port
+	 * can put spans, that is graph edges, into the model. */
+	bool allow_remote;
+	size_t :0;
+};
+
+/* What a receiver did so far (ditto_otlp_receiver_stats()). */
+struct ditto_otlp_stats {
+	size_t sz;
+	uint64_t connections;	/* accepted */
+	uint64_t requests;	/* answered, whatever the answer */
+	uint64_t accepted;	/* answered 200 */
+	uint64_t spans;		/* spans added */
+	uint64_t spans_rejected; /* spans refused: bad ids or kind, max_spans reached */
+	uint64_t bad_request;	/* answered 400 */
+	uint64_t not_found;	/* 404 */
+	uint64_t bad_method;	/* 405 */
+	uint64_t length_required; /* 411 */
+	uint64_t too_large;	/* 413 */
+	uint64_t bad_media_type; /* 415 */
+	uint64_t head_too_large; /* 431 */
+	uint64_t busy;		/* 503 (max_buffered) and connections over max_connections */
+	uint64_t timeouts;	/* connections cut for slowness or idleness */
+	size_t :0;
+};
+
+/*
+ * Listen on "HOST:PORT" (NULL or "": 127.0.0.1:4318; "[::1]:PORT" for
+ * IPv6; port 0: a free port, see ditto_otlp_receiver_port()) and start
+ * serving. Errors: -EADDRINUSE (the message names the address),
+ * -EACCES a port below 1024 without the privilege, -EPERM a non-loopback
+ * host without allow_remote, -EINVAL an address that does not parse or
+ * resolve, -DITTO_EOPTS.
+ */
+DITTO_API int ditto_otlp_receiver_start(const char *listen, const struct ditto_otlp_opts *opts,
+					struct ditto_otlp_receiver **out);
+/* The port it listens on (the one chosen when asked for port 0). */
+DITTO_API uint16_t ditto_otlp_receiver_port(const struct ditto_otlp_receiver *r);
+/* Counts so far into *out (its sz set by DITTO_OPTS): 0 or -DITTO_EOPTS. */
+DITTO_API int ditto_otlp_receiver_stats(const struct ditto_otlp_receiver *r,
+					struct ditto_otlp_stats *out);
+/* Stop serving: connections are closed, requests in flight get no answer,
+ * the spans received so far are kept for ditto_otlp_receiver_finish().
+ * For a caller whose window ends before its model exists. Idempotent. */
+DITTO_API void ditto_otlp_receiver_stop(struct ditto_otlp_receiver *r);
+/*
+ * Stop serving (if still serving) and add the spans received to m's graph: services as nodes,
+ * edges of source "traces" (see the graph section of model.h). Call
+ * counts are scaled by the sampling ratio the export declared unless
+ * uncorrected. The receiver keeps its stats; finishing twice is -EALREADY.
+ */
+DITTO_API int ditto_otlp_receiver_finish(struct ditto_otlp_receiver *r, struct ditto_model *m,
+					 bool uncorrected);
+/* Stops it if still running and frees it; NULL is a no-op. */
+DITTO_API void ditto_otlp_receiver_free(struct ditto_otlp_receiver *r);
+
 #ifdef __cplusplus
 }
 #endif

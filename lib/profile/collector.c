@@ -85,7 +85,12 @@ static int fill_descs(struct collector *c)
 	return 0;
 }
 
-int collector_open(bool graph_events, struct collector **out)
+void collector_graph_events(struct collector *c, bool on)
+{
+	c->skel->bss->graph_events = on;
+}
+
+int collector_open(struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 	int err;
@@ -102,7 +107,6 @@ int collector_open(bool graph_events, struct collector **out)
 		free(c);
 		return ditto_err(err, "cannot open the BPF collector: %s", strerror(-err));
 	}
-	c->skel->rodata->graph_events = graph_events;
 	err = collector_bpf__load(c->skel);
 	if (err) {
 		collector_free(c);

@@ -16,8 +16,10 @@
 
 /* ---- collector.c: the BPF programs and their maps ---- */
 struct collector;
-/* graph_events: the ordered events of the graph (edges.c) are emitted. */
-int collector_open(bool graph_events, struct collector **out);
+int collector_open(struct collector **out);
+/* Whether the ordered events of the graph (edges.c) are emitted (before
+ * attaching). */
+void collector_graph_events(struct collector *c, bool on);
 /* Trace process tgid as a process of service svc (< MAX_SERVICES). */
 int collector_trace(struct collector *c, pid_t tgid, unsigned svc);
 /* The graph events, passed to fn as they are drained (struct dt_event). */

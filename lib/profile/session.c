@@ -171,7 +171,7 @@ DITTO_API int ditto_profile_new(const struct ditto_profile_opts *opts, struct di
 	p->epfd = p->evfd = p->tfd = -1;
 	for (size_t i = 0; i < MAX_SERVICES; i++)
 		p->svc[i].lock.fd = p->svc[i].lock.dirfd = -1;
-	if ((err = copy_opts(p, opts)) || (err = open_fds(p))) {
+	if ((err = copy_opts(p, opts)) || (err = open_fds(p)) || (err = collector_open(&p->col))) {
 		ditto_profile_free(p);
 		return err;
 	}
@@ -316,7 +316,8 @@ static int start_window(struct ditto_profile *p)
 
 	/* Several services: the graph between them is the point. */
 	p->graph = p->graph || p->nsvc > 1;
-	if ((err = collector_open(p->graph, &p->col)) || (err = start_events(p)) ||
+	collector_graph_events(p->col, p->graph);
+	if ((err = start_events(p)) ||
 	    (err = trace_services(p)) || (err = collector_attach(p->col)))
 		return err;
 	/* Counting is best effort: most VMs have no PMU (said at finish).

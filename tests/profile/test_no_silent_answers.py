@@ -21,13 +21,21 @@ def run(args, timeout=60):
                           stderr=subprocess.PIPE, timeout=timeout)
 
 
-@pytest.mark.parametrize('cmd', ['profile', 'clone'])
-def test_several_pids_are_a_usage_error_not_the_last_one(tmp_path, cmd):
-    # Before: `--pid A --pid B` profiled B alone and exited 0.
+def test_several_pids_are_never_the_last_one_alone(tmp_path):
+    # Before: `--pid A --pid B` profiled B alone and exited 0. Now each is
+    # a service (tests/graph), and one inside the other's tree is refused.
     me = os.getpid()
-    r = run([cmd, '--pid', me, '--pid', os.getppid(), '-d', '1', '-o', tmp_path / 'out'])
+    r = run(['profile', '--pid', me, '--pid', os.getppid(), '-d', '1', '-o', tmp_path / 'out'])
+    assert r.returncode == 1, r.stderr
+    assert b'descends from %d' % os.getppid() in r.stderr, r.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+def test_clone_of_several_pids_is_a_usage_error(tmp_path):
+    me = os.getpid()
+    r = run(['clone', '--pid', me, '--pid', os.getppid(), '-d', '1', '-o', tmp_path / 'out'])
     assert r.returncode == 2, r.stderr
-    assert b'one --pid per profile' in r.stderr and b'not implemented yet' in r.stderr, r.stderr
+    assert b'one --pid per clone' in r.stderr and b'not implemented yet' in r.stderr, r.stderr
     assert not (tmp_path / 'out').exists()
 
 

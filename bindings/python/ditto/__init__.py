@@ -21,6 +21,7 @@ from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, discove
 from .synth import build, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
+from .otlp import OtlpReceiver
 from .tune import TuneReport, tune
 from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Requests,
                     Service, Syscall, ThreadClass)
@@ -35,7 +36,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
            'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
-           'TRACE_FORMATS']
+           'TRACE_FORMATS', 'OtlpReceiver']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

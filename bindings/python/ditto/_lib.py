@@ -113,6 +113,21 @@ class TraceOpts(Structure):
                 ('max_spans', c_size_t), ('max_file_bytes', c_size_t)]
 
 
+class OtlpOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('max_body', c_size_t), ('max_buffered', c_size_t),
+                ('max_connections', c_uint), ('timeout_s', c_double), ('max_spans', c_size_t),
+                ('allow_remote', c_bool)]
+
+
+OTLP_STAT_NAMES = ('connections', 'requests', 'accepted', 'spans', 'spans_rejected',
+                   'bad_request', 'not_found', 'bad_method', 'length_required', 'too_large',
+                   'bad_media_type', 'head_too_large', 'busy', 'timeouts')
+
+
+class OtlpStats(Structure):
+    _fields_ = [('sz', c_size_t)] + [(n, c_uint64) for n in OTLP_STAT_NAMES]
+
+
 class SynthOpts(Structure):
     _fields_ = [('sz', c_size_t), ('service', c_char_p), ('seed', c_uint64), ('port', c_uint),
                 ('force', c_bool), ('no_clamp', c_bool), ('knobs', c_void_p)]
@@ -193,6 +208,12 @@ _SIGS = {
                                             POINTER(TraceOpts)]),
     'ditto_trace_format_name': (_S, [c_int]),
     'ditto_trace_format_parse': (c_int, [_S, POINTER(c_int)]),
+    'ditto_otlp_receiver_start': (c_int, [_S, POINTER(OtlpOpts), _PP]),
+    'ditto_otlp_receiver_port': (ctypes.c_uint16, [_P]),
+    'ditto_otlp_receiver_stats': (c_int, [_P, POINTER(OtlpStats)]),
+    'ditto_otlp_receiver_stop': (None, [_P]),
+    'ditto_otlp_receiver_finish': (c_int, [_P, _P, c_bool]),
+    'ditto_otlp_receiver_free': (None, [_P]),
     'ditto_step_mode_name': (_S, [c_int]),
     'ditto_step_mode_parse': (c_int, [_S, POINTER(c_int)]),
     'ditto_step_mode_detect': (c_int, []),

@@ -147,17 +147,36 @@ class Profile:
         self.close()
 
 
-def profile(pid, duration, **kw):
+def profile(pid, duration, otlp_listen=None, otlp_allow_remote=False,
+            traces_uncorrected=False, **kw):
     """Profile process pid (or a list of pids: one service each, and the
     graph between them) for duration seconds and return its Model
-    (allow_idle=False: IdleProfileError for a window without traffic)."""
-    with Profile(duration=duration, **kw) as p:
-        if isinstance(pid, (list, tuple)):
-            p.attach_many(pid)
-        else:
-            p.attach(pid)
-        p.run()
-        return p.finish()
+    (allow_idle=False: IdleProfileError for a window without traffic).
+    otlp_listen="HOST:PORT": receive OTLP spans during the window
+    (OtlpReceiver) and add their graph to the Model."""
+    from .otlp import OtlpReceiver
+    receiver = OtlpReceiver(otlp_listen, allow_remote=otlp_allow_remote) if otlp_listen else None
+    try:
+        with Profile(duration=duration, **kw) as p:
+            if isinstance(pid, (list, tuple)):
+                p.attach_many(pid)
+            else:
+                p.attach(pid)
+            p.run()
+            if receiver:
+                receiver.stop()
+            try:
+                model = p.finish()
+            except IdleProfileError as e:
+                if receiver:
+                    receiver.finish(e.model, traces_uncorrected)
+                raise
+            if receiver:
+                receiver.finish(model, traces_uncorrected)
+            return model
+    finally:
+        if receiver:
+            receiver.close()
 
 
 def discover(cgroup=None, ports=None):

@@ -156,8 +156,10 @@ struct {
 	__type(value, struct dt_stat_val);
 } zero SEC(".maps");
 
-/* Set by user space before load: ordered events for the graph. */
-const volatile bool graph_events = false;
+/* Set by user space before attaching (the programs load when a session is
+ * made, before it knows how many services it profiles): ordered events
+ * for the graph. */
+volatile bool graph_events;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -116,39 +116,6 @@ static int apply_attrs(struct json_ctx *c, json_t *obj, struct trace_span *sp)
 	return err;
 }
 
-/*
- * The sampling a span's W3C tracestate declares, OpenTelemetry's
- * "ot=th:HEX" (the consistent probability sampling threshold: a trace is
- * kept when its randomness is at least th/2^56, so the ratio is
- * 1 - th/2^56, th's hex digits padded on the right to 14). The SDKs'
- * consistent probability samplers write it; nothing else in OTLP says
- * how spans were sampled.
- */
-static void declare_threshold(struct trace_set *set, const char *ts)
-{
-	const char *ot = ts ? strstr(ts, "ot=") : NULL;
-	const char *th;
-	uint64_t v = 0;
-	int digits = 0;
-
-	if (!ot || (ot != ts && ot[-1] != ',' && ot[-1] != ' '))
-		return;
-	th = strstr(ot, "th:");
-	if (!th || (th[-1] != '=' && th[-1] != ';'))
-		return;
-	for (th += 3; digits < 14; th++, digits++) {
-		char ch = *th;
-		int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-
-		if (d < 0)
-			break;
-		v = v << 4 | (uint64_t)d;
-	}
-	if (!digits)
-		return;
-	v <<= 4 * (14 - digits);
-	trace_set_declare_ratio(set, 1.0 - (double)v / 72057594037927936.0);
-}
 
 static int one_span(struct json_ctx *c, json_t *span, const char *service,
 		    struct trace_set *set)
@@ -172,7 +139,7 @@ static int one_span(struct json_ctx *c, json_t *span, const char *service,
 		return err;
 	/* The resource names the service; a span attribute does not. */
 	sp.service = (char *)service;
-	declare_threshold(set, ts);
+	trace_declare_threshold(set, ts);
 	return trace_add(set, c, &sp);
 }
 

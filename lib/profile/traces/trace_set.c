@@ -278,3 +278,37 @@ int trace_parse_span_id(const char *hex, uint64_t *out)
 		*out = *out << 8 | b[i];
 	return 0;
 }
+
+/*
+ * The sampling a span's W3C tracestate declares, OpenTelemetry's
+ * "ot=th:HEX" (the consistent probability sampling threshold: a trace is
+ * kept when its randomness is at least th/2^56, so the ratio is
+ * 1 - th/2^56, th's hex digits padded on the right to 14). The SDKs'
+ * consistent probability samplers write it; nothing else in OTLP says
+ * how spans were sampled.
+ */
+void trace_declare_threshold(struct trace_set *set, const char *ts)
+{
+	const char *ot = ts ? strstr(ts, "ot=") : NULL;
+	const char *th;
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (!ot || (ot != ts && ot[-1] != ',' && ot[-1] != ' '))
+		return;
+	th = strstr(ot, "th:");
+	if (!th || (th[-1] != '=' && th[-1] != ';'))
+		return;
+	for (th += 3; digits < 14; th++, digits++) {
+		char ch = *th;
+		int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+
+		if (d < 0)
+			break;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!digits)
+		return;
+	v <<= 4 * (14 - digits);
+	trace_set_declare_ratio(set, 1.0 - (double)v / 72057594037927936.0);
+}

@@ -99,4 +99,8 @@ bool trace_is_ip(const char *s);
 int trace_parse_trace_id(const char *hex, uint8_t out[16]);
 int trace_parse_span_id(const char *hex, uint64_t *out);
 
+/* The sampling a span's W3C tracestate declares (OpenTelemetry's "ot=th:"),
+ * into set's declared ratio; NULL or no threshold: nothing. */
+void trace_declare_threshold(struct trace_set *set, const char *tracestate);
+
 #endif
