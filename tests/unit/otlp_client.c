@@ -71,7 +71,7 @@ uint8_t *otlp_sample_request(size_t *len)
 	Ditto__Otlp__Span sp[4], *front[3] = { &sp[0], &sp[1], &sp[3] }, *back[1] = { &sp[2] };
 	Ditto__Otlp__KeyValue *rattr0[1] = { kv_str("service.name", "front") };
 	Ditto__Otlp__KeyValue *rattr1[1] = { kv_str("service.name", "back") };
-	Ditto__Otlp__KeyValue *cattr[3] = { kv_str("server.address", "back"),
+	Ditto__Otlp__KeyValue *cattr[3] = { kv_str("server.address", "10.1.2.3"),
 					    kv_int("server.port", 8081),
 					    kv_int("http.request.body.size", 42) };
 	static uint8_t short_id[3] = { 1, 2, 3 };

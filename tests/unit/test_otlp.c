@@ -106,7 +106,7 @@ START_TEST(test_protobuf_spans)
 	ck_assert_ptr_nonnull(sp);
 	ck_assert_int_eq(sp->kind, SPAN_CLIENT);
 	ck_assert_uint_eq(sp->parent_id, 1);
-	ck_assert_str_eq(sp->peer_address, "back");
+	ck_assert_str_eq(sp->peer_address, "10.1.2.3");
 	ck_assert_uint_eq(sp->peer_port, 8081);
 	ck_assert_int_eq(sp->request_bytes, 42);
 	ck_assert_int_eq(sp->response_bytes, -1);
