@@ -19,12 +19,18 @@
  * never becomes one of them; a newline is the label escape \n (DOT keeps
  * a raw one, but a line per statement reads better). Tab and UTF-8 pass
  * as they are. No HTML-like label is used, so '<' and '>' are plain.
+ * In a label (label true), Graphviz also turns character entities into
+ * characters ("&amp;" shows as "&"), so '&' is written as "&amp;" there:
+ * node labels are given explicitly for that reason, \N would show the
+ * node's name after that decoding.
  */
-static void dot_quoted(struct dbuf *b, const char *s)
+static void dot_quoted(struct dbuf *b, const char *s, bool label)
 {
 	dbuf_putc(b, '"');
 	for (; *s; s++) {
-		if (*s == '"')
+		if (*s == '&' && label)
+			dbuf_puts(b, "&amp;");
+		else if (*s == '"')
 			dbuf_puts(b, "\\\"");
 		else if (*s == '\\')
 			dbuf_puts(b, "\\\\");
@@ -87,9 +93,11 @@ static void put_node(struct dbuf *b, const struct ditto_graph *g, const char *na
 	const char *addr;
 
 	dbuf_puts(b, "  ");
-	dot_quoted(b, name);
+	dot_quoted(b, name, false);
 	if (!x) {
-		dbuf_puts(b, " [shape=box];\n");
+		dbuf_puts(b, " [shape=box, label=");
+		dot_quoted(b, name, true);
+		dbuf_puts(b, "];\n");
 		return;
 	}
 	/* The label is built as text, then quoted once: name, then where it
@@ -106,7 +114,7 @@ static void put_node(struct dbuf *b, const struct ditto_graph *g, const char *na
 	}
 	dbuf_printf(&label, "\n%s", ditto_framing_name(ditto_external_framing(x)));
 	dbuf_puts(b, " [shape=cylinder, label=");
-	dot_quoted(b, label.data ? label.data : name);
+	dot_quoted(b, label.data ? label.data : name, true);
 	dbuf_puts(b, "];\n");
 	dbuf_free(&label);
 }
@@ -137,11 +145,11 @@ static void put_edge(struct dbuf *b, const struct ditto_edge *e, bool name_sourc
 		put_size(&label, ditto_hist_mean(rs));
 	}
 	dbuf_puts(b, "  ");
-	dot_quoted(b, ditto_edge_from(e));
+	dot_quoted(b, ditto_edge_from(e), false);
 	dbuf_puts(b, " -> ");
-	dot_quoted(b, ditto_edge_to(e));
+	dot_quoted(b, ditto_edge_to(e), false);
 	dbuf_puts(b, " [label=");
-	dot_quoted(b, label.data ? label.data : "");
+	dot_quoted(b, label.data ? label.data : "", true);
 	if (ditto_edge_mode(e) == DITTO_CALL_ASYNC)
 		dbuf_puts(b, ", style=dashed");
 	if (src == DITTO_EDGE_TRACES)

@@ -22,6 +22,7 @@ from .synth import build, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
 from .tune import TuneReport, tune
+from .graph import Edge, Graph, graph_compare, graph_dot
 from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Requests,
                     Service, Syscall, ThreadClass)
 
@@ -34,7 +35,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'step_mode_detect', 'breakpoints_work',
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
            'LoadError',
-           'measure', 'counters_available', 'tune', 'TuneReport']
+           'measure', 'counters_available', 'tune', 'TuneReport', 'Graph', 'Edge',
+           'graph_compare', 'graph_dot']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1
