@@ -12,6 +12,8 @@ static const struct cli_command subcommands[] = {
 	{ "import", "derive the graph from trace exports (OTLP, Jaeger, Zipkin)",
 	  cmd_graph_import },
 	{ "dot", "write a model's graph as Graphviz DOT (and SVG)", cmd_graph_dot },
+	{ "compare", "compare the graph one source saw with another's (kernel, traces)",
+	  cmd_graph_compare },
 };
 
 #define SUBCOMMAND_COUNT (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -20,7 +22,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: ditto graph SUBCOMMAND [ARGS...]\n"
 	      "\n"
-	      "The RPC graph between services: from traces, and drawn.\n"
+	      "The RPC graph between services: from traces, drawn, and compared.\n"
 	      "\n"
 	      "Subcommands:\n",
 	      f);

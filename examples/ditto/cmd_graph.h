@@ -7,5 +7,6 @@ int cmd_graph(int argc, char **argv);
 
 int cmd_graph_import(int argc, char **argv);
 int cmd_graph_dot(int argc, char **argv);
+int cmd_graph_compare(int argc, char **argv);
 
 #endif /* DITTO_CMD_GRAPH_H */

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cmd_model.h"
+#include "diff_print.h"
 
 #define CMD "model diff"
 
@@ -33,89 +34,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* The names ditto_comparison_to_json() uses, so both outputs read alike. */
-static const char *kind_name(enum ditto_metric_kind kind)
-{
-	switch (kind) {
-	case DITTO_METRIC_SCALAR:
-		return "scalar";
-	case DITTO_METRIC_DISTRIBUTION:
-		return "distribution";
-	case DITTO_METRIC_ONLY_A:
-		return "only_a";
-	case DITTO_METRIC_ONLY_B:
-		return "only_b";
-	}
-	return "?";
-}
-
-/* Width of the path column: the longest path, so that columns line up. */
-static int path_width(const struct ditto_comparison *cmp)
-{
-	size_t width = strlen("path");
-
-	for (size_t i = 0; i < ditto_comparison_count(cmp); i++) {
-		const char *path = NULL;
-
-		if (ditto_comparison_metric(cmp, i, &path, NULL, NULL, NULL, NULL) == 0 && path &&
-		    strlen(path) > width)
-			width = strlen(path);
-	}
-	return (int)width;
-}
-
-/* A side that lacks the element shows "-" rather than a made-up 0. */
-static void print_side(double v, bool present)
-{
-	if (present)
-		printf("  %14.6g", v);
-	else
-		printf("  %14s", "-");
-}
-
-static void print_row(const struct ditto_comparison *cmp, size_t i, int width)
-{
-	const char *path = NULL;
-	enum ditto_metric_kind kind = DITTO_METRIC_SCALAR;
-	double a = 0, b = 0, error = 0;
-
-	if (ditto_comparison_metric(cmp, i, &path, &kind, &a, &b, &error) < 0)
-		return;
-	printf("%-*s  %-12s", width, path ? path : "?", kind_name(kind));
-	print_side(a, kind != DITTO_METRIC_ONLY_B);
-	print_side(b, kind != DITTO_METRIC_ONLY_A);
-	printf("  %8.4f\n", error);
-}
-
-/* Exit codes of this command (diff(1)'s): 1 is "they differ", so an
- * unreadable file cannot be taken for a difference. */
-enum { DIFF_WITHIN = 0, DIFF_BEYOND = 1, DIFF_TROUBLE = 2 };
-
-static int print_table(const struct ditto_comparison *cmp)
-{
-	size_t n = ditto_comparison_count(cmp);
-	int width = path_width(cmp);
-
-	printf("%-*s  %-12s  %14s  %14s  %8s\n", width, "path", "kind", "a", "b", "error");
-	for (size_t i = 0; i < n; i++)
-		print_row(cmp, i, width);
-	printf("%zu metric%s, max error %.4f\n", n, n == 1 ? "" : "s",
-	       ditto_comparison_max_error(cmp));
-	return CLI_OK;
-}
-
-static int print_json(const struct ditto_comparison *cmp)
-{
-	char *text = NULL;
-	int rc = ditto_comparison_to_json(cmp, &text);
-
-	if (rc < 0)
-		return cli_fail("comparison", rc);
-	puts(text);
-	ditto_free(text);
-	return CLI_OK;
-}
-
 /* The largest error over every metric, also those --min-error hides:
  * the verdict does not depend on what is shown. */
 static int max_error(const struct ditto_model *a, const struct ditto_model *b, double *out,
@@ -124,30 +42,9 @@ static int max_error(const struct ditto_model *a, const struct ditto_model *b, d
 	struct ditto_comparison *all = NULL;
 	int err = ditto_model_compare(a, b, NULL, &all);
 
-	*out = 0;
-	snprintf(path, n, "-");
-	for (size_t i = 0; !err && i < ditto_comparison_count(all); i++) {
-		const char *p = NULL;
-		double e = 0;
-
-		if (!ditto_comparison_metric(all, i, &p, NULL, NULL, NULL, &e) && e > *out) {
-			*out = e;
-			snprintf(path, n, "%s", p ? p : "?");
-		}
-	}
+	diff_worst(all, out, path, n);
 	ditto_comparison_free(all);
 	return err;
-}
-
-/* A name on one line: tab and newline (the only control characters a
- * valid name holds) as \xNN, as the library's messages show them. */
-static void print_name(FILE *f, const char *name)
-{
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
 }
 
 /*
@@ -168,9 +65,9 @@ static void say_pairing(struct ditto_model *a, struct ditto_model *b, bool json)
 	if (!na || !nb || !strcmp(na, nb))
 		return;
 	fputs("pairing service '", f);
-	print_name(f, na);
+	diff_print_name(f, na);
 	fputs("' with '", f);
-	print_name(f, nb);
+	diff_print_name(f, nb);
 	fputs("' (one service each)\n", f);
 }
 
@@ -190,11 +87,10 @@ static int diff_files(const char *fa, const char *fb, double min_error, double b
 		rc = cli_failf("comparing %s with %s: %s", fa, fb, cli_message("", rc));
 	if (rc == CLI_OK) {
 		say_pairing(a, b, json);
-		rc = json ? print_json(cmp) : print_table(cmp);
+		rc = diff_print(cmp, json);
 	}
 	if (rc == CLI_OK && !json)
-		printf(worst > bound ? "models differ beyond the bound %g: max error %.4f at %s\n" :
-		       "models within the bound %g: max error %.4f at %s\n", bound, worst, where);
+		diff_verdict("models", bound, worst, where);
 	ditto_comparison_free(cmp);
 	ditto_model_free(b);
 	ditto_model_free(a);

@@ -50,33 +50,6 @@ static void show_meta(struct ditto_model *m, const char *file)
 	       opt_count(m, "meta.load.connections").s);
 }
 
-static void show_edge(struct ditto_edge *e)
-{
-	struct ditto_hist *fanout = ditto_edge_fanout(e);
-
-	printf("  %s -> %s: %s, %" PRIu64 " calls over %" PRIu64 " requests (%s per request,"
-	       " max %.0f)\n    mean request %s, mean response %s\n",
-	       ditto_edge_from(e), ditto_edge_to(e), ditto_call_mode_name(ditto_edge_mode(e)),
-	       ditto_edge_calls(e), ditto_edge_parent_requests(e),
-	       fmt_ratio((double)ditto_edge_calls(e), (double)ditto_edge_parent_requests(e)).s,
-	       ditto_hist_quantile(fanout, 1.0),
-	       fmt_bytes(ditto_hist_mean(ditto_edge_request_bytes(e))).s,
-	       fmt_bytes(ditto_hist_mean(ditto_edge_response_bytes(e))).s);
-}
-
-static void show_graph(struct ditto_model *m)
-{
-	struct ditto_graph *g = ditto_model_graph(m);
-	size_t nodes = ditto_graph_node_count(g);
-
-	printf("\ngraph: %zu node%s:", nodes, nodes == 1 ? "" : "s");
-	for (size_t i = 0; i < nodes; i++)
-		printf("%s %s", i ? "," : "", ditto_graph_node(g, i));
-	printf("; %zu edge%s\n", ditto_graph_edge_count(g), ditto_graph_edge_count(g) == 1 ? "" : "s");
-	for (size_t i = 0; i < ditto_graph_edge_count(g); i++)
-		show_edge(ditto_graph_edge(g, i));
-}
-
 static void show_values(const struct ditto_values *v)
 {
 	if (ditto_values_size(v) == 0)

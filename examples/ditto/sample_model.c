@@ -523,19 +523,92 @@ static int build_fanout(struct ditto_edge *e, struct rng *r, uint64_t parents)
 	return hist_spread(ditto_edge_response_bytes_ensure(e), r, 5, 4096, calls);
 }
 
-static int build_graph(struct ditto_model *m, struct rng *r, uint64_t parent_requests)
+/* The child's latency as the parent sees it: one sample per call. */
+static int build_latency(struct ditto_edge *e, struct rng *r, uint64_t lo_ns, uint64_t hi_ns)
+{
+	return hist_spread(ditto_edge_latency_ns_ensure(e), r, lo_ns, hi_ns, ditto_edge_calls(e));
+}
+
+/* A few calls of the edge went out while the parent served several
+ * requests (ambiguous) or none (unattributed). */
+static int build_attribution(struct ditto_edge *e, struct rng *r)
+{
+	uint64_t calls = ditto_edge_calls(e);
+
+	TRY(ditto_edge_set_ambiguous(e, rng_pct(r, calls, 1, 3)));
+	return ditto_edge_set_unattributed(e, rng_pct(r, calls, 0, 1));
+}
+
+/* A database the second service writes to, outside the profile: every
+ * graph field shown by `ditto model show` and drawn by `ditto graph dot`
+ * is set, for both sources. */
+static const char sample_external[] = "orders-db";
+
+static int build_external(struct ditto_graph *g)
+{
+	struct ditto_external *x;
+
+	TRY(ditto_graph_add_node(g, sample_external));
+	x = ditto_graph_add_external(g, sample_external);
+	NEED(x);
+	TRY(ditto_external_set_address(x, "10.0.0.7"));
+	TRY(ditto_external_set_port(x, 5432));
+	return ditto_external_set_framing(x, DITTO_FRAMING_POSTGRES);
+}
+
+/* One source's view of the graph: the services' edge (sync, sequential)
+ * and the fire-and-forget write to the database (async, parallel). */
+static int build_source_edges(struct ditto_graph *g, struct rng *r, enum ditto_edge_source src,
+			      uint64_t parent_requests, uint64_t db_parents)
+{
+	struct ditto_edge *e = ditto_graph_add_source_edge(g, src, services[0].name,
+							   services[1].name);
+
+	NEED(e);
+	TRY(ditto_edge_set_mode(e, DITTO_CALL_SYNC));
+	TRY(ditto_edge_set_order(e, DITTO_ORDER_SEQUENTIAL));
+	TRY(ditto_edge_set_parent_requests(e, parent_requests));
+	TRY(build_fanout(e, r, parent_requests));
+	TRY(build_latency(e, r, 50000, 2000000));
+	TRY(build_attribution(e, r));
+	e = ditto_graph_add_source_edge(g, src, services[1].name, sample_external);
+	NEED(e);
+	TRY(ditto_edge_set_mode(e, DITTO_CALL_ASYNC));
+	TRY(ditto_edge_set_order(e, DITTO_ORDER_PARALLEL));
+	TRY(ditto_edge_set_parent_requests(e, db_parents));
+	TRY(build_fanout(e, r, db_parents));
+	TRY(build_latency(e, r, 200000, 9000000));
+	return build_attribution(e, r);
+}
+
+static int build_traces(struct ditto_graph *g, struct rng *r, uint64_t parent_requests)
+{
+	struct ditto_traces *t = ditto_graph_traces_ensure(g);
+	uint64_t traces = rng_pct(r, parent_requests, 5, 10);
+
+	NEED(t);
+	TRY(ditto_traces_set_files(t, 2));
+	TRY(ditto_traces_set_traces(t, traces));
+	TRY(ditto_traces_set_spans(t, traces * 6));
+	TRY(ditto_traces_set_orphan_spans(t, rng_pct(r, traces, 0, 2)));
+	TRY(ditto_traces_set_rejected_spans(t, rng_range(r, 0, 5)));
+	TRY(ditto_traces_set_sample_ratio(t, 0.1));
+	return ditto_traces_set_corrected(t, true);
+}
+
+static int build_graph(struct ditto_model *m, struct rng *r, uint64_t parent_requests,
+		       uint64_t db_parents)
 {
 	struct ditto_graph *g = ditto_model_graph_ensure(m);
-	struct ditto_edge *e;
 
 	NEED(g);
 	for (size_t i = 0; i < COUNT_OF(services); i++)
 		TRY(ditto_graph_add_node(g, services[i].name));
-	e = ditto_graph_add_edge(g, services[0].name, services[1].name);
-	NEED(e);
-	TRY(ditto_edge_set_mode(e, DITTO_CALL_SYNC));
-	TRY(ditto_edge_set_parent_requests(e, parent_requests));
-	return build_fanout(e, r, parent_requests);
+	TRY(build_external(g));
+	/* The kernel's edges first: tests take edge 0 as the services' one. */
+	TRY(build_source_edges(g, r, DITTO_EDGE_KERNEL, parent_requests, db_parents));
+	TRY(build_source_edges(g, r, DITTO_EDGE_TRACES, parent_requests, db_parents));
+	return build_traces(g, r, parent_requests);
 }
 
 static int build_iteration(struct ditto_tuning *t, struct rng *r, double max_error,
@@ -588,18 +661,20 @@ static int build_tuning(struct ditto_model *m, struct rng *r)
 
 static int build_model(struct ditto_model *m, struct rng *r)
 {
-	uint64_t parent_requests = 0;
+	uint64_t parent_requests = 0, db_parents = 0;
 
 	TRY(build_meta(m, r));
 	for (size_t i = 0; i < COUNT_OF(services); i++) {
 		uint64_t requests = rng_range(r, 50000, 500000);
 
 		TRY(build_service(m, r, &services[i], requests));
-		/* The graph's edge leaves the first service. */
+		/* The graph's edges leave the first service and the second. */
 		if (i == 0)
 			parent_requests = requests;
+		else
+			db_parents = requests;
 	}
-	TRY(build_graph(m, r, parent_requests));
+	TRY(build_graph(m, r, parent_requests, db_parents));
 	return build_tuning(m, r);
 }
 

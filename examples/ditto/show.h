@@ -41,5 +41,8 @@ struct fmt opt_bytes(const struct ditto_model *m, const char *path_fmt, ...)
 void show_service(struct ditto_model *m, size_t i);
 /* Service si's calls to other endpoints (nothing when it made none). */
 void show_outbound(struct ditto_model *m, size_t si);
+/* The RPC graph: nodes, a row per edge, the traces read (nothing when the
+ * model has no graph). */
+void show_graph(struct ditto_model *m);
 
 #endif /* DITTO_SHOW_H */

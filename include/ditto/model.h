@@ -1030,6 +1030,57 @@ DITTO_API int ditto_traces_set_sample_ratio(struct ditto_traces *t, double r);
 DITTO_API bool ditto_traces_corrected(const struct ditto_traces *t);
 DITTO_API int ditto_traces_set_corrected(struct ditto_traces *t, bool v);
 
+/*
+ * --- comparing graphs (since 0.5) ---
+ *
+ * Rows in the form of ditto_model_compare()'s, a taken as the reference:
+ * graph.nodes[NAME] only_a or only_b for a node one graph lacks;
+ * graph.externals[NAME].framing (and only_a/only_b) for externals; then
+ * a's edges of source sa paired by (from, to) with b's of source sb, as
+ * graph.edges[FROM:TO:SOURCE] (FROM:TO:SA/SB when the sources differ):
+ * mode and order (categorical: 0 equal, 1 not), calls_per_parent_requests
+ * (relative error), ambiguous_per_calls and unattributed_per_calls,
+ * fanout, request_bytes and response_bytes (total-variation distance and
+ * .mean), latency_ns (distance, .p50, .p99); an edge on one side only is
+ * an only_a or only_b row with error 1. a and b may be the same model:
+ * ditto_graph_compare(m, DITTO_EDGE_KERNEL, m, DITTO_EDGE_TRACES, ...)
+ * sets what the kernel saw against what the traces saw.
+ *
+ * ditto_model_compare() gives the same graph rows, choosing the sources:
+ * every source both models have edges of, with itself; when they share
+ * none but each has edges, the one source of a against the one of b;
+ * when one has no edges, the other's edges as only_a or only_b rows.
+ */
+DITTO_API int ditto_graph_compare(const struct ditto_model *a, enum ditto_edge_source sa,
+				  const struct ditto_model *b, enum ditto_edge_source sb,
+				  const struct ditto_compare_opts *opts,
+				  struct ditto_comparison **out);
+
+/*
+ * --- the graph as Graphviz DOT (since 0.5) ---
+ *
+ * A digraph: services as boxes, externals as cylinders (address:port and
+ * framing under the name), one edge per model edge drawn, labelled with
+ * calls per parent request, sync or async (async dashed), parallel when
+ * its calls overlap others, and the mean request and response sizes;
+ * edges of the traces are drawn in another colour and say "traces" when
+ * both sources are drawn. Every string of the model is escaped for a
+ * DOT quoted string, so any valid name parses as itself. Nodes and edges
+ * come in the model's order: the same model gives the same text.
+ */
+struct ditto_dot_opts {
+	size_t sz;
+	/* Bit (1u << enum ditto_edge_source) per source whose edges are
+	 * drawn; 0: every source. */
+	unsigned sources;
+	size_t :0;
+};
+
+/* The DOT text of m's graph into *out (release with ditto_free()); a model
+ * without a graph gives an empty digraph. */
+DITTO_API int ditto_graph_write_dot(const struct ditto_model *m, const struct ditto_dot_opts *opts,
+				    char **out);
+
 /* ------------------------------------------------------------------ */
 /* tuning                                                               */
 /* ------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_int.h"
+#include "compare_int.h"
 
 struct metric {
 	char *path;
@@ -21,14 +21,6 @@ struct metric {
 struct ditto_comparison {
 	struct metric *m;
 	size_t n, cap;
-};
-
-struct cctx {
-	struct dbuf path;
-	struct ditto_comparison *out;
-	double min_error;
-	double req_a, req_b;	/* requests.count of the services being compared */
-	int err;
 };
 
 static const struct dnode empty_map = { .type = DN_MAP };
@@ -42,8 +34,8 @@ double model_rel_error(double original, double clone)
 	return fabs(clone - original) / fabs(original);
 }
 
-static void emit(struct cctx *c, const char *suffix, enum ditto_metric_kind kind, double a,
-		 double b, double error)
+void compare_emit(struct cctx *c, const char *suffix, enum ditto_metric_kind kind, double a,
+		  double b, double error)
 {
 	struct ditto_comparison *o = c->out;
 	size_t mark;
@@ -77,7 +69,7 @@ static void emit(struct cctx *c, const char *suffix, enum ditto_metric_kind kind
 
 static void scalar(struct cctx *c, const char *suffix, double a, double b)
 {
-	emit(c, suffix, DITTO_METRIC_SCALAR, a, b, model_rel_error(a, b));
+	compare_emit(c, suffix, DITTO_METRIC_SCALAR, a, b, model_rel_error(a, b));
 }
 
 /* Number for CP_RAW: numbers as they are, enums by index, bools 0/1. */
@@ -137,7 +129,7 @@ static void distribution(struct cctx *c, const struct field *f, const struct dno
 	struct ditto_hist empty;
 
 	if (f->type == FT_COUNTS) {
-		emit(c, NULL, DITTO_METRIC_DISTRIBUTION, counts_total(a), counts_total(b),
+		compare_emit(c, NULL, DITTO_METRIC_DISTRIBUTION, counts_total(a), counts_total(b),
 		     counts_distance(a ? a : &empty_map, b ? b : &empty_map));
 		return;
 	}
@@ -149,12 +141,12 @@ static void distribution(struct cctx *c, const struct field *f, const struct dno
 		empty.n = 0;
 		ha = ha ? ha : &empty;
 		hb = hb ? hb : &empty;
-		emit(c, NULL, DITTO_METRIC_DISTRIBUTION, (double)ditto_hist_total(ha),
+		compare_emit(c, NULL, DITTO_METRIC_DISTRIBUTION, (double)ditto_hist_total(ha),
 		     (double)ditto_hist_total(hb), ditto_hist_distance(ha, hb));
 	} else {
 		double d = ditto_hist_distance(ha, hb);
 
-		emit(c, NULL, DITTO_METRIC_DISTRIBUTION, (double)ditto_hist_total(ha),
+		compare_emit(c, NULL, DITTO_METRIC_DISTRIBUTION, (double)ditto_hist_total(ha),
 		     (double)ditto_hist_total(hb), d < 0 ? 1 : d);
 	}
 	if (f->cmp == CP_LATENCY) {
@@ -165,14 +157,11 @@ static void distribution(struct cctx *c, const struct field *f, const struct dno
 	}
 }
 
-static void compare_section(struct cctx *c, const struct section *s, const struct dnode *a,
-			    const struct dnode *b);
-
 static void only(struct cctx *c, const struct section *s, const struct dnode *e, bool in_a)
 {
 	size_t mark = path_push_label(&c->path, s, e);
 
-	emit(c, NULL, in_a ? DITTO_METRIC_ONLY_A : DITTO_METRIC_ONLY_B, in_a, !in_a, 1);
+	compare_emit(c, NULL, in_a ? DITTO_METRIC_ONLY_A : DITTO_METRIC_ONLY_B, in_a, !in_a, 1);
 	path_pop(&c->path, mark);
 }
 
@@ -187,8 +176,8 @@ static bool one_service_each(const struct section *s, const struct dnode *a,
 	return s == &schema_service && a && b && a->a.n == 1 && b->a.n == 1;
 }
 
-static void compare_elements(struct cctx *c, const struct section *s, const struct dnode *a,
-			     const struct dnode *b)
+void compare_elements(struct cctx *c, const struct section *s, const struct dnode *a,
+		      const struct dnode *b)
 {
 	bool paired = one_service_each(s, a, b);
 
@@ -235,7 +224,7 @@ static void compare_field(struct cctx *c, const struct field *f, const struct dn
 		if (f->type == FT_ENUM || f->type == FT_BOOL || f->type == FT_STR) {
 			double va = raw_value(f, a), vb = raw_value(f, b);
 
-			emit(c, f->name, DITTO_METRIC_SCALAR, va, vb, va == vb ? 0 : 1);
+			compare_emit(c, f->name, DITTO_METRIC_SCALAR, va, vb, va == vb ? 0 : 1);
 		} else {
 			scalar(c, f->name, raw_value(f, a), raw_value(f, b));
 		}
@@ -264,8 +253,8 @@ static void compare_field(struct cctx *c, const struct field *f, const struct dn
 	path_pop(&c->path, mark);
 }
 
-static void compare_section(struct cctx *c, const struct section *s, const struct dnode *a,
-			    const struct dnode *b)
+void compare_section(struct cctx *c, const struct section *s, const struct dnode *a,
+		     const struct dnode *b)
 {
 	if (s->gate && !(dn_get_bool(a, s->gate) && dn_get_bool(b, s->gate)))
 		return;
@@ -273,35 +262,38 @@ static void compare_section(struct cctx *c, const struct section *s, const struc
 		const struct field *f = &s->fields[i];
 		const struct dnode *na = dn_get(a, f->name), *nb = dn_get(b, f->name);
 
+		/* The graph pairs its edges across sources (graph_compare.c). */
+		if (f->sub == &schema_graph)
+			continue;
 		if (f->cmp != CP_NONE && (na || nb))
 			compare_field(c, f, a, b, na, nb);
 	}
 }
 
-DITTO_API int ditto_model_compare(const struct ditto_model *a, const struct ditto_model *b,
-				  const struct ditto_compare_opts *opts,
-				  struct ditto_comparison **out)
+int compare_begin(struct cctx *c, const struct ditto_compare_opts *opts)
 {
-	struct cctx c = { 0 };
 	int err;
 
-	*out = NULL;
+	memset(c, 0, sizeof(*c));
 	if ((err = OPTS_CHECK(opts, ditto_compare_opts)))
 		return err;
-	if (!a || !b)
-		return ditto_err(-EINVAL, "compare: model is NULL");
-	c.out = calloc(1, sizeof(*c.out));
-	if (!c.out)
+	c->out = calloc(1, sizeof(*c->out));
+	if (!c->out)
 		return ditto_err(-ENOMEM, "out of memory");
-	c.min_error = OPTS_GET(opts, min_error, 0.0);
-	dbuf_init(&c.path);
-	compare_section(&c, &schema_root, a->root, b->root);
-	dbuf_free(&c.path);
-	if (c.err) {
-		ditto_comparison_free(c.out);
-		return c.err;
+	c->min_error = OPTS_GET(opts, min_error, 0.0);
+	dbuf_init(&c->path);
+	return 0;
+}
+
+int compare_end(struct cctx *c, struct ditto_comparison **out)
+{
+	dbuf_free(&c->path);
+	if (c->err) {
+		ditto_comparison_free(c->out);
+		c->out = NULL;
+		return c->err;
 	}
-	*out = c.out;
+	*out = c->out;
 	return 0;
 }
 

@@ -88,15 +88,18 @@ static int step_element(struct cursor *c, const char *seg, size_t len)
 	if (!c->s)
 		return not_found(c, seg, len);
 	dbuf_init(&label);
-	for (size_t i = 0; i < c->n->a.n; i++) {
-		path_pop(&label, 0);
-		element_label(c->s, c->n->a.items[i], &label);
-		if (label.len == len && !memcmp(label.data, seg, len)) {
-			c->n = c->n->a.items[i];
-			dbuf_free(&label);
-			return 0;
+	/* A key at its default may be written or left out ("a:b" and
+	 * "a:b:kernel" name the same edge). */
+	for (int all = 0; all < 2; all++)
+		for (size_t i = 0; i < c->n->a.n; i++) {
+			path_pop(&label, 0);
+			element_label_as(c->s, c->n->a.items[i], all, &label);
+			if (label.len == len && !memcmp(label.data, seg, len)) {
+				c->n = c->n->a.items[i];
+				dbuf_free(&label);
+				return 0;
+			}
 		}
-	}
 	dbuf_free(&label);
 	return not_found(c, seg, len);
 }

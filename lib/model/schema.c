@@ -526,6 +526,12 @@ int enum_index(const char *const *names, const char *name)
 
 void element_label(const struct section *s, const struct dnode *obj, struct dbuf *out)
 {
+	element_label_as(s, obj, false, out);
+}
+
+void element_label_as(const struct section *s, const struct dnode *obj, bool all_keys,
+		      struct dbuf *out)
+{
 	bool first = true;
 
 	for (size_t i = 0; i < s->nfields; i++) {
@@ -538,7 +544,7 @@ void element_label(const struct section *s, const struct dnode *obj, struct dbuf
 		v = dn_get(obj, f->name);
 		/* A key added later (an edge's source), at its first name, is
 		 * left out: labels read as before it existed. */
-		if ((f->flags & F_KEY_DEFAULT) &&
+		if (!all_keys && (f->flags & F_KEY_DEFAULT) &&
 		    (!v || (v->type == DN_STR && !strcmp(v->s.p, f->enums[0]))))
 			continue;
 		if (!first)

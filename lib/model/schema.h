@@ -98,6 +98,9 @@ int enum_index(const char *const *names, const char *name);
 
 /* "a:b:c" label of an array element from its F_KEY fields. */
 void element_label(const struct section *s, const struct dnode *obj, struct dbuf *out);
+/* all_keys: keys at their default (F_KEY_DEFAULT) are written too. */
+void element_label_as(const struct section *s, const struct dnode *obj, bool all_keys,
+		      struct dbuf *out);
 /* Element of arr whose key fields equal those of obj, or NULL. */
 struct dnode *element_match(const struct section *s, const struct dnode *arr,
 			    const struct dnode *obj);

@@ -109,8 +109,9 @@ START_TEST(test_path_index_and_key_select_same_element)
 				  ditto_model_find_service(m, "redis"), "main")));
 	ck_assert_str_eq(get_str(m, "graph.nodes[1]"), "memcached");
 	ck_assert_str_eq(get_str(m, "graph.edges[0].from"), "redis");
+	ck_assert_str_eq(get_str(m, "graph.edges[redis:memcached:kernel].mode"), "sync");
 	ck_assert_str_eq(get_str(m, "graph.edges[redis:memcached].mode"), "sync");
-	ck_assert_uint_eq(get_u64(m, "graph.edges[redis:memcached].calls"),
+	ck_assert_uint_eq(get_u64(m, "graph.edges[redis:memcached:kernel].calls"),
 			  ditto_edge_calls(ditto_graph_edge(ditto_model_graph(m), 0)));
 	bool acc = false;
 	ck_assert_int_eq(ditto_model_get_bool(m, "tuning.iterations[1].accepted", &acc), 0);
@@ -201,7 +202,7 @@ START_TEST(test_path_lengths)
 	ck_assert_uint_eq(get_len(m, "services[0].name"), strlen("redis"));
 	ck_assert_uint_eq(get_len(m, "services[0].cpu[0].mix"),
 			  ditto_counts_size(ditto_cpu_mix(ditto_service_cpu(s, 0))));
-	ck_assert_uint_eq(get_len(m, "graph.nodes"), 2);
+	ck_assert_uint_eq(get_len(m, "graph.nodes"), 3);
 	ck_assert_uint_eq(get_len(m, "tuning.iterations"), 2);
 	size_t n;
 	ck_assert_int_eq(ditto_model_get_len(m, "schema", &n), -DITTO_ETYPE);

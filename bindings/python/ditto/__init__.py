@@ -23,6 +23,7 @@ from .load import load
 from .measure import counters_available, measure
 from .otlp import OtlpReceiver
 from .tune import TuneReport, tune
+from .graph import Edge, Graph, graph_compare, graph_dot
 from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Requests,
                     Service, Syscall, ThreadClass)
 
@@ -36,7 +37,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
            'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
-           'TRACE_FORMATS', 'OtlpReceiver']
+           'TRACE_FORMATS', 'OtlpReceiver', 'Graph', 'Edge', 'graph_compare', 'graph_dot']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.
 MODEL_SCHEMA = 1

@@ -36,6 +36,19 @@ class Comparison(list):
     paired = None
 
 
+def comparison_rows(c, res):
+    """Fill res (a Comparison) with the rows of struct ditto_comparison c."""
+    path, kind = c_char_p(), c_int()
+    a, b, err = c_double(), c_double(), c_double()
+    for i in range(lib.ditto_comparison_count(c)):
+        check(lib.ditto_comparison_metric(c, i, byref(path), byref(kind), byref(a), byref(b),
+                                          byref(err)))
+        res.append(Metric(_lib.decode(path.value), METRIC_KINDS.get(kind.value, kind.value),
+                          a.value, b.value, err.value))
+    res.max_error = lib.ditto_comparison_max_error(c)
+    return res
+
+
 # --- enums stored as names ---------------------------------------------
 
 def enum_name(enum, value):
@@ -783,16 +796,7 @@ class Model:
         check(lib.ditto_model_compare(self._p, other._p, byref(o), byref(out)))
         c = out.value
         try:
-            res = Comparison()
-            path, kind = c_char_p(), c_int()
-            a, b, err = c_double(), c_double(), c_double()
-            for i in range(lib.ditto_comparison_count(c)):
-                check(lib.ditto_comparison_metric(c, i, byref(path), byref(kind), byref(a),
-                                                  byref(b), byref(err)))
-                res.append(Metric(_lib.decode(path.value),
-                                  METRIC_KINDS.get(kind.value, kind.value),
-                                  a.value, b.value, err.value))
-            res.max_error = lib.ditto_comparison_max_error(c)
+            res = comparison_rows(c, Comparison())
             names = (self.services, other.services)
             if len(names[0]) == 1 and len(names[1]) == 1 and names[0] != names[1]:
                 res.paired = (names[0][0], names[1][0])
@@ -932,6 +936,13 @@ class Model:
         return _set_attrs(Service(self, ptr), {'framing': framing, 'processes': processes})
 
     # --- tuning ---
+
+    @property
+    def graph(self):
+        """The RPC graph (ditto.graph.Graph): nodes, externals, edges,
+        traces; reading adds nothing to the model."""
+        from .graph import Graph
+        return Graph(self)
 
     def _tuning(self):
         """tuning, or NULL when the model has none (reads create nothing)."""
