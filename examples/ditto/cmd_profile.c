@@ -93,6 +93,9 @@ static void usage(FILE *f)
 	      "                        graph's edges of source traces. Loopback only unless\n"
 	      "                        --otlp-allow-remote (the receiver has no authentication)\n"
 	      "      --otlp-allow-remote  listen on a non-loopback address\n"
+	      "      --traces FILE     add the graph of a trace export (OTLP JSON, Jaeger JSON,\n"
+	      "                        Zipkin v2 JSON; repeatable) taken during the window, as\n"
+	      "                        'ditto graph import' would (not with --otlp-listen)\n"
 	      "      --traces-uncorrected  leave call counts as sampled (default: scaled by\n"
 	      "                        the sampling ratio the export declares)\n"
 	      "  -q, --quiet           no progress line\n"
@@ -138,6 +141,8 @@ struct args {
 	uint16_t listen[MAX_NAMES];
 	size_t nlisten;
 	bool listening;
+	const char *traces[MAX_PIDS];
+	size_t ntraces;
 	double duration;
 	const char *output, *name;
 	uint64_t requests;
@@ -196,7 +201,7 @@ static int parse_name(struct args *a, const char *arg)
 	return 0;
 }
 
-enum { OPT_OTLP_LISTEN = 256, OPT_OTLP_ALLOW_REMOTE, OPT_TRACES_UNCORRECTED };
+enum { OPT_OTLP_LISTEN = 256, OPT_OTLP_ALLOW_REMOTE, OPT_TRACES_UNCORRECTED, OPT_TRACES };
 
 static int parse(int argc, char **argv, struct args *a)
 {
@@ -222,6 +227,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "otlp-listen", required_argument, NULL, OPT_OTLP_LISTEN },
 		{ "otlp-allow-remote", no_argument, NULL, OPT_OTLP_ALLOW_REMOTE },
 		{ "traces-uncorrected", no_argument, NULL, OPT_TRACES_UNCORRECTED },
+		{ "traces", required_argument, NULL, OPT_TRACES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,6 +281,11 @@ static int parse(int argc, char **argv, struct args *a)
 		case OPT_OTLP_LISTEN: a->otlp.listen = optarg; break;
 		case OPT_OTLP_ALLOW_REMOTE: a->otlp.allow_remote = true; break;
 		case OPT_TRACES_UNCORRECTED: a->otlp.uncorrected = true; break;
+		case OPT_TRACES:
+			if (a->ntraces == MAX_PIDS)
+				return cli_usage_error(CMD, "at most %d --traces", MAX_PIDS);
+			a->traces[a->ntraces++] = optarg;
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return cli_bad_option(CMD, c, argv);
 		}
@@ -299,8 +310,13 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error(CMD, "--tid goes with --cpu-only");
 	if (a->otlp.listen && a->cpu.only)
 		return cli_usage_error(CMD, "--otlp-listen goes with a system window, not --cpu-only");
-	if ((a->otlp.allow_remote || a->otlp.uncorrected) && !a->otlp.listen)
-		return cli_usage_error(CMD, "--otlp-allow-remote and --traces-uncorrected go with --otlp-listen");
+	if (a->otlp.allow_remote && !a->otlp.listen)
+		return cli_usage_error(CMD, "--otlp-allow-remote goes with --otlp-listen");
+	if (a->otlp.uncorrected && !a->otlp.listen && !a->ntraces)
+		return cli_usage_error(CMD, "--traces-uncorrected goes with --otlp-listen or --traces");
+	if (a->ntraces && (a->otlp.listen || a->cpu.only))
+		return cli_usage_error(CMD, "--traces goes with a system window, not --otlp-listen or "
+				       "--cpu-only (one source of traces per model)");
 	if (!a->output)
 		return cli_usage_error(CMD, "missing --output FILE");
 	return CLI_OK;
@@ -333,6 +349,17 @@ static int idle_status(unsigned gaps, bool allow_idle)
 	fprintf(stderr, "ditto: profile: the model is of an idle service (see the warning); "
 		"exit status %d (--allow-idle: 0)\n", CLI_IDLE);
 	return CLI_IDLE;
+}
+
+/* --traces FILE...: a failure still leaves the profile's model written. */
+static int import_traces(const struct args *a, struct ditto_model *m)
+{
+	DITTO_OPTS(ditto_trace_opts, o, .uncorrected = a->otlp.uncorrected);
+	int err = ditto_profile_import_traces(m, a->traces, a->ntraces, &o);
+
+	if (err)
+		return cli_fail("profile: --traces", err);
+	return CLI_OK;
 }
 
 /* The services of --cgroup or --listening, said on stderr. */
@@ -411,6 +438,8 @@ static int profile(const struct args *a)
 		cpu_report(m);
 	/* A receiver that fails still leaves the profile's model written. */
 	otlp_rc = otlp_cli_finish(otlp, &a->otlp, m, a->quiet);
+	if (!otlp_rc && a->ntraces)
+		otlp_rc = import_traces(a, m);
 	ditto_otlp_receiver_free(otlp);
 	err = ditto_model_save(m, a->output);
 	ditto_model_free(m);

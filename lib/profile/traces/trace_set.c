@@ -206,8 +206,8 @@ void trace_span_attr(struct trace_span *sp, const char *key, const char *str, in
 		sp->service = (char *)str;
 	else if (strcmp(key, "peer.service") == 0 && str)
 		sp->peer_service = (char *)str;
-	else if (strcmp(key, "db.system") == 0 && str)
-		sp->db_system = (char *)str;
+	else if ((strcmp(key, "db.system") == 0 || strcmp(key, "db.system.name") == 0) && str)
+		sp->db_system = (char *)str;	/* the old convention's name and the new one's */
 	else if (key_in(key, peer_address_keys) && trace_is_ip(str) && !sp->peer_address)
 		sp->peer_address = (char *)str;	/* a host name is no address a model holds */
 	else if (strcmp(key, "server.port") == 0) {
