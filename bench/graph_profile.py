@@ -28,6 +28,66 @@ from shop import Shop, install  # noqa: E402
 TIERS = ('nginx', 'front', 'back', 'audit')
 
 
+def free_port():
+    import socket
+    for port in range(32000, 29500, -1):
+        with socket.socket() as sk:
+            try:
+                sk.bind(('127.0.0.1', port))
+                return port
+            except OSError:
+                continue
+    sys.exit('no free port')
+
+
+class Sink:
+    """An OTLP/HTTP endpoint that answers 200 and keeps nothing, on the
+    receiver's port during the plain rounds: the tiers export in both
+    arms alike, and no batch refused in a plain round reaches the
+    profile's receiver later as half a trace."""
+
+    def __init__(self, port):
+        import http.server
+        import socketserver
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def do_POST(self):
+                length = self.headers.get('Content-Length')
+                if length:
+                    self.rfile.read(int(length))
+                else:  # chunked, as node sends it
+                    while True:
+                        size = int(self.rfile.readline().split(b';')[0], 16)
+                        self.rfile.read(size + 2)
+                        if size == 0:
+                            break
+                # One request per connection: a kept-alive one would go on
+                # feeding this sink after close() (its thread outlives it).
+                self.send_response(200)
+                self.send_header('Content-Length', '0')
+                self.send_header('Connection', 'close')
+                self.end_headers()
+                self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+
+        self.server = Server(('127.0.0.1', port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def wrk(url, seconds, connections):
     r = subprocess.run(['wrk', '-t1', '-c%d' % connections, '-d%ds' % seconds, url],
                        capture_output=True, text=True, timeout=seconds + 60)
@@ -36,8 +96,9 @@ def wrk(url, seconds, connections):
     return float(re.search(r'Requests/sec:\s+([0-9.]+)', r.stdout).group(1))
 
 
-def profiled(cli, shop, seconds, connections, out):
-    args = [cli, 'profile', '-q', '-d', str(seconds + 3), '-W', '0', '-o', out]
+def profiled(cli, shop, seconds, connections, out, otlp_port):
+    args = [cli, 'profile', '-q', '-d', str(seconds + 3), '-W', '0', '-o', out,
+            '--otlp-listen', '127.0.0.1:%d' % otlp_port]
     for t in TIERS:
         args += ['--pid', str(shop.pids[t]), '--name', '%d=%s' % (shop.ports[t], t)]
     prof = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -57,13 +118,21 @@ def main():
     cli = os.path.join(build, 'examples', 'ditto', 'ditto')
     install()
     ratios = []
-    with tempfile.TemporaryDirectory() as tmp, Shop(nginx=True) as shop:
+    otlp_port = free_port()
+    # The tiers export to the profile's receiver (when one listens: the
+    # plain rounds' exports fail, as they would with a collector down).
+    with tempfile.TemporaryDirectory() as tmp, Shop(
+            nginx=True, otlp_http_url='http://127.0.0.1:%d/v1/traces' % otlp_port,
+            env={'OTEL_BSP_SCHEDULE_DELAY': '200'}) as shop:
         out = os.path.join(tmp, 'g.dm')
         wrk(shop.url('/page'), 2, conns)  # warm up node's JIT
         print('round  plain_rps  profiled_rps  ratio')
         for r in range(rounds):
+            sink = Sink(otlp_port)
             plain = wrk(shop.url('/page'), seconds, conns)
-            prof = profiled(cli, shop, seconds, conns, out)
+            time.sleep(1)  # the last batches go to the sink
+            sink.close()
+            prof = profiled(cli, shop, seconds, conns, out, otlp_port)
             ratios.append(prof / plain)
             print('%5d  %9.1f  %12.1f  %5.3f' % (r + 1, plain, prof, prof / plain))
         ports = dict(shop.ports)
@@ -72,21 +141,26 @@ def main():
     print('throughput ratio profiled/plain: median %.3f, min %.3f, max %.3f (%d rounds, '
           'wrk -c%d, %d s)' % (statistics.median(ratios), min(ratios), max(ratios), rounds,
                                conns, seconds))
-    edges = edges_of(m, ports)
-    print('\nkernel graph of the last profiled round against the construction:')
-    print('%-20s %9s %9s %6s %6s %-10s %-10s' % ('edge', 'truth/req', 'calls/req', 'err%',
-                                                 'amb%', 'mode', 'order'))
-    for key, (per_req, mode, order) in EDGES.items():
-        e = edges.get(key)
-        if not e:
-            print('%-20s missing' % ('->'.join(key)))
-            continue
-        got = e['calls'] / max(e['parent_requests'], 1)
-        print('%-20s %9.2f %9.2f %6.1f %6.1f %-10s %-10s' % (
-            '->'.join(key), per_req, got, 100 * abs(got - per_req) / per_req,
-            100.0 * e.get('ambiguous', 0) / max(e['calls'], 1),
-            e.get('mode', '?') + ('' if e.get('mode') == mode else '(!)'),
-            e.get('order', '?') + ('' if e.get('order') == order else '(!)')))
+    print('\nthe last profiled round\'s graph, kernel (eBPF) and traces (OTLP received), '
+          'against the construction:')
+    print('%-20s %-7s %9s %9s %6s %6s %-11s %-11s' % ('edge', 'source', 'truth/req',
+                                                      'calls/req', 'err%', 'amb%', 'mode',
+                                                      'order'))
+    for source in ('kernel', 'traces'):
+        edges = edges_of(m, ports, source)
+        for key, (per_req, mode, order) in EDGES.items():
+            e = edges.get(key)
+            if not e:
+                print('%-20s %-7s %s' % ('->'.join(key), source,
+                                          'none (nginx exports no spans)' if key[0] == 'nginx'
+                                          else 'missing'))
+                continue
+            got = e['calls'] / max(e['parent_requests'], 1)
+            print('%-20s %-7s %9.2f %9.2f %6.1f %6.1f %-11s %-11s' % (
+                '->'.join(key), source, per_req, got, 100 * abs(got - per_req) / per_req,
+                100.0 * e.get('ambiguous', 0) / max(e['calls'], 1),
+                e.get('mode', '?') + ('' if e.get('mode') == mode else '(!)'),
+                e.get('order', '?') + ('' if e.get('order') == order else '(!)')))
 
 
 if __name__ == '__main__':
