@@ -169,6 +169,11 @@ static int add_calls(struct store *st, uint32_t *acc_of_call)
 		const struct ev_call *c = &e->calls[i];
 		struct edge_acc *a;
 
+		acc_of_call[i] = NONE;
+		/* A service index the session did not give (never, unless the
+		 * kernel side and the session disagree): no edge to make. */
+		if (c->ep.svc >= st->nsvcs)
+			continue;
 		if ((err = edge_of(st, &c->ep, &acc_of_call[i])))
 			return err;
 		a = &st->acc[acc_of_call[i]];
@@ -203,10 +208,14 @@ static void add_fanout(struct store *st, const uint32_t *acc_of_call)
 		uint32_t first = e->reqs[r].first_call;
 
 		for (uint32_t j = first; j != NONE; j = e->calls[j].next)
-			st->acc[acc_of_call[j]].cur++;
+			if (acc_of_call[j] != NONE)
+				st->acc[acc_of_call[j]].cur++;
 		for (uint32_t j = first; j != NONE; j = e->calls[j].next) {
-			struct edge_acc *a = &st->acc[acc_of_call[j]];
+			struct edge_acc *a;
 
+			if (acc_of_call[j] == NONE)
+				continue;
+			a = &st->acc[acc_of_call[j]];
 			if (!a->cur)
 				continue;
 			a->fanout[a->cur < MAX_FANOUT ? a->cur : MAX_FANOUT]++;

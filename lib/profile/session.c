@@ -309,6 +309,18 @@ static int start_events(struct ditto_profile *p)
 
 static int name_services(struct ditto_profile *p);
 
+/* A target of several that listens on no port serves no request the
+ * graph can count: a client (a load generator, a batch job), or a
+ * process given by mistake. Said, not refused: its calls still count. */
+static void warn_no_listener(const struct ditto_profile *p)
+{
+	for (size_t i = 0; i < p->nsvc && p->nsvc > 1; i++)
+		if (!p->svc[i].nports && !p->child)
+			ditto_warn("process %d listens on no TCP port: it serves no request here, and "
+				   "its calls count as made outside any request (unattributed)",
+				   (int)p->svc[i].pid);
+}
+
 static int start_window(struct ditto_profile *p)
 {
 	struct itimerspec tick = { { 1, 0 }, { 1, 0 } };
@@ -333,6 +345,7 @@ static int start_window(struct ditto_profile *p)
 	timerfd_settime(p->tfd, 0, &tick, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->state = ST_RUNNING;
+	warn_no_listener(p);
 	return name_services(p);
 }
 
@@ -857,6 +870,11 @@ static int store_graph(struct ditto_profile *p, struct ditto_model *m)
 	if (lost)
 		ditto_warn("graph: %llu events beyond the bounds were not attributed",
 			   (unsigned long long)lost);
+	/* The ring buffer's losses are among the collector's (a full map or
+	 * buffer): the edges may then miss calls. */
+	if (p->snap.reqs_by_svc && p->snap.reqs_by_svc[0].dropped)
+		ditto_warn("graph: the collector lost %llu events (meta.lost_events): edges may "
+			   "miss calls", (unsigned long long)p->snap.reqs_by_svc[0].dropped);
 	ditto_debug("graph: %llu requests, %llu calls, %llu of them attributed by a guess",
 		    (unsigned long long)reqs, (unsigned long long)calls,
 		    (unsigned long long)ambiguous);

@@ -218,3 +218,16 @@ def test_services_found_by_port_and_by_cgroup(tmp_path):
             os.rmdir(group)
     with pytest.raises(ditto.DittoError):
         ditto.discover(cgroup=str(tmp_path / 'no-such-group'))
+
+
+def test_a_target_listening_nowhere_is_said(tmp_path):
+    sleeper = subprocess.Popen(['sleep', '30'])
+    try:
+        with Shop(nginx=False) as shop:
+            r = run_cli('profile', '-d', '1', '-W', '0', '-a', '-o', str(tmp_path / 's.dm'),
+                        '--pid', str(shop.pids['audit']), '--pid', str(sleeper.pid))
+        assert r.returncode == 0, r.stderr
+        assert 'process %d listens on no TCP port' % sleeper.pid in r.stderr, r.stderr
+    finally:
+        sleeper.kill()
+        sleeper.wait()

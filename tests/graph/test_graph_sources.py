@@ -139,3 +139,15 @@ def test_exported_files_import_to_the_same_graph(run, export):
     traces = edges_of(model_json(out), run['ports'], 'traces')
     for key in TRACED:
         check(traces, key)
+
+
+@pytest.mark.skipif(shutil.which('dot') is None, reason='Graphviz is not installed')
+def test_the_graph_renders(run):
+    svg = run['tmp'] / 'g.svg'
+    r = subprocess.run([CLI, 'graph', 'dot', run['path'], '--svg', str(svg)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import html
+    text = html.unescape(svg.read_text())  # Graphviz writes '-' as &#45;
+    for node in ('nginx', 'front', 'back', 'audit', 'redis-%d' % run['ports']['redis']):
+        assert '>%s<' % node in text, node
