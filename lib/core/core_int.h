@@ -99,4 +99,16 @@ const char *text_problem(const char *s, size_t len);
  * message that quotes a name from a model or a target goes through it. */
 void text_show_safely(char *msg, size_t size);
 
+/* ---- idmap.c: open-addressing map from 64-bit keys to 32-bit ids ---- */
+struct idmap {
+	uint64_t *keys;
+	uint32_t *vals;	/* IDMAP_EMPTY marks a free slot */
+	size_t cap;	/* power of two, or 0 */
+	size_t n;
+};
+#define IDMAP_EMPTY UINT32_MAX
+int idmap_put(struct idmap *m, uint64_t key, uint32_t val);
+bool idmap_get(const struct idmap *m, uint64_t key, uint32_t *val);
+void idmap_free(struct idmap *m);
+
 #endif /* DITTO_CORE_INT_H */

@@ -30,9 +30,9 @@ void edges_free(struct edges *e)
 	free(e->reqs);
 	free(e->calls);
 	free(e->threads);
-	idx_map_free(&e->conn_req);
-	idx_map_free(&e->sock_call);
-	idx_map_free(&e->tid_thread);
+	idmap_free(&e->conn_req);
+	idmap_free(&e->sock_call);
+	idmap_free(&e->tid_thread);
 	free(e);
 }
 
@@ -59,11 +59,11 @@ static struct ev_thread *thread_of(struct edges *e, uint32_t tid)
 {
 	uint32_t i;
 
-	if (idx_map_get(&e->tid_thread, tid, &i))
+	if (idmap_get(&e->tid_thread, tid, &i))
 		return &e->threads[i];
 	if (!room((void **)&e->threads, e->nthreads, &e->threads_cap, sizeof(*e->threads),
 		  UINT32_MAX - 1) ||
-	    idx_map_put(&e->tid_thread, tid, (uint32_t)e->nthreads))
+	    idmap_put(&e->tid_thread, tid, (uint32_t)e->nthreads))
 		return NULL;
 	e->threads[e->nthreads] = (struct ev_thread){ .ctx = NONE };
 	return &e->threads[e->nthreads++];
@@ -76,7 +76,7 @@ static void req_begin(struct edges *e, const struct dt_event *ev)
 
 	if (!t || !room((void **)&e->reqs, e->nreqs, &e->reqs_cap, sizeof(*e->reqs),
 			EDGES_MAX_REQS) ||
-	    idx_map_put(&e->conn_req, ev->sk, i)) {
+	    idmap_put(&e->conn_req, ev->sk, i)) {
 		e->lost++;
 		return;
 	}
@@ -91,7 +91,7 @@ static void req_respond(struct edges *e, const struct dt_event *ev)
 	struct ev_thread *t;
 	uint32_t i;
 
-	if (!idx_map_get(&e->conn_req, ev->sk, &i) || e->reqs[i].respond)
+	if (!idmap_get(&e->conn_req, ev->sk, &i) || e->reqs[i].respond)
 		return;
 	e->reqs[i].respond = ev->ts;
 	t = thread_of(e, e->reqs[i].tid);
@@ -107,7 +107,7 @@ static void call_begin(struct edges *e, const struct dt_event *ev)
 
 	if (!t || !room((void **)&e->calls, e->ncalls, &e->calls_cap, sizeof(*e->calls),
 			EDGES_MAX_CALLS) ||
-	    idx_map_put(&e->sock_call, ev->sk, i)) {
+	    idmap_put(&e->sock_call, ev->sk, i)) {
 		e->lost++;
 		return;
 	}
@@ -126,7 +126,7 @@ static void call_end(struct edges *e, const struct dt_event *ev)
 	struct ev_thread *t;
 	uint32_t i;
 
-	if (!idx_map_get(&e->sock_call, ev->sk, &i) || e->calls[i].end)
+	if (!idmap_get(&e->sock_call, ev->sk, &i) || e->calls[i].end)
 		return;
 	e->calls[i].end = ev->ts;
 	/* The continuation of the request that made the call runs next. */

@@ -40,9 +40,9 @@ struct edges {
 	size_t ncalls, calls_cap;
 	struct ev_thread *threads;
 	size_t nthreads, threads_cap;
-	struct idx_map conn_req;	/* accepted socket -> its current request */
-	struct idx_map sock_call;	/* outbound socket -> its current call */
-	struct idx_map tid_thread;	/* thread id -> threads[] */
+	struct idmap conn_req;	/* accepted socket -> its current request */
+	struct idmap sock_call;	/* outbound socket -> its current call */
+	struct idmap tid_thread;	/* thread id -> threads[] */
 	uint64_t lost;			/* events beyond the bounds */
 	int err;			/* the first allocation failure */
 };

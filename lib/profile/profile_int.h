@@ -189,16 +189,6 @@ int outbound_read(int fd, struct snapshot *out);
 /* services[].outbound from the snapshot's endpoints. */
 int outbound_store(struct ditto_service *svc, const struct snapshot *s);
 
-/* ---- idx_map.c: 64-bit keys to indexes ---- */
-struct idx_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t n, cap;
-};
-int idx_map_put(struct idx_map *m, uint64_t key, uint32_t val);
-bool idx_map_get(const struct idx_map *m, uint64_t key, uint32_t *val);
-void idx_map_free(struct idx_map *m);
-
 /* ---- edges.c: the graph from the collector's ordered events ---- */
 struct edges;
 int edges_new(struct edges **out);

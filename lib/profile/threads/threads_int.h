@@ -13,18 +13,6 @@
 #include "core_int.h"
 #include "threads.h"
 
-/* --- idmap.c: open-addressing map from 64-bit keys to 32-bit ids --- */
-struct idmap {
-	uint64_t *keys;
-	uint32_t *vals;	/* IDMAP_EMPTY marks a free slot */
-	size_t cap;	/* power of two, or 0 */
-	size_t n;
-};
-#define IDMAP_EMPTY UINT32_MAX
-int idmap_put(struct idmap *m, uint64_t key, uint32_t val);
-bool idmap_get(const struct idmap *m, uint64_t key, uint32_t *val);
-void idmap_free(struct idmap *m);
-
 /* --- labels.c: interned frame labels, ids dense from 0 --- */
 struct labels {
 	char **str;

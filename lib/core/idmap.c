@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "threads_int.h"
+#include "core_int.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
