@@ -153,3 +153,28 @@ void cli_print_f64(FILE *f, double v)
 		snprintf(buf, sizeof(buf), "%.17g", v);
 	fputs(buf, f);
 }
+
+int cli_group(const char *cmd, void (*usage)(FILE *f), const struct cli_command *subs, size_t n,
+	      int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cli_command *sub;
+	int c;
+
+	cli_getopt_start();
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c != 'h')
+			return cli_bad_option(cmd, c, argv);
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing subcommand");
+	sub = cli_find(subs, n, argv[optind]);
+	if (!sub)
+		return cli_usage_error(cmd, "unknown subcommand '%s'", argv[optind]);
+	return sub->run(argc - optind, argv + optind);
+}

@@ -42,6 +42,10 @@ struct cli_command {
 const struct cli_command *cli_find(const struct cli_command *cmds, size_t n, const char *name);
 /* One "  name   summary" line per command. */
 void cli_list(FILE *f, const struct cli_command *cmds, size_t n);
+/* A command group (`ditto model`, `ditto graph`): --help prints usage,
+ * else argv[optind] names the subcommand that runs with the rest. */
+int cli_group(const char *cmd, void (*usage)(FILE *f), const struct cli_command *subs, size_t n,
+	      int argc, char **argv);
 
 /*
  * The library's message for a failure with code err, without a leading

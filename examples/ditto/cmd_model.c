@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* `ditto model`: dispatch to the subcommands that work on model files. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -34,24 +33,5 @@ static void usage(FILE *f)
 
 int cmd_model(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct cli_command *sub;
-	int c;
-
-	cli_getopt_start();
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		if (c != 'h')
-			return cli_bad_option(CMD, c, argv);
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (optind >= argc)
-		return cli_usage_error(CMD, "missing subcommand");
-	sub = cli_find(subcommands, SUBCOMMAND_COUNT, argv[optind]);
-	if (!sub)
-		return cli_usage_error(CMD, "unknown subcommand '%s'", argv[optind]);
-	return sub->run(argc - optind, argv + optind);
+	return cli_group(CMD, usage, subcommands, SUBCOMMAND_COUNT, argc, argv);
 }
