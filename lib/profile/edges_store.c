@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "edges_int.h"
 
@@ -38,6 +39,8 @@ struct store {
 	const struct edges *e;
 	const struct edge_service *svcs;
 	size_t nsvcs;
+	uint16_t own[32];		/* ports the profiler itself listens on */
+	size_t nown;
 	struct edge_acc *acc;
 	size_t nacc;
 	struct dt_ep_key *eps;		/* distinct endpoints ... */
@@ -53,6 +56,17 @@ static bool loopback(const struct dt_ep_key *k)
 	if (k->family == AF_INET)
 		return a[0] == 127;
 	return k->family == AF_INET6 && memcmp(a, v6, 16) == 0;
+}
+
+/* A call to the profiler's own listener (its OTLP receiver, which the
+ * services export their spans to) is the observer's traffic, not the
+ * services' graph. */
+static bool to_profiler(const struct store *st, const struct dt_ep_key *k)
+{
+	for (size_t i = 0; i < st->nown && loopback(k); i++)
+		if (st->own[i] == k->port)
+			return true;
+	return false;
 }
 
 static const struct outbound_rec *outbound_of(const struct store *st, const struct dt_ep_key *k)
@@ -172,7 +186,7 @@ static int add_calls(struct store *st, uint32_t *acc_of_call)
 		acc_of_call[i] = NONE;
 		/* A service index the session did not give (never, unless the
 		 * kernel side and the session disagree): no edge to make. */
-		if (c->ep.svc >= st->nsvcs)
+		if (c->ep.svc >= st->nsvcs || to_profiler(st, &c->ep))
 			continue;
 		if ((err = edge_of(st, &c->ep, &acc_of_call[i])))
 			return err;
@@ -319,6 +333,7 @@ int edges_store(const struct edges *e, const struct edge_service *svcs, size_t n
 	uint32_t *acc_of_call = malloc((e->ncalls ? e->ncalls : 1) * sizeof(*acc_of_call));
 	int err = acc_of_call ? 0 : -ENOMEM;
 
+	st.nown = proc_listen_ports(getpid(), st.own, ARRAY_SIZE(st.own));
 	if (!err && !(err = add_calls(&st, acc_of_call))) {
 		add_fanout(&st, acc_of_call);
 		err = write_graph(&st, m);

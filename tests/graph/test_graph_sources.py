@@ -98,6 +98,7 @@ def run(tmp_path_factory):
         zipkin = tmp / 'zipkin.json'
         zipkin.write_text(json.dumps(cap.zipkin_spans(ZIPKIN_PATH)))
     return {'model': model_json(out), 'path': out, 'ports': ports, 'otlp_file': otlp_file,
+            'otlp_port': otlp_port,
             'zipkin': str(zipkin), 'tmp': tmp, 'stderr': err}
 
 
@@ -110,6 +111,8 @@ def test_kernel_and_received_spans_match_the_construction(run):
         check(traces, key)
     # nginx exports nothing: its edge is the kernel's alone.
     assert ('nginx', 'front') not in traces
+    # The tiers' exports to the profiler's own receiver are not the graph.
+    assert 'http-%d' % run['otlp_port'] not in m['graph']['nodes'], m['graph']['nodes']
     assert m['graph']['traces']['spans'] > 0
 
 
