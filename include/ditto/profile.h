@@ -84,8 +84,8 @@ struct ditto_profile_opts {
 	double launch_grace_s;
 	/* Since 0.5. Attribute the calls the services make to the requests
 	 * they serve and fill the model's graph (always on when several
-	 * services are profiled; costs a ring-buffer event per request and
-	 * per call). */
+	 * services are profiled; costs two ring-buffer events per request
+	 * and two per call). */
 	bool graph;
 	size_t :0;
 };

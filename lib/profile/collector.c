@@ -62,8 +62,9 @@ static int load_error(int err)
 		return ditto_err(err, "cannot load the BPF collector: %s%s%s", strerror(-err),
 				 libbpf_last[0] ? ": " : "", libbpf_last);
 	return ditto_err(-EOPNOTSUPP, "cannot load the BPF collector into this kernel (%s%s%s): "
-			 "it needs kernel BTF (%s%s), tp_btf programs and task storage (Linux "
-			 "5.11 or newer); run on such a kernel, or set DITTO_BTF_PATH to a file "
+			 "it needs kernel BTF (%s%s), tp_btf programs, task storage and BPF "
+			 "functions taking pointers (Linux 5.12 or newer); run on such a kernel, "
+			 "or set DITTO_BTF_PATH to a file "
 			 "with this kernel's vmlinux BTF", strerror(-err),
 			 libbpf_last[0] ? ": " : "", libbpf_last,
 			 btf ? btf : "/sys/kernel/btf/vmlinux", btf ? ", from DITTO_BTF_PATH" : "");

@@ -32,12 +32,21 @@ static bool in_set(const struct pidset *s, pid_t pid)
 
 static int set_add(struct pidset *s, pid_t pid)
 {
-	if (in_set(s, pid))
+	/* Never the profiler, nor a process it runs under. */
+	if (in_set(s, pid) || pid == getpid() || proc_descends(getpid(), pid))
 		return 0;
 	if (s->n == MAX_CANDIDATES)
 		return ditto_err(-E2BIG, "discover: more than %d processes", MAX_CANDIDATES);
 	s->p[s->n++] = pid;
 	return 0;
+}
+
+static bool has_ancestor_in(const struct pidset *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i] != pid && proc_descends(pid, s->p[i]))
+			return true;
+	return false;
 }
 
 /* cgroup v2: the path as given, or under /sys/fs/cgroup. */
@@ -92,7 +101,7 @@ static int from_ports(const uint16_t *ports, size_t nports, struct pidset *s)
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == getpid() || proc_check_user((pid_t)pid))
+		if (*end || pid <= 0 || proc_check_user((pid_t)pid))
 			continue;
 		if (wanted(ports, nports, have, proc_listen_ports((pid_t)pid, have, 64)))
 			err = set_add(s, (pid_t)pid);
@@ -107,18 +116,19 @@ DITTO_API int ditto_profile_discover(const struct ditto_discover_opts *opts, pid
 	const char *cgroup = OPTS_GET(opts, cgroup, NULL);
 	const uint16_t *ports = OPTS_GET(opts, ports, NULL);
 	size_t nports = OPTS_GET(opts, nports, 0);
-	struct pidset s = { calloc(MAX_CANDIDATES, sizeof(pid_t)), 0 };
+	struct pidset s = { NULL, 0 };
 	int err;
 
 	if (!n || !pids || (err = OPTS_CHECK(opts, ditto_discover_opts)))
 		return ditto_err(-EINVAL, "discover: NULL argument or bad options");
 	*n = 0;
-	if (!s.p)
+	if (!(s.p = calloc(MAX_CANDIDATES, sizeof(pid_t))))
 		return ditto_err(-ENOMEM, "out of memory");
 	err = cgroup ? from_cgroup(cgroup, &s) : from_ports(ports, ports ? nports : 0, &s);
-	/* Roots only: a process whose parent is in the set is part of it. */
+	/* Roots only: a process with an ancestor in the set is part of it
+	 * (through processes that listen nowhere too). */
 	for (size_t i = 0; i < s.n && !err; i++) {
-		if (in_set(&s, proc_parent(s.p[i])))
+		if (has_ancestor_in(&s, s.p[i]))
 			continue;
 		if (*n == max)
 			err = ditto_err(-E2BIG, "discover: more than %zu services found", max);

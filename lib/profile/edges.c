@@ -140,7 +140,10 @@ int edges_event(void *ctx, void *data, size_t len)
 	struct edges *e = ctx;
 	const struct dt_event *ev = data;
 
-	if (len < sizeof(*ev))
+	/* After the first event that could not be kept, nothing more is:
+	 * calls kept on would go to requests whose successors were lost,
+	 * and the graph covers the window up to that point, consistently. */
+	if (len < sizeof(*ev) || e->lost)
 		return 0;
 	switch (ev->type) {
 	case EV_REQ_BEGIN:

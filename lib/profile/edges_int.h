@@ -6,8 +6,8 @@
 #include "profile_int.h"
 
 /* Bounds: a window with more is recorded up to them, the rest counted. */
-#define EDGES_MAX_REQS (4u << 20)
-#define EDGES_MAX_CALLS (8u << 20)
+#define EDGES_MAX_REQS (1u << 20)	/* 32 MiB of requests */
+#define EDGES_MAX_CALLS (2u << 20)	/* 128 MiB of calls */
 #define NONE UINT32_MAX
 
 /* An inbound request: from its first read to its first response write. */
@@ -43,7 +43,7 @@ struct edges {
 	struct idmap conn_req;	/* accepted socket -> its current request */
 	struct idmap sock_call;	/* outbound socket -> its current call */
 	struct idmap tid_thread;	/* thread id -> threads[] */
-	uint64_t lost;			/* events beyond the bounds */
+	uint64_t lost;			/* events beyond the bounds: the first stops the graph */
 	int err;			/* the first allocation failure */
 };
 

@@ -52,10 +52,13 @@ static bool loopback(const struct dt_ep_key *k)
 {
 	const unsigned char *a = (const unsigned char *)k->addr;
 	static const unsigned char v6[16] = { [15] = 1 };
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
 
 	if (k->family == AF_INET)
 		return a[0] == 127;
-	return k->family == AF_INET6 && memcmp(a, v6, 16) == 0;
+	/* ::1, and ::ffff:127.x.x.x (a dual-stack socket's IPv4 peer) */
+	return k->family == AF_INET6 &&
+	       (memcmp(a, v6, 16) == 0 || (memcmp(a, mapped, 12) == 0 && a[12] == 127));
 }
 
 /* A call to the profiler's own listener (its OTLP receiver, which the

@@ -33,6 +33,16 @@ pid_t proc_parent(pid_t pid)
 	return ppid;
 }
 
+bool proc_descends(pid_t pid, pid_t anc)
+{
+	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+		pid = proc_parent(pid);
+		if (pid == anc)
+			return true;
+	}
+	return false;
+}
+
 int proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

@@ -120,6 +120,8 @@ void target_lock_release(struct target_lock *l);
 bool proc_exists(pid_t pid);
 /* The parent's pid (0 when gone or unreadable). */
 pid_t proc_parent(pid_t pid);
+/* Whether pid descends from anc (through the parents' links). */
+bool proc_descends(pid_t pid, pid_t anc);
 /* Exists and is not a zombie. */
 bool proc_alive(pid_t pid);
 /* 0, or -EINVAL naming a kernel thread (nothing to profile there). */

@@ -23,6 +23,7 @@
 #include "cpu/cpu_run.h"
 #include "hw_counters.h"
 #include "model_int.h"
+#include "edges_int.h"
 
 /* RUNNING: the system window; CPU: windows of single-stepping after it. */
 enum state { ST_IDLE, ST_RUNNING, ST_CPU, ST_ENDED, ST_FINISHED };
@@ -397,6 +398,32 @@ static int name_one(struct ditto_profile *p, size_t i)
 	return sv->name ? 0 : ditto_err(-ENOMEM, "out of memory");
 }
 
+/* Whether another service runs the executable comm. */
+static bool comm_shared(const struct ditto_profile *p, size_t i, const char *comm)
+{
+	char other[32];
+
+	for (size_t j = 0; j < p->nsvc; j++)
+		if (j != i && !proc_comm(p->svc[j].pid, other, sizeof(other)) &&
+		    strcmp(other, comm) == 0)
+			return true;
+	return false;
+}
+
+/* Two services of one name would make one model of two: refused before
+ * the window, so nothing collected is lost to it. */
+static int check_names(const struct ditto_profile *p)
+{
+	for (size_t i = 0; i < p->nsvc; i++)
+		for (size_t j = i + 1; j < p->nsvc; j++)
+			if (strcmp(p->svc[i].name, p->svc[j].name) == 0)
+				return ditto_err(-EINVAL, "processes %d and %d would both be service "
+						 "'%s': name them apart (ditto_profile_name_port(), "
+						 "--name PORT=NAME)", (int)p->svc[i].pid,
+						 (int)p->svc[j].pid, p->svc[i].name);
+	return 0;
+}
+
 /* Executables first seen under one name are all renamed apart: name them
  * in two passes so the first of two node processes is "node-3000" too. */
 static int name_services(struct ditto_profile *p)
@@ -409,7 +436,8 @@ static int name_services(struct ditto_profile *p)
 		char comm[32];
 
 		if (p->nsvc < 2 || port_name(p, &p->svc[i]) || !p->svc[i].nports ||
-		    proc_comm(p->svc[i].pid, comm, sizeof(comm)) || strcmp(p->svc[i].name, comm))
+		    proc_comm(p->svc[i].pid, comm, sizeof(comm)) || strcmp(p->svc[i].name, comm) ||
+		    !comm_shared(p, i, comm))
 			continue;
 		free(p->svc[i].name);
 		p->svc[i].name = NULL;
@@ -418,7 +446,7 @@ static int name_services(struct ditto_profile *p)
 			err = ditto_err(-ENOMEM, "out of memory");
 		}
 	}
-	return err;
+	return err ? err : check_names(p);
 }
 
 DITTO_API int ditto_profile_name_port(struct ditto_profile *p, uint16_t port, const char *name)
@@ -431,26 +459,20 @@ DITTO_API int ditto_profile_name_port(struct ditto_profile *p, uint16_t port, co
 	if (p->nnames == ARRAY_SIZE(p->names))
 		return ditto_err(-E2BIG, "profile: at most %zu port names",
 				 ARRAY_SIZE(p->names));
-	for (size_t i = 0; i < p->nnames; i++)
+	for (size_t i = 0; i < p->nnames; i++) {
 		if (p->names[i].port == port)
 			return ditto_err(-EEXIST, "profile: port %u is named already",
 					 (unsigned)port);
+		if (strcmp(p->names[i].name, name) == 0)
+			return ditto_err(-EEXIST, "profile: '%s' names port %u already", name,
+					 (unsigned)p->names[i].port);
+	}
 	if (!(copy = strdup(name)))
 		return ditto_err(-ENOMEM, "out of memory");
 	p->names[p->nnames++] = (struct port_name){ port, copy };
 	return 0;
 }
 
-/* Whether pid descends from anc (through /proc's parent links). */
-static bool descends(pid_t pid, pid_t anc)
-{
-	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-		pid = proc_parent(pid);
-		if (pid == anc)
-			return true;
-	}
-	return false;
-}
 
 static int check_targets(const pid_t *pids, size_t n)
 {
@@ -463,10 +485,13 @@ static int check_targets(const pid_t *pids, size_t n)
 			return ditto_err(-ESRCH, "process %d does not exist", (int)pids[i]);
 		if ((err = proc_check_user(pids[i])))
 			return err;
+		if (pids[i] == getpid() || proc_descends(getpid(), pids[i]))
+			return ditto_err(-EINVAL, "process %d is this profiler or one of its "
+					 "ancestors: a profile does not trace itself", (int)pids[i]);
 		for (size_t j = 0; j < n; j++) {
 			if (i != j && pids[i] == pids[j])
 				return ditto_err(-EINVAL, "process %d is given twice", (int)pids[i]);
-			if (i != j && descends(pids[i], pids[j]))
+			if (i != j && proc_descends(pids[i], pids[j]))
 				return ditto_err(-EINVAL, "process %d descends from %d: a service is a "
 						 "whole process tree, give its root only",
 						 (int)pids[i], (int)pids[j]);
@@ -679,6 +704,8 @@ static void end_window(struct ditto_profile *p)
 		thread_sampler_stop(p->ts);
 	timerfd_settime(p->tfd, 0, &off, NULL);
 	p->elapsed_s = elapsed(p);
+	for (size_t i = 0; i < p->nsvc; i++)
+		p->svc[i].exited = !proc_alive(p->svc[i].pid);
 	p->state = ST_ENDED;
 	p->analyse_err = analyse(p);
 	start_cpu(p);
@@ -764,7 +791,12 @@ static int cpu_step(struct ditto_profile *p, int timeout_ms)
 			(void)!read(p->tfd, &v, sizeof(v));
 		}
 	}
-	if (session_cpu_poll(cpu_now(p)) <= 0 && !start_cpu_next(p))
+	if (session_cpu_poll(cpu_now(p)) > 0)
+		return 1;
+	/* A finished child's fd stays readable (EOF): watched on, it would
+	 * wake every wait of the next service's windows. */
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, session_cpu_fd(cpu_now(p)), NULL);
+	if (!start_cpu_next(p))
 		p->state = ST_ENDED;
 	return p->state == ST_CPU;
 }
@@ -868,8 +900,9 @@ static int store_graph(struct ditto_profile *p, struct ditto_model *m)
 					       &p->svc[i].part };
 	edges_counts(p->edges, &reqs, &calls, &ambiguous, &lost);
 	if (lost)
-		ditto_warn("graph: %llu events beyond the bounds were not attributed",
-			   (unsigned long long)lost);
+		ditto_warn("graph: the window held more requests or calls than the graph keeps "
+			   "(%u and %u): its edges cover the window up to the first one beyond",
+			   EDGES_MAX_REQS, EDGES_MAX_CALLS);
 	/* The ring buffer's losses are among the collector's (a full map or
 	 * buffer): the edges may then miss calls. */
 	if (p->snap.reqs_by_svc && p->snap.reqs_by_svc[0].dropped)
@@ -954,7 +987,7 @@ DITTO_API int ditto_profile_finish(struct ditto_profile *p, struct ditto_model *
 	if (err)
 		return err;
 	for (size_t i = 0; i < p->nsvc; i++)
-		if (p->target_exited || !proc_alive(p->svc[i].pid))
+		if (p->svc[i].exited)
 			ditto_warn("process %d exited during the %.1f s window: the model holds what "
 				   "was collected until then", (int)p->svc[i].pid, p->elapsed_s);
 	return 0;

@@ -92,8 +92,12 @@ def test_kernel_graph_of_the_shop(tmp_path):
     assert names == set(PROFILED), names
     for key in EDGES:
         e = check_edge(edges, key)
-        # Each parent request made exactly that many calls.
-        assert fanout_share(e, int(EDGES[key][0])) >= 0.98, (key, e['fanout'])
+        # Each parent request made exactly that many calls. node may send a
+        # fire-and-forget call after it has read the next request (its
+        # socket is assigned later): the causal rule then gives it to that
+        # one (docs/graph.md), so async edges get a looser bound.
+        bound = 0.9 if EDGES[key][1] == 'async' else 0.98
+        assert fanout_share(e, int(EDGES[key][0])) >= bound, (key, e['fanout'])
         assert e.get('unattributed', 0) == 0, (key, e)
         assert e['request_bytes']['total'] > 0 and e['response_bytes']['total'] > 0, key
         assert e['latency_ns']['total'] > 0, key

@@ -143,7 +143,7 @@ struct {
  * before the window count as accepted ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
+	__uint(max_entries, MAX_SERVICES * 32);	/* 32 ports per service (session.c) */
 	__type(key, __u16);
 	__type(value, __u8);
 } listen_ports SEC(".maps");
@@ -763,8 +763,14 @@ static __always_inline void resp_done(struct dt_req_stats *r, const struct dt_co
 __noinline int conn_recv(struct dt_inflight *s, __u64 bytes, struct dt_req_stats *r)
 {
 	struct dt_conn *c;
+	__u64 sk;
 
-	if (!s || !r || !(c = bpf_map_lookup_elem(&conns, &s->sk)))
+	if (!s || !r)
+		return 0;
+	/* A map key from the stack: before Linux 6.2 the verifier takes no
+	 * argument memory (PTR_TO_MEM) as a key. */
+	sk = s->sk;
+	if (!(c = bpf_map_lookup_elem(&conns, &sk)))
 		return 0;
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {
@@ -787,8 +793,12 @@ __noinline int conn_recv(struct dt_inflight *s, __u64 bytes, struct dt_req_stats
 __noinline int conn_send(struct dt_inflight *s, __u64 bytes, __u64 now, struct dt_req_stats *r)
 {
 	struct dt_conn *c;
+	__u64 sk;
 
-	if (!s || !r || !(c = bpf_map_lookup_elem(&conns, &s->sk)))
+	if (!s || !r)
+		return 0;
+	sk = s->sk;	/* a stack key, as in conn_recv() */
+	if (!(c = bpf_map_lookup_elem(&conns, &sk)))
 		return 0;
 	conn_opts(r, c, s->sk);
 	if (c->state == CONN_READING) {

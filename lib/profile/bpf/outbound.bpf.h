@@ -196,11 +196,13 @@ __noinline int outbound_call(struct dt_inflight *s, const struct dt_desc *d, lon
 		return 0;
 	}
 	if (d->bits & SD_CLOSE) {
-		c = bpf_map_lookup_elem(&oconns, &s->sk);
+		__u64 sk = s->sk;	/* a stack key (see conn_recv()) */
+
+		c = bpf_map_lookup_elem(&oconns, &sk);
 		if (c && ret == 0 && (v = ep_of(&c->ep)))
 			call_done(v, c);
 		if (c && ret == 0)
-			bpf_map_delete_elem(&oconns, &s->sk);
+			bpf_map_delete_elem(&oconns, &sk);
 		return 0;
 	}
 	if (!(d->bits & (SD_SEND | SD_RECV)))
