@@ -152,6 +152,21 @@ def test_bad_targets_are_refused(tmp_path):
         r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(front), '-n', 'x',
                     '--pid', str(nginx))
         assert r.returncode == 2 and 'PORT=NAME' in r.stderr, r.stderr
+        # One name for two services would lose the window at its end.
+        r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(front), '--pid', str(nginx),
+                    '--name', '%d=x' % shop.ports['front'], '--name', '%d=x' % shop.ports['nginx'])
+        assert r.returncode == 1 and "'x' names port" in r.stderr, r.stderr
+        sleeper = subprocess.Popen(['sleep', '30'])
+        try:
+            r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(sleeper.pid),
+                        '--pid', str(front), '--name', '%d=sleep' % shop.ports['front'])
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+        assert r.returncode == 1 and "would both be service 'sleep'" in r.stderr, r.stderr
+        # The profiler's own ancestors are never a target.
+        r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(os.getpid()))
+        assert r.returncode == 1 and 'ancestors' in r.stderr, r.stderr
     assert not os.path.exists(out)
 
 
