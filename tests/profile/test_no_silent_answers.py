@@ -5,6 +5,7 @@ can act on, instead of exit 0 and a wrong or empty result."""
 
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -24,11 +25,26 @@ def run(args, timeout=60):
 def test_several_pids_are_never_the_last_one_alone(tmp_path):
     # Before: `--pid A --pid B` profiled B alone and exited 0. Now each is
     # a service (tests/graph), and one inside the other's tree is refused.
-    me = os.getpid()
-    r = run(['profile', '--pid', me, '--pid', os.getppid(), '-d', '1', '-o', tmp_path / 'out'])
+    parent = subprocess.Popen(['sh', '-c', 'sleep 30 & wait'])
+    try:
+        for _ in range(100):
+            kids = subprocess.run(['pgrep', '-P', str(parent.pid)], capture_output=True,
+                                  text=True).stdout.split()
+            if kids:
+                break
+            time.sleep(0.05)
+        r = run(['profile', '--pid', parent.pid, '--pid', kids[0], '-d', '1', '-o',
+                 tmp_path / 'out'])
+    finally:
+        subprocess.run(['pkill', '-P', str(parent.pid)])
+        parent.kill()
+        parent.wait()
     assert r.returncode == 1, r.stderr
-    assert b'descends from %d' % os.getppid() in r.stderr, r.stderr
+    assert b'descends from %d' % parent.pid in r.stderr, r.stderr
     assert not (tmp_path / 'out').exists()
+    # Nor is the profiler's own process tree ever a target.
+    r = run(['profile', '--pid', os.getpid(), '-d', '1', '-o', tmp_path / 'out'])
+    assert r.returncode == 1 and b'ancestors' in r.stderr, r.stderr
 
 
 def test_clone_of_several_pids_is_a_usage_error(tmp_path):
