@@ -135,6 +135,16 @@ def test_a_target_that_exits_leaves_the_others(tmp_path):
     assert ('front', 'back') in edges_of(m, {'redis': 0, 'memcached': 0})
 
 
+def children(pid):
+    """pid's child processes, from /proc (no pgrep: under a sanitizer
+    build's LD_PRELOAD, procps tools hang)."""
+    kids = []
+    for tid in os.listdir('/proc/%d/task' % pid):
+        with open('/proc/%d/task/%s/children' % (pid, tid)) as f:
+            kids += [int(k) for k in f.read().split()]
+    return kids
+
+
 def run_cli(*args):
     return subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=60)
 
@@ -143,8 +153,7 @@ def test_bad_targets_are_refused(tmp_path):
     out = str(tmp_path / 'x.dm')
     with Shop(nginx=True) as shop:
         nginx, front = shop.pids['nginx'], shop.pids['front']
-        worker = int(subprocess.run(['pgrep', '-P', str(nginx)], capture_output=True,
-                                    text=True).stdout.split()[0])
+        worker = children(nginx)[0]
         r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(front), '--pid', str(front))
         assert r.returncode == 1 and 'given twice' in r.stderr, r.stderr
         r = run_cli('profile', '-d', '1', '-o', out, '--pid', str(nginx), '--pid', str(worker))

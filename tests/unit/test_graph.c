@@ -257,6 +257,7 @@ START_TEST(test_dot_sources_and_determinism)
 	ck_assert_int_eq(ditto_graph_write_dot(m, &kernel, &k), 0);
 	ck_assert_ptr_null(strstr(k, "traces"));
 	ck_assert_ptr_nonnull(strstr(k, "\"front\" -> \"back\" [label=\"2 calls/req\\nsync"));
+	ditto_free(k);
 	ck_assert_int_eq(ditto_graph_write_dot(m, &bad, &k), -EINVAL);
 	ck_assert_ptr_null(k);
 	ditto_free(all);
