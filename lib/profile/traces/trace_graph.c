@@ -32,6 +32,9 @@
  * make "ends after" and "overlaps" need a margin: 10 us is far below any
  * real overlap of two calls and above any rounding. */
 #define TOL_NS 10000u
+/* Exporters that stamp span starts with a millisecond clock (node's SDK:
+ * whole milliseconds plus a precise duration): see overlaps(). */
+#define COARSE_NS 1000000u
 /* Parents walked up from a call at most (a cycle of parents is a
  * malformed file, not a reason to loop). */
 #define MAX_WALK 256
@@ -59,6 +62,7 @@ struct builder {
 	size_t ncalls;
 	char **ext;		/* external node names, one per call without callee */
 	uint64_t orphans, traces;
+	bool coarse;		/* every span starts on a whole millisecond */
 };
 
 static int cmp_id(const struct trace_span *a, const struct trace_span *b)
@@ -379,6 +383,31 @@ static int cmp_by_parent(const void *pa, const void *pb)
  * later calls starting before a call ends can overlap it, and past
  * MAX_OVERLAP_SCAN of them the call has long been marked if it can be.
  */
+/* Whether o, starting no earlier than a, can overlap a or a later one. */
+static bool may_overlap(const struct builder *b, const struct trace_span *a,
+			const struct trace_span *o)
+{
+	if (b->coarse)
+		return o->start_ns == a->start_ns || o->start_ns + COARSE_NS <= a->end_ns;
+	return o->start_ns + TOL_NS < a->end_ns;
+}
+
+/*
+ * Whether o (starting no earlier) overlaps a. With millisecond starts a
+ * span's true start is up to 1 ms after the one written: an overlap is
+ * certain only when o starts a millisecond or more before a ends; calls
+ * written with one start are taken as made at once (a handler issuing
+ * both before either answers), and any other pair as one after the other
+ * (a call that starts as its predecessor ends).
+ */
+static bool overlaps(const struct builder *b, const struct trace_span *a,
+		     const struct trace_span *o)
+{
+	if (!b->coarse)
+		return o->start_ns + TOL_NS < a->end_ns;
+	return o->start_ns + COARSE_NS <= a->end_ns || o->start_ns == a->start_ns;
+}
+
 static int mark_overlaps(struct builder *b)
 {
 	struct call **v = malloc((b->ncalls ? b->ncalls : 1) * sizeof(*v));
@@ -397,9 +426,9 @@ static int mark_overlaps(struct builder *b)
 			const struct trace_span *o = &b->set->spans[v[j]->span];
 			uint64_t end = a->end_ns < o->end_ns ? a->end_ns : o->end_ns;
 
-			if (v[j]->parent != v[i]->parent || o->start_ns + TOL_NS >= a->end_ns)
+			if (v[j]->parent != v[i]->parent || !may_overlap(b, a, o))
 				break;
-			if (end <= o->start_ns + TOL_NS)
+			if (end <= o->start_ns + TOL_NS || !overlaps(b, a, o))
 				continue;
 			if (v[i]->async || !v[j]->async)
 				v[i]->overlapped = true;
@@ -612,6 +641,16 @@ static int cmp_service(const void *pa, const void *pb)
 	return strcmp(a->service, b->service);
 }
 
+/* Whether every span starts on a whole millisecond (two or more spans:
+ * one may by chance). */
+static bool coarse_clock(const struct trace_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->spans[i].start_ns % COARSE_NS)
+			return false;
+	return set->n > 1;
+}
+
 int trace_graph_build(struct trace_set *set, struct ditto_model *m,
 		      const struct trace_graph_opts *opts)
 {
@@ -636,6 +675,7 @@ int trace_graph_build(struct trace_set *set, struct ditto_model *m,
 			err = -ENOMEM;
 	}
 	if (!err) {
+		b.coarse = coarse_clock(set);
 		link_spans(&b);
 		err = find_calls(&b);
 	}
