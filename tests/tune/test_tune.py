@@ -80,11 +80,10 @@ def tune(model, out, *args, original=True, check=True):
 @pytest.mark.root
 @slow
 @pytest.mark.xfail(strict=False, reason=(
-    'known flaky since 2026-12-05, to be found next: 3 runs on one VM, 1 converged; one ended at '
-    'iteration 9 with branch_mispredict_rate 5.06% off (bound 5%, knob moving), one stopped '
-    'after 8 iterations on a stall of synth.hold_share with every row within its bound but '
-    'verdict "NOT converged". The stop that saw it also changed the profiler the tuner measures '
-    'with (several services, BPF global functions): bisect against 2a1d51c first'))
+    'known flaky on this VM kind since 2026-12-05, not from that day\'s change: at 2a1d51c '
+    '(where the last CI passed it) 1 of 2 runs converged (the other 6.59% off in D1 at '
+    'iteration 9), at that day\'s main 1 of 4 (5.06% off in branch mispredictions; stalls of '
+    'synth.hold_share). The tuner\'s stall and convergence rules on srv_epoll are to be fixed'))
 def test_detuned_clone_is_brought_back_within_bounds(gt_model, tmp_path):
     model = detuned(gt_model, tmp_path / 'detuned.msgpack')
     # srv_epoll serves from one thread: 10000 requests measure it as
