@@ -19,10 +19,6 @@ static int svc_of_tgid(const struct snapshot *all, uint32_t tgid)
 	return -1;
 }
 
-static bool has_thread(const struct snapshot *part, uint32_t tid)
-{
-	return snapshot_thread(part, tid) != NULL;
-}
 
 /* Copies the n records of size sz at src that keep() accepts. */
 static void *filter(const void *src, size_t n, size_t sz, size_t *out_n,
@@ -43,9 +39,17 @@ static void *filter(const void *src, size_t n, size_t sz, size_t *out_n,
 }
 
 struct part_ctx {
-	const struct snapshot *all, *part;
+	const struct snapshot *all;
 	unsigned svc;
+	struct idmap tids;	/* the part's threads: a lookup per statistic */
 };
+
+static bool has_thread(const struct part_ctx *c, uint32_t tid)
+{
+	uint32_t v;
+
+	return idmap_get(&c->tids, tid, &v);
+}
 
 static bool keep_thread(const void *rec, const void *ctx)
 {
@@ -56,8 +60,7 @@ static bool keep_thread(const void *rec, const void *ctx)
 
 static bool keep_stat(const void *rec, const void *ctx)
 {
-	return has_thread(((const struct part_ctx *)ctx)->part,
-			  ((const struct stat_rec *)rec)->key.tid);
+	return has_thread(ctx, ((const struct stat_rec *)rec)->key.tid);
 }
 
 /* A wake-up belongs to the woken thread's service (a thread of another
@@ -65,9 +68,8 @@ static bool keep_stat(const void *rec, const void *ctx)
 static bool keep_wake(const void *rec, const void *ctx)
 {
 	const struct wake_rec *w = rec;
-	const struct snapshot *part = ((const struct part_ctx *)ctx)->part;
 
-	return has_thread(part, w->key.wakee) && has_thread(part, w->key.waker);
+	return has_thread(ctx, w->key.wakee) && has_thread(ctx, w->key.waker);
 }
 
 static bool keep_outbound(const void *rec, const void *ctx)
@@ -77,7 +79,8 @@ static bool keep_outbound(const void *rec, const void *ctx)
 
 int snapshot_part(const struct snapshot *all, unsigned svc, struct snapshot *out)
 {
-	struct part_ctx c = { all, out, svc };
+	struct part_ctx c = { all, svc, { 0 } };
+	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (svc >= MAX_SERVICES || !all->reqs_by_svc)
@@ -89,13 +92,16 @@ int snapshot_part(const struct snapshot *all, unsigned svc, struct snapshot *out
 		out->reqs.dropped += all->reqs_by_svc[i].dropped;
 	out->threads = filter(all->threads, all->nthreads, sizeof(*all->threads), &out->nthreads,
 			      keep_thread, &c);
+	for (size_t i = 0; out->threads && i < out->nthreads && !err; i++)
+		err = idmap_put(&c.tids, out->threads[i].tid, (uint32_t)i);
 	out->stats = filter(all->stats, all->nstats, sizeof(*all->stats), &out->nstats, keep_stat,
 			    &c);
 	out->wakes = filter(all->wakes, all->nwakes, sizeof(*all->wakes), &out->nwakes, keep_wake,
 			    &c);
 	out->outbound = filter(all->outbound, all->noutbound, sizeof(*all->outbound),
 			       &out->noutbound, keep_outbound, &c);
-	if (!out->threads || !out->stats || !out->wakes || !out->outbound) {
+	idmap_free(&c.tids);
+	if (err || !out->threads || !out->stats || !out->wakes || !out->outbound) {
 		snapshot_free(out);
 		return ditto_err(-ENOMEM, "out of memory");
 	}
