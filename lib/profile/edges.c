@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "edges_int.h"
 
@@ -33,6 +34,7 @@ void edges_free(struct edges *e)
 	idmap_free(&e->conn_req);
 	idmap_free(&e->sock_call);
 	idmap_free(&e->tid_thread);
+	idmap_free(&e->unix_listener);
 	free(e);
 }
 
@@ -82,6 +84,9 @@ static void req_begin(struct edges *e, const struct dt_event *ev)
 	}
 	e->reqs[e->nreqs++] = (struct ev_req){ .begin = ev->ts, .tid = ev->tid,
 					       .first_call = NONE, .svc = ev->svc };
+	if (ev->ep.family == AF_UNIX && ev->ep.addr[0] &&
+	    idmap_put(&e->unix_listener, ev->ep.addr[0], ev->svc))
+		e->lost++;
 	t->ctx = i;
 	t->open++;
 }

@@ -43,6 +43,9 @@ struct edges {
 	struct idmap conn_req;	/* accepted socket -> its current request */
 	struct idmap sock_call;	/* outbound socket -> its current call */
 	struct idmap tid_thread;	/* thread id -> threads[] */
+	/* A Unix listener's address (as the kernel names it) -> the service
+	 * that served a request on it, for the calls that reach it. */
+	struct idmap unix_listener;
 	uint64_t lost;			/* events beyond the bounds: the first stops the graph */
 	int err;			/* the first allocation failure */
 };

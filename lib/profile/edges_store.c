@@ -2,9 +2,9 @@
 /*
  * The graph from the attributed calls (edges.c): one kernel edge per
  * calling service and callee, the callee being a profiled service when
- * the call went to one of its listening ports on this host, else an
- * external node named after the framing its first request spoke
- * ("redis-6379"). Per edge: calls, parent requests, fan-out, latency,
+ * the call went to one of its listening ports on this host or to a Unix
+ * socket it served a request on, else an external node named after the
+ * framing its first request spoke ("redis-6379"). Per edge: calls, parent requests, fan-out, latency,
  * sizes, and two decisions by majority of the calls that have a parent
  * request: sync when the parent's response was written after the call's
  * answer was read (async otherwise), parallel when the call overlapped
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "edges_int.h"
@@ -72,6 +73,19 @@ static bool to_profiler(const struct store *st, const struct dt_ep_key *k)
 	return false;
 }
 
+/* The profiled service a Unix client's call reached, by the address of
+ * the listener it connected to (NONE: a listener of no profiled service,
+ * whose calls make no edge: only Unix sockets served within the profile
+ * are in the graph). */
+static uint32_t unix_callee(const struct store *st, const struct dt_ep_key *k)
+{
+	uint32_t svc;
+
+	if (!idmap_get(&st->e->unix_listener, k->addr[0], &svc) || svc >= st->nsvcs)
+		return NONE;
+	return svc;
+}
+
 static const struct outbound_rec *outbound_of(const struct store *st, const struct dt_ep_key *k)
 {
 	const struct snapshot *part = k->svc < st->nsvcs ? st->svcs[k->svc].part : NULL;
@@ -108,6 +122,10 @@ static void callee_name(const struct store *st, const struct dt_ep_key *k, struc
 	const struct outbound_rec *o = outbound_of(st, k);
 	unsigned char first[16] = { 0 };
 
+	if (k->family == AF_UNIX) {
+		snprintf(a->to, sizeof(a->to), "%s", st->svcs[unix_callee(st, k)].name);
+		return;
+	}
 	for (size_t i = 0; i < st->nsvcs && loopback(k); i++)
 		for (size_t j = 0; j < st->svcs[i].nports; j++)
 			if (st->svcs[i].ports[j] == k->port) {
@@ -189,7 +207,8 @@ static int add_calls(struct store *st, uint32_t *acc_of_call)
 		acc_of_call[i] = NONE;
 		/* A service index the session did not give (never, unless the
 		 * kernel side and the session disagree): no edge to make. */
-		if (c->ep.svc >= st->nsvcs || to_profiler(st, &c->ep))
+		if (c->ep.svc >= st->nsvcs || to_profiler(st, &c->ep) ||
+		    (c->ep.family == AF_UNIX && unix_callee(st, &c->ep) == NONE))
 			continue;
 		if ((err = edge_of(st, &c->ep, &acc_of_call[i])))
 			return err;

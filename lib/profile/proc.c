@@ -216,6 +216,34 @@ size_t proc_listeners(pid_t pid, struct proc_listener *out, size_t max)
 	return listen_in(path, inodes, ni, out, n, max);
 }
 
+/* __SO_ACCEPTCON in /proc/net/unix's flags: a listening socket. */
+#define UNIX_ACCEPTCON 0x10000UL
+
+bool proc_unix_listening(pid_t pid)
+{
+	unsigned long inodes[1024];
+	size_t ni = socket_inodes(pid, inodes, ARRAY_SIZE(inodes));
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/unix", (int)pid);
+	if (!ni || !(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long flags, inode;
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		if (sscanf(line, "%*s %*x %*x %lx %*x %*x %lu", &flags, &inode) != 2 ||
+		    !(flags & UNIX_ACCEPTCON))
+			continue;
+		for (size_t i = 0; i < ni && !found; i++)
+			found = inodes[i] == inode;
+	}
+	fclose(f);
+	return found;
+}
+
 size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max)
 {
 	struct proc_listener l[64];

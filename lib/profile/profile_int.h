@@ -129,6 +129,8 @@ int proc_check_user(pid_t pid);
 /* Calls fn for pid's descendants (not pid itself), found through /proc. */
 int proc_descendants(pid_t pid, int (*fn)(pid_t child, void *user), void *user);
 int proc_comm(pid_t pid, char *buf, size_t len);
+/* Whether pid holds a listening Unix socket. */
+bool proc_unix_listening(pid_t pid);
 /* TCP ports pid listens on (IPv4 and IPv6), at most max. */
 size_t proc_listen_ports(pid_t pid, uint16_t *ports, size_t max);
 /* Listening TCP sockets pid holds: port and socket inode, at most max. */

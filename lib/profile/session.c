@@ -316,9 +316,10 @@ static int name_services(struct ditto_profile *p);
 static void warn_no_listener(const struct ditto_profile *p)
 {
 	for (size_t i = 0; i < p->nsvc && p->nsvc > 1; i++)
-		if (!p->svc[i].nports && !p->child)
-			ditto_warn("process %d listens on no TCP port: it serves no request here, and "
-				   "its calls count as made outside any request (unattributed)",
+		if (!p->svc[i].nports && !p->child && !proc_unix_listening(p->svc[i].pid))
+			ditto_warn("process %d listens on no TCP port and no Unix socket: it serves "
+				   "no request here, and its calls count as made outside any request "
+				   "(unattributed)",
 				   (int)p->svc[i].pid);
 }
 

@@ -26,6 +26,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define AF_INET6 10
 #define SOCK_STREAM 1
 #define SOCK_DGRAM 2
+#define SOCK_SEQPACKET 5
 #define EAGAIN 11
 #define EINPROGRESS 115
 #define NR_SETSOCKOPT 54
@@ -399,14 +400,49 @@ static __always_inline __u8 fd_kind(int fd, __u64 *sk_out, __u8 *nonblock)
 	return fd_kind_cached(fd, sk_out, nonblock, NULL);
 }
 
-/* A TCP connection on a listening port of the service, accepted before the
- * window began: track it from now on. */
+/*
+ * A connected Unix stream socket and the bound address of its listener.
+ * The kernel gives the socket accept() returns its listener's address (one
+ * shared struct unix_address), while a client that connected without
+ * binding has none: so a socket with an address is the serving end, and a
+ * client's peer names the listener it reached by that same pointer, which
+ * user space matches to the service that served it (edges_store.c). A
+ * socketpair has no address at either end: neither serves.
+ */
+static __always_inline bool unix_connected(__u64 skp)
+{
+	struct sock *sk = (struct sock *)skp;
+	__u16 type = BPF_CORE_READ(sk, sk_type);
+
+	return (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+	       BPF_CORE_READ(sk, __sk_common.skc_state) == 1 /* TCP_ESTABLISHED */;
+}
+
+static __always_inline __u64 unix_addr(__u64 skp)
+{
+	return (__u64)BPF_CORE_READ((struct unix_sock *)skp, addr);
+}
+
+/* The listener's address a client socket reached (0: none, or not one). */
+static __always_inline __u64 unix_peer_addr(__u64 skp)
+{
+	struct sock *peer = BPF_CORE_READ((struct unix_sock *)skp, peer);
+
+	return peer ? unix_addr((__u64)peer) : 0;
+}
+
+/* A connection accepted before the window began, on a listening TCP port
+ * of the service or on a bound Unix socket: track it from now on. */
 static __always_inline bool adopt_conn(__u64 skp, __u8 kind)
 {
 	struct sock *sk = (struct sock *)skp;
 	struct dt_conn fresh = {};
 	__u16 port;
 
+	if (kind == FDK_UNIX && unix_connected(skp) && unix_addr(skp)) {
+		bpf_map_update_elem(&conns, &skp, &fresh, BPF_NOEXIST);
+		return true;
+	}
 	if (kind != FDK_TCP)
 		return false;
 	port = BPF_CORE_READ(sk, __sk_common.skc_num);
@@ -758,6 +794,22 @@ static __always_inline void resp_done(struct dt_req_stats *r, const struct dt_co
 	r->resp_bytes_sum += c->resp_bytes;
 }
 
+/* A request begins: on a Unix socket the event names the listener's
+ * address, so that user space knows whom a client's calls reach. */
+static __always_inline void req_begin_event(const struct dt_inflight *s)
+{
+	struct dt_ep_key k = {};
+
+	if (!graph_events)
+		return;
+	if (s->fd_kind == FDK_UNIX) {
+		k.family = AF_UNIX;
+		k.svc = s->svc;
+		k.addr[0] = unix_addr(s->sk);
+	}
+	emit(EV_REQ_BEGIN, s->svc, s->ts, s->sk, &k);
+}
+
 /* r: the service's request statistics (looked up once per call, by the
  * caller: a lookup per helper multiplied the verifier's paths). */
 __noinline int conn_recv(struct dt_inflight *s, __u64 bytes, struct dt_req_stats *r)
@@ -786,7 +838,7 @@ __noinline int conn_recv(struct dt_inflight *s, __u64 bytes, struct dt_req_stats
 	c->req_bytes = bytes;
 	c->req_start_ns = s->ts;
 	r->requests++;
-	emit(EV_REQ_BEGIN, s->svc, s->ts, s->sk, NULL);
+	req_begin_event(s);
 	return 0;
 }
 

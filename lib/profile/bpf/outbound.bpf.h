@@ -45,6 +45,15 @@ static __always_inline bool is_outbound(__u64 skp, __u8 kind, const struct dt_de
 {
 	__u8 state;
 
+	/* A Unix client, for the graph only (a plain profile keeps its
+	 * local sockets as it always did): one that reached a listener. */
+	if (kind == FDK_UNIX && skp && graph_events) {
+		__u16 type = BPF_CORE_READ((struct sock *)skp, sk_type);
+
+		if (d->bits & SD_CONNECT)	/* connected at its exit */
+			return (type == SOCK_STREAM || type == SOCK_SEQPACKET) && !unix_addr(skp);
+		return unix_connected(skp) && !unix_addr(skp) && unix_peer_addr(skp);
+	}
 	if (kind != FDK_TCP || !skp)
 		return false;
 	if (d->bits & SD_CONNECT)
@@ -80,6 +89,10 @@ static __always_inline void ep_key_of(__u64 skp, __u8 svc, struct dt_ep_key *k)
 
 	k->svc = svc;
 	k->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (k->family == AF_UNIX) {
+		k->addr[0] = unix_peer_addr(skp);	/* port 0: no port */
+		return;
+	}
 	k->port = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (k->family == AF_INET6) {
 		BPF_CORE_READ_INTO(&k->addr, sk, __sk_common.skc_v6_daddr);
@@ -87,6 +100,12 @@ static __always_inline void ep_key_of(__u64 skp, __u8 svc, struct dt_ep_key *k)
 		a4 = BPF_CORE_READ(sk, __sk_common.skc_daddr);
 		__builtin_memcpy(k->addr, &a4, sizeof(a4));
 	}
+}
+
+/* A peer to name: a port, or a Unix listener's address. */
+static __always_inline bool ep_named(const struct dt_ep_key *k)
+{
+	return k->port || (k->family == AF_UNIX && k->addr[0]);
 }
 
 static __always_inline struct dt_ep_val *ep_of(const struct dt_ep_key *k)
@@ -191,7 +210,7 @@ __noinline int outbound_call(struct dt_inflight *s, const struct dt_desc *d, lon
 		return 0;
 	if (d->bits & SD_CONNECT) {
 		ep_key_of(s->sk, s->svc, &k);
-		if ((ret == 0 || ret == -EINPROGRESS) && k.port && (v = ep_of(&k)))
+		if ((ret == 0 || ret == -EINPROGRESS) && ep_named(&k) && (v = ep_of(&k)))
 			v->connects++;
 		return 0;
 	}
@@ -209,7 +228,7 @@ __noinline int outbound_call(struct dt_inflight *s, const struct dt_desc *d, lon
 		return 0;
 	/* Unconnected (a UDP-style send on TCP fails): no endpoint to name. */
 	ep_key_of(s->sk, s->svc, &k);
-	if (!k.port || !(c = oconn_of(s->sk, &k)) || !(v = ep_of(&k)))
+	if (!ep_named(&k) || !(c = oconn_of(s->sk, &k)) || !(v = ep_of(&k)))
 		return 0;
 	if (d->bits & SD_SEND) {
 		v->sends++;
