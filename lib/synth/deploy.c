@@ -148,6 +148,24 @@ static int build_static(const char *dir, const struct deploy_graph *g)
 	return 0;
 }
 
+/* Each clone node's tree is where graph.json says: a Dockerfile copying
+ * from a missing folder would fail only at `docker build`. */
+static int check_trees(const char *dir, const struct deploy_graph *g)
+{
+	char path[PATH_MAX];
+
+	for (size_t k = 0; k < g->n_order; k++) {
+		const char *name = g->nodes[g->order[k]].name;
+
+		if (snprintf(path, sizeof(path), "%s/%s/Makefile", dir, name) >= (int)sizeof(path))
+			return ditto_err(-ENAMETOOLONG, "deploy: %s/%s: path too long", dir, name);
+		if (access(path, F_OK))
+			return ditto_err(-ENOENT, "deploy: graph.json names clone node %s, but %s/%s "
+					 "holds no clone tree", name, dir, name);
+	}
+	return 0;
+}
+
 static int check_opts(const struct ditto_deploy_opts *opts, unsigned *targets,
 		      struct deploy_params *p)
 {
@@ -188,6 +206,8 @@ DITTO_API int ditto_synth_deploy(const char *dir, const struct ditto_deploy_opts
 		return ditto_err(-EINVAL, "deploy: no graph tree given");
 	if ((err = deploy_graph_read(dir, &g)))
 		return err;
+	if ((err = check_trees(dir, &g)))
+		goto out;
 	if (OPTS_GET(opts, build, false) && (err = build_static(dir, &g)))
 		goto out;
 	if (snprintf(tmp, sizeof(tmp), "%s/.deploy-XXXXXX", dir) >= (int)sizeof(tmp)) {
