@@ -11,6 +11,8 @@
  * process count would run that many times the processes. The count is
  * kept as an annotation; scale the Deployment to model more instances.
  * CPU request: the measured CPU time (cpu_millicores), when there is one.
+ * The clone listens on DITTO_LISTEN_ADDRESS (0.0.0.0 here), not loopback:
+ * a Service sends to the pod's address.
  */
 #include <stdio.h>
 

@@ -230,3 +230,35 @@ def test_synth_deploy_flag_needs_a_graph_tree(tmp_path):
     r = ditto('synth', sample_model(tmp_path), '-o', tmp_path / 'two', '-n', '--deploy', 'helm',
               check=False)
     assert r.returncode == 2 and 'helm' in r.stderr
+
+
+def test_listen_address_moves_the_clone_for_pods(tmp_path):
+    # The manifests set DITTO_LISTEN_ADDRESS=0.0.0.0 (a Service reaches
+    # the pod's address); here another loopback address stands for it.
+    import subprocess
+    from graph_tree import CLI, free_port
+    tree = tmp_path / 'one'
+    ditto('synth', sample_model(tmp_path), '--service', 'memcached', '-o', tree, '-q')
+    port = free_port()
+    env = dict(os.environ, DITTO_LISTEN_ADDRESS='127.0.0.2')
+    p = subprocess.Popen([str(tree / 'clone'), '--port', str(port), '--max-seconds', '60'],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.stdout.readline().strip() == b'ready'
+        r = subprocess.run([CLI, 'load', '--host', '127.0.0.2', '--port', str(port), '--framing',
+                            'memcache-text', '-n', '200', '--json'], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0 and json.loads(r.stdout)['completed'] == 200, r.stderr
+        r = subprocess.run([CLI, 'load', '--port', str(port), '--framing', 'memcache-text', '-n',
+                            '10'], capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0 and 'refused' in r.stderr
+    finally:
+        p.terminate()
+        p.wait(10)
+        p.stdout.close()
+        p.stderr.close()
+    env['DITTO_LISTEN_ADDRESS'] = '0.0.0.0:80'
+    r = subprocess.run([str(tree / 'clone'), '--port', str(port), '--max-seconds', '5'], env=env,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and 'DITTO_LISTEN_ADDRESS=0.0.0.0:80 is not an IPv4 address' in \
+        r.stderr
