@@ -254,10 +254,26 @@ static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 	return 0;
 }
 
-int deploy_graph_read(const char *dir, struct deploy_graph *g)
+int deploy_graph_parse(const char *buf, size_t len, const char *name, struct deploy_graph *g)
 {
 	struct json_limits lim = { .max_bytes = DEPLOY_MAX_JSON, .max_depth = 8,
 				   .max_values = 1u << 20 };
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	if (len > DEPLOY_MAX_JSON)
+		return ditto_err(-DITTO_ELIMIT, "%s: %zu bytes, more than the limit of %zu", name, len,
+				 DEPLOY_MAX_JSON);
+	err = json_each_doc(buf, len, name, &lim, read_doc, g);
+	if (!err && !g->nodes)
+		err = ditto_err(-DITTO_ECORRUPT, "deploy: %s: empty", name);
+	if (err)
+		deploy_graph_free(g);
+	return err;
+}
+
+int deploy_graph_read(const char *dir, struct deploy_graph *g)
+{
 	char path[PATH_MAX];
 	char *buf = NULL;
 	size_t len;
@@ -266,18 +282,14 @@ int deploy_graph_read(const char *dir, struct deploy_graph *g)
 	memset(g, 0, sizeof(*g));
 	if (snprintf(path, sizeof(path), "%s/graph.json", dir) >= (int)sizeof(path))
 		return ditto_err(-ENAMETOOLONG, "deploy: %s: path too long", dir);
-	if ((err = json_read_file(path, lim.max_bytes, &buf, &len))) {
+	if ((err = json_read_file(path, DEPLOY_MAX_JSON, &buf, &len))) {
 		if (err == -ENOENT)
 			return ditto_err(err, "deploy: %s is not a graph tree (no graph.json: write it "
 					 "with `ditto synth` of a multi-service model)", dir);
 		return err;
 	}
-	err = json_each_doc(buf, len, path, &lim, read_doc, g);
+	err = deploy_graph_parse(buf, len, path, g);
 	free(buf);
-	if (!err && !g->nodes)
-		err = ditto_err(-DITTO_ECORRUPT, "deploy: %s: empty", path);
-	if (err)
-		deploy_graph_free(g);
 	return err;
 }
 

@@ -45,6 +45,8 @@ struct deploy_graph {
  * and the JSON path: -ENOENT no graph.json, -DITTO_ECORRUPT malformed,
  * -DITTO_EINVALID a name or value no engine can take, -DITTO_ELIMIT. */
 int deploy_graph_read(const char *dir, struct deploy_graph *g);
+/* The same for a buffer (name: for messages); what the fuzz target drives. */
+int deploy_graph_parse(const char *buf, size_t len, const char *name, struct deploy_graph *g);
 void deploy_graph_free(struct deploy_graph *g);
 
 /* Names (deploy_names.c). */

@@ -262,3 +262,9 @@ def test_listen_address_moves_the_clone_for_pods(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0 and 'DITTO_LISTEN_ADDRESS=0.0.0.0:80 is not an IPv4 address' in \
         r.stderr
+    # The same objects linked -static, through the binding.
+    path = pyditto.build(tree, static=True)
+    assert path == str(tree) + '/clone-static'
+    out = subprocess.run(['readelf', '-lW', path], capture_output=True, text=True,
+                         check=True).stdout
+    assert 'LOAD' in out and 'INTERP' not in out
