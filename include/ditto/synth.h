@@ -148,8 +148,9 @@ struct ditto_deploy_opts {
  * graph.json, as `ditto synth` writes it for a multi-service model) into
  * dir/deploy/, replacing a folder libditto wrote there before, never
  * another one (-ENOTEMPTY):
- *   docker/<node>.Dockerfile   per clone node: FROM scratch, the clone's
- *                              static binary (build context: dir)
+ *   docker/<node>.Dockerfile   per clone node, for either target: FROM
+ *                              scratch, the clone's static binary (build
+ *                              context: dir)
  *   compose.yaml               one service per clone node, host network,
  *                              each on 127.0.0.1 at its graph.json port,
  *                              children's addresses in DITTO_UPSTREAM_*,

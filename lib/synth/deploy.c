@@ -86,8 +86,10 @@ static int write_all(const char *tmp, const struct deploy_graph *g, unsigned tar
 
 	if ((err = put_file(tmp, MARKER, &marker)))
 		return err;
-	if ((targets & DITTO_DEPLOY_COMPOSE) &&
-	    ((err = make_dir(tmp, "docker")) || (err = emit(tmp, "compose.yaml", gen_compose, g, 0, p))))
+	/* Both engines run the images the Dockerfiles build. */
+	if ((err = make_dir(tmp, "docker")))
+		return err;
+	if ((targets & DITTO_DEPLOY_COMPOSE) && (err = emit(tmp, "compose.yaml", gen_compose, g, 0, p)))
 		return err;
 	if ((targets & DITTO_DEPLOY_KUBERNETES) && (err = make_dir(tmp, "kubernetes")))
 		return err;
@@ -95,7 +97,7 @@ static int write_all(const char *tmp, const struct deploy_graph *g, unsigned tar
 		size_t i = g->order[k];
 
 		snprintf(name, sizeof(name), "docker/%s.Dockerfile", g->nodes[i].name);
-		if ((targets & DITTO_DEPLOY_COMPOSE) && (err = emit(tmp, name, gen_docker, g, i, p)))
+		if ((err = emit(tmp, name, gen_docker, g, i, p)))
 			return err;
 		/* Numbered in start order: kubectl applies a folder's files
 		 * in name order, leaves first. */

@@ -51,7 +51,7 @@ static int depends_on(const struct deploy_graph *g, const struct deploy_node *n,
 			continue;
 		if (!any)
 			yaml_key(b, 2, "depends_on");
-		dbuf_puts(b, any ? "\n      - " : "\n      - ");
+		dbuf_puts(b, "\n      - ");
 		if ((err = yaml_str(b, "a service name", c->name)))
 			return err;
 		any = true;

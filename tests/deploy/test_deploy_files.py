@@ -196,7 +196,8 @@ def test_options_and_replacing(tmp_path):
     # A deploy folder libditto wrote is replaced; any other is not.
     ditto('deploy', d, '--targets', 'compose')
     ditto('deploy', d, '--targets', 'k8s')
-    assert sorted(os.listdir(os.path.join(d, 'deploy'))) == ['.ditto-deploy', 'kubernetes']
+    assert sorted(os.listdir(os.path.join(d, 'deploy'))) == ['.ditto-deploy', 'docker',
+                                                            'kubernetes']
     shutil.rmtree(os.path.join(d, 'deploy'))
     os.makedirs(os.path.join(d, 'deploy'))
     (tmp_path / 'graph' / 'deploy' / 'mine.txt').write_text('keep me')
@@ -213,6 +214,8 @@ def test_python_binding(tmp_path):
         compose = yaml.safe_load(f)
     assert compose['services']['front']['image'] == 'reg.local:5000/ditto-front:latest'
     assert not os.path.exists(os.path.join(out, 'kubernetes'))
+    assert sorted(os.listdir(os.path.join(out, 'docker'))) == ['cache.Dockerfile',
+                                                               'front.Dockerfile']
     with pytest.raises(pyditto.DittoError, match='neither compose nor kubernetes'):
         pyditto.deploy(d, targets='helm')
     with pytest.raises(pyditto.DittoError, match='DNS-1123'):
