@@ -271,3 +271,14 @@ def test_listen_address_moves_the_clone_for_pods(tmp_path):
     out = subprocess.run(['readelf', '-lW', path], capture_output=True, text=True,
                          check=True).stdout
     assert 'LOAD' in out and 'INTERP' not in out
+
+
+def test_a_tier_that_fails_to_build_leaves_no_files(tmp_path):
+    d, _ = _graph(tmp_path)
+    with open(os.path.join(d, 'cache', 'body.S'), 'a') as f:
+        f.write('\n\tthis is not an instruction\n')
+    r = ditto('deploy', d, '--build', check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert 'building the clone in %s/cache failed' % d in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(d, 'deploy'))
+    assert not os.path.exists(os.path.join(d, 'cache', 'clone-static'))
