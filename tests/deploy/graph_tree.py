@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """Graph trees for the deployment tests, written as the fixed layout says
-(DIR/<node>/ a clone tree per node, DIR/graph.json) from the two-service
-model of `ditto model sample` (redis calling memcached): each node's tree
-by `ditto synth MODEL --service S -o DIR/<node>`, graph.json by the test
-(until `ditto synth` writes graph trees of multi-service models)."""
+(DIR/<node>/ a clone tree per node, DIR/graph.json) from the model of
+`ditto model sample` (redis calling memcached) with an HTTP service 'web'
+added through the binding (its sections left to the synthesizer's
+defaults): each node's tree by `ditto synth MODEL --service S -o
+DIR/<node>`, graph.json by the test (until `ditto synth` writes graph
+trees of multi-service models)."""
 
 import json
 import os
@@ -49,7 +51,11 @@ def env_name(name):
 def sample_model(tmp):
     path = os.path.join(str(tmp), 'sample.msgpack')
     if not os.path.exists(path):
+        import ditto as pyditto
         ditto('model', 'sample', '-o', path)
+        m = pyditto.Model.load(path)
+        m.add_service('web', framing='http1')
+        m.save(path)
     return path
 
 
@@ -74,20 +80,20 @@ def write_graph(directory, nodes, front, start_order, edges=()):
 
 
 def make_tree(tmp, names=('front', 'cache'), kept=None, build=False):
-    """A graph tree: names[0] (a clone of the sample's redis, RESP) calls
+    """A graph tree: names[0] (a clone of the model's web, HTTP/1.1) calls
     names[1] (its memcached, memcache text) and, with kept=(name, addr),
     a real service left as an address. Returns (dir, graph doc)."""
     model = sample_model(tmp)
     d = os.path.join(str(tmp), 'graph')
     os.makedirs(d, exist_ok=True)
     front, leaf = names
-    for name, service in ((front, 'redis'), (leaf, 'memcached')):
+    for name, service in ((front, 'web'), (leaf, 'memcached')):
         ditto('synth', model, '--service', service, '-o', os.path.join(d, name), '-q',
               *(() if build else ('-n',)))
     p_front, p_leaf = free_port(), free_port()
     while p_leaf == p_front:
         p_leaf = free_port()
-    nodes = [node(front, p_front, 'resp', [leaf] + ([kept[0]] if kept else []), threads=5,
+    nodes = [node(front, p_front, 'http1', [leaf] + ([kept[0]] if kept else []), threads=5,
                   cpu_millicores=250),
              node(leaf, p_leaf, 'memcache-text', threads=4)]
     if kept:

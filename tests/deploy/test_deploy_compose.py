@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
 """The generated Docker Compose deployment, for real: static clone
 binaries built, FROM scratch images built from the generated Dockerfiles,
-the graph brought up with host networking on 127.0.0.1, every tier driven
-with a bounded load in its framing, then brought down with no container
-(and no image of ours) left."""
+the graph brought up with host networking on 127.0.0.1, the HTTP front
+tier driven by wrk and every other tier by `ditto load` in its framing
+(bounded loads), then brought down with no container (and no image of
+ours) left."""
 
 import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import time
@@ -41,6 +44,17 @@ def drive(port, framing, n):
     return json.loads(r.stdout)
 
 
+def wrk(port, seconds=2):
+    """Requests wrk completed against the front tier, after checking that
+    none failed."""
+    assert shutil.which('wrk'), 'wrk is missing: scripts/bootstrap.sh installs it'
+    r = subprocess.run(['wrk', '-t1', '-c4', '-d%ds' % seconds, 'http://127.0.0.1:%d/' % port],
+                       capture_output=True, text=True, timeout=seconds + 60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'Socket errors' not in r.stdout and 'Non-2xx' not in r.stdout, r.stdout
+    return int(re.search(r'(\d+) requests in', r.stdout).group(1))
+
+
 def test_compose_runs_the_graph_on_localhost(tmp_path, docker):
     d, g = make_tree(tmp_path, kept=('db', '127.0.0.1:5432'))
     front, leaf, _ = g['nodes']
@@ -60,8 +74,7 @@ def test_compose_runs_the_graph_on_localhost(tmp_path, docker):
             assert wait_port(n['port']), 'tier %s did not listen on 127.0.0.1:%d' % (
                 n['name'], n['port'])
         # Every tier serves, in its own framing, at its manifest port.
-        res = drive(front['port'], 'resp', 2000)
-        assert res['completed'] == 2000 and not res['errors'], res
+        assert wrk(front['port']) > 100
         res = drive(leaf['port'], 'memcache-text', 500)
         assert res['completed'] == 500 and not res['errors'], res
         # The front tier was given its children's addresses.
