@@ -15,6 +15,7 @@
  * a Service sends to the pod's address.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "deploy_int.h"
 
@@ -41,6 +42,12 @@ static int metadata(const struct deploy_node *n, const struct deploy_params *p, 
 	return 0;
 }
 
+static bool is_loopback(const char *addr)
+{
+	return !strncmp(addr, "127.", 4) || !strncmp(addr, "localhost:", 10) ||
+	       !strncmp(addr, "[::1]:", 6);
+}
+
 static int config_map(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
 		      struct dbuf *b)
 {
@@ -61,6 +68,11 @@ static int config_map(const struct deploy_graph *g, size_t i, const struct deplo
 		else
 			snprintf(addr, sizeof(addr), "%s.%s.svc.cluster.local:%u", c->dns,
 				 p->k8s_namespace, c->port);
+		/* Right on one host, wrong in a pod: there it is the pod. */
+		if (c->kept && is_loopback(c->address))
+			ditto_warn("deploy: kubernetes: kept node %s is at %s, a loopback address: in "
+				   "a pod that is the pod itself (point it at an address the cluster "
+				   "reaches)", c->name, c->address);
 		dbuf_puts(b, "  ");
 		if ((err = yaml_str(b, "an environment name", c->env)))
 			return err;

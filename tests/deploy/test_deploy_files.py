@@ -87,7 +87,8 @@ def test_kubernetes_manifests_per_tier(tmp_path):
 def test_kubernetes_manifests_validate_against_the_api_schema(tmp_path):
     k8s.install()
     d, _ = make_tree(tmp_path, kept=('db', '127.0.0.1:5432'))
-    ditto('deploy', d)
+    r = ditto('deploy', d)
+    assert 'kept node db is at 127.0.0.1:5432, a loopback address' in r.stderr, r.stderr
     ok, out = k8s.validate(os.path.join(d, 'deploy', 'kubernetes'))
     assert ok, out
     assert '6 objects valid' in out
