@@ -13,6 +13,7 @@ python3-setuptools python3-pip
 redis-server redis-tools memcached libmemcached-tools wrk strace make valgrind nginx
 postgresql postgresql-contrib mariadb-server sysbench apache2
 locales
+docker.io docker-compose python3-yaml
 "
 
 missing=""

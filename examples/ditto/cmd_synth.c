@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_deploy.h"
 #include "cmd_synth.h"
 
 #define CMD "synth"
@@ -34,6 +35,8 @@ static void usage(FILE *f)
 	      "                        tuning.knobs are then ignored, other knobs take\n"
 	      "                        their defaults\n"
 	      "      --cc CC           C compiler for the build (default: cc)\n"
+	      "      --deploy LIST     then write DIR/deploy/ for compose,kubernetes (a graph\n"
+	      "                        tree; static binaries built unless --no-build)\n"
 	      "  -q, --quiet           print only errors\n"
 	      "  -h, --help            this help\n"
 	      "\n"
@@ -88,6 +91,7 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 	case 'f': a->force = true; return 1;
 	case 'n': a->no_build = true; return 1;
 	case 'C': a->cc = arg; return 1;
+	case 'D': a->deploy = arg; return 1;
 	case 'K': a->no_clamp = true; return 1;
 	case 'q': a->quiet = true; return 1;
 	default: return 0;
@@ -111,13 +115,13 @@ int synth_run(const struct synth_args *a)
 	if (!a->quiet)
 		fprintf(stderr, "ditto: clone tree written to %s\n", a->output);
 	if (a->no_build)
-		return CLI_OK;
+		return a->deploy ? deploy_after_synth(a->output, a->deploy, true, a->quiet) : CLI_OK;
 	if ((err = ditto_synth_build(a->output, &bo)))
 		return cli_fail("build", err);
 	if (!a->quiet)
 		printf("clone built: %s/clone\nstart it:    %s/clone [--port P] [--max-seconds S]\n",
 		       a->output, a->output);
-	return CLI_OK;
+	return a->deploy ? deploy_after_synth(a->output, a->deploy, a->no_build, a->quiet) : CLI_OK;
 }
 
 /* The command line into a: -1 to go on, else the exit status. */
@@ -159,6 +163,7 @@ int cmd_synth(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-build", no_argument, NULL, 'n' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "deploy", required_argument, NULL, 'D' },
 		{ "no-clamp", no_argument, NULL, 'K' },
 		{ "knob", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },

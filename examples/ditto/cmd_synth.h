@@ -11,6 +11,7 @@ struct ditto_values;
 
 struct synth_args {
 	const char *model, *output, *service, *cc;
+	const char *deploy;	/* --deploy compose,kubernetes (NULL: none) */
 	uint64_t seed;
 	unsigned port;
 	bool force, no_build, no_clamp, quiet;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_deploy.h"
 #include "cmd_graph.h"
 #include "cmd_model.h"
 #include "cmd_profile.h"
@@ -24,6 +25,7 @@ static const struct cli_command commands[] = {
 	{ "synth", "write and build the clone of a modelled service", cmd_synth },
 	{ "clone", "profile a live service, then write and build its clone", cmd_clone },
 	{ "graph", "the RPC graph: import from traces, draw", cmd_graph },
+	{ "deploy", "Docker Compose and Kubernetes files of a graph clone", cmd_deploy },
 	{ "load", "drive a service with requests and report its latency", cmd_load },
 	{ "measure", "measure a service command under load (cachegrind, profiler)", cmd_measure },
 	{ "tune", "bring a clone within bounds of its original, with a report", cmd_tune },

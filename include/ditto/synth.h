@@ -108,16 +108,78 @@ struct ditto_build_opts {
 	size_t sz;
 	/* C compiler (NULL: make's default, cc). */
 	const char *cc;
+	/* Build dir/clone-static instead, linked with -static: the binary
+	 * an empty (FROM scratch) container image holds. */
+	bool static_link;
 	size_t :0;
 };
 
 /*
- * Build the clone tree in dir with make, giving dir/clone. The compiler's
- * output goes to dir/build.log; on failure the error message ends with
- * its last lines. Errors: -ENOENT dir or make missing; -DITTO_EBUILD the
- * build failed; -DITTO_EOPTS.
+ * Build the clone tree in dir with make, giving dir/clone (or
+ * dir/clone-static). The compiler's output goes to dir/build.log; on
+ * failure the error message ends with its last lines. Errors: -ENOENT dir
+ * or make missing; -DITTO_EBUILD the build failed; -DITTO_EOPTS.
  */
 DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts);
+
+/* Engines ditto_synth_deploy() writes files for. */
+enum ditto_deploy_target {
+	DITTO_DEPLOY_COMPOSE = 1u << 0,		/* Dockerfiles + compose.yaml */
+	DITTO_DEPLOY_KUBERNETES = 1u << 1,	/* Deployment, Service, ConfigMap */
+};
+
+struct ditto_deploy_opts {
+	size_t sz;
+	/* DITTO_DEPLOY_* bits (0: all). */
+	unsigned targets;
+	/* Kubernetes namespace of the objects and of the service DNS names
+	 * (NULL: "default"); a DNS-1123 label. */
+	const char *k8s_namespace;
+	/* Image names are <prefix><node label>:latest (NULL: "ditto-");
+	 * [a-z0-9._/:-] only. */
+	const char *image_prefix;
+	/* Build each clone node's static binary first (make clone-static). */
+	bool build;
+	size_t :0;
+};
+
+/*
+ * Write the deployment files of the graph tree in dir (the folder of
+ * graph.json, as `ditto synth` writes it for a multi-service model) into
+ * dir/deploy/, replacing a folder libditto wrote there before, never
+ * another one (-ENOTEMPTY):
+ *   docker/<node>.Dockerfile   per clone node, for either target: FROM
+ *                              scratch, the clone's static binary (build
+ *                              context: dir)
+ *   compose.yaml               one service per clone node, host network,
+ *                              each on 127.0.0.1 at its graph.json port,
+ *                              children's addresses in DITTO_UPSTREAM_*,
+ *                              depends_on its children; kept nodes are
+ *                              addresses only
+ *   kubernetes/NNN-<label>.yaml per clone node, in start order: a
+ *                              ConfigMap of its children's addresses
+ *                              (<label>.<namespace>.svc.cluster.local:<port>),
+ *                              a Deployment (1 replica: the clone forks the
+ *                              model's processes itself; CPU request from
+ *                              cpu_millicores) and a Service
+ * graph.json is untrusted: read under limits (4 MiB, 256 nodes, 64
+ * children per node), its names checked ([A-Za-z0-9._-], and distinct
+ * once mapped to DNS labels and variable names), its start order checked
+ * to start children first (a cycle is refused), and every string written
+ * as an escaped, quoted YAML scalar.
+ * Errors: -ENOENT no graph.json; -DITTO_ECORRUPT, -DITTO_EINVALID,
+ * -DITTO_ELIMIT, -DITTO_ESCHEMA for graph.json (the message names the
+ * member); -EINVAL a bad namespace or image prefix; -DITTO_EBUILD (build);
+ * -DITTO_EOPTS; -errno of the file system. Thread-safe on distinct dirs.
+ */
+DITTO_API int ditto_synth_deploy(const char *dir, const struct ditto_deploy_opts *opts);
+
+/*
+ * A comma-separated list of targets ("compose,kubernetes"; "k8s" is
+ * kubernetes) into DITTO_DEPLOY_* bits. -EINVAL for an unknown or empty
+ * one.
+ */
+DITTO_API int ditto_deploy_targets_parse(const char *list, unsigned *targets);
 
 #ifdef __cplusplus
 }

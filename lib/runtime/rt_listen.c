@@ -3,12 +3,15 @@
  * The listen sockets, all on 127.0.0.1 and all opened before any process
  * or thread starts (so "ready" means every one exists): one shared socket,
  * or one SO_REUSEPORT socket per serving thread of every process.
+ * DITTO_LISTEN_ADDRESS (an IPv4 literal) moves them to another address:
+ * a pod's Service reaches the pod's address, never its loopback.
  */
 #include "rt_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,12 +40,29 @@ static bool nonblocking(void)
 	       rt_config.accept_wait == RT_ACCEPT_WAIT_SELECT;
 }
 
+/* The address to listen on: 127.0.0.1 unless DITTO_LISTEN_ADDRESS says;
+ * text for messages in buf. -EINVAL for a value that is no IPv4 literal
+ * (refused, not replaced: a clone on another address than asked would
+ * look up and serve no one). */
+static int listen_addr(struct in_addr *a, char *buf, size_t len)
+{
+	const char *s = getenv("DITTO_LISTEN_ADDRESS");
+
+	a->s_addr = htonl(INADDR_LOOPBACK);
+	if (s && *s && inet_pton(AF_INET, s, a) != 1)
+		return -EINVAL;
+	inet_ntop(AF_INET, a, buf, (socklen_t)len);
+	return 0;
+}
+
 static int open_one(uint16_t port, bool reuseport, int *fd)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	char text[INET_ADDRSTRLEN];
 	int one = 1, s, err;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (listen_addr(&sa.sin_addr, text, sizeof(text)))
+		return -EINVAL;
 	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking() ? SOCK_NONBLOCK : 0), 0);
 	if (s < 0)
 		return -errno;
@@ -71,8 +91,17 @@ static int probe(uint16_t port)
 int rt_listen_open(uint16_t port, unsigned n, int *fds)
 {
 	bool reuse = per_thread();
-	int rc = reuse ? probe(port) : 0;
+	char at[INET_ADDRSTRLEN];
+	struct in_addr a;
+	int rc;
 	unsigned i;
+
+	if (listen_addr(&a, at, sizeof(at))) {
+		rt_err(EINVAL, "DITTO_LISTEN_ADDRESS=%.64s is not an IPv4 address",
+		       getenv("DITTO_LISTEN_ADDRESS"));
+		return -1;
+	}
+	rc = reuse ? probe(port) : 0;
 
 	for (i = 0; !rc && i < n; i++)
 		if ((rc = open_one(port, reuse, &fds[i])))
@@ -82,9 +111,9 @@ int rt_listen_open(uint16_t port, unsigned n, int *fds)
 	while (i--)		/* fds[0..i) were opened */
 		close(fds[i]);
 	if (rc == -EADDRINUSE) {
-		rt_err(EADDRINUSE, "cannot listen on 127.0.0.1:%u", (unsigned)port);
+		rt_err(EADDRINUSE, "cannot listen on %s:%u", at, (unsigned)port);
 		return -EADDRINUSE;
 	}
-	rt_err(-rc, "cannot listen on 127.0.0.1:%u", (unsigned)port);
+	rt_err(-rc, "cannot listen on %s:%u", at, (unsigned)port);
 	return -1;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static void log_tail(const char *log, char *out, size_t len)
 
 /* make -j with a compiler per online CPU: the clone's sources compile
  * side by side (the tuner builds one clone per iteration). */
-static void child(const char *dir, const char *log, const char *cc)
+static void child(const char *dir, const char *log, const char *cc, bool static_link)
 {
 	char ccvar[PATH_MAX + 4], jobs[16];
 	char *argv[] = { "make", "--no-print-directory", jobs, "clone", ccvar, NULL };
@@ -52,6 +53,8 @@ static void child(const char *dir, const char *log, const char *cc)
 	if (fd < 0 || chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(126);
 	snprintf(jobs, sizeof(jobs), "-j%ld", ncpu < 1 ? 1 : ncpu > 64 ? 64 : ncpu);
+	if (static_link)
+		argv[3] = "clone-static";
 	if (cc)
 		snprintf(ccvar, sizeof(ccvar), "CC=%s", cc);
 	else
@@ -64,6 +67,7 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
 {
 	char log[PATH_MAX], tail[TAIL + 1];
 	const char *cc = OPTS_GET(opts, cc, NULL);
+	bool static_link = OPTS_GET(opts, static_link, false);
 	int err = OPTS_CHECK(opts, ditto_build_opts), status;
 	pid_t pid;
 
@@ -76,7 +80,7 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
 	if ((pid = fork()) < 0)
 		return ditto_err(-errno, "synth: fork: %s", strerror(errno));
 	if (pid == 0)
-		child(dir, log, cc);
+		child(dir, log, cc, static_link);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return ditto_err(-errno, "synth: waitpid: %s", strerror(errno));

@@ -29,11 +29,14 @@ static const char makefile[] =
 	"OBJS := $(SRCS:.c=.o) body.o\n\n"
 	"clone: $(OBJS)\n"
 	"\t$(CC) $(CFLAGS) -pthread -o $@ $(OBJS) $(LDFLAGS)\n\n"
+	"# For an empty container image (see docs/deploy.md).\n"
+	"clone-static: $(OBJS)\n"
+	"\t$(CC) $(CFLAGS) -static -pthread -o $@ $(OBJS) $(LDFLAGS)\n\n"
 	"%.o: %.c $(HDRS)\n"
 	"\t$(CC) $(CFLAGS) -std=gnu11 -pthread -c -o $@ $<\n\n"
 	"body.o: body.S\n"
 	"\t$(CC) $(CFLAGS) -c -o $@ body.S\n\n"
-	"clean:\n\trm -f clone $(OBJS)\n\n.PHONY: clean\n";
+	"clean:\n\trm -f clone clone-static $(OBJS)\n\n.PHONY: clean\n";
 
 /* The service's name goes in only as an escaped C literal (c_literal()):
  * the README is no source file, but it is read in terminals and

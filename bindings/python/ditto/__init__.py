@@ -18,7 +18,7 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
 from .hist import Hist
 from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, discover, profile,
                       profile_cpu, step_mode_detect, STEP_MODES, TRACE_FORMATS, import_traces)
-from .synth import build, synth, synth_knobs
+from .synth import build, deploy, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
 from .otlp import OtlpReceiver
@@ -34,7 +34,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'discover', 'profile_cpu', 'IdleProfileError', 'GAPS',
            'step_mode_detect', 'breakpoints_work',
-           'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'BuildError', 'load',
+           'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'deploy', 'BuildError', 'load',
            'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
            'TRACE_FORMATS', 'OtlpReceiver', 'Graph', 'Edge', 'graph_compare', 'graph_dot']

@@ -138,7 +138,12 @@ class SynthOpts(Structure):
 
 
 class BuildOpts(Structure):
-    _fields_ = [('sz', c_size_t), ('cc', c_char_p)]
+    _fields_ = [('sz', c_size_t), ('cc', c_char_p), ('static_link', c_bool)]
+
+
+class DeployOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('targets', c_uint), ('k8s_namespace', c_char_p),
+                ('image_prefix', c_char_p), ('build', c_bool)]
 
 
 # tune: load generator
@@ -225,6 +230,8 @@ _SIGS = {
     # synth.h
     'ditto_synth_write': (c_int, [_P, _S, POINTER(SynthOpts)]),
     'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
+    'ditto_synth_deploy': (c_int, [_S, POINTER(DeployOpts)]),
+    'ditto_deploy_targets_parse': (c_int, [_S, POINTER(c_uint)]),
     'ditto_synth_knob_count': (c_size_t, []),
     'ditto_synth_knob': (c_int, [c_size_t, POINTER(c_char_p), POINTER(c_double),
                                  POINTER(c_double), POINTER(c_double)]),

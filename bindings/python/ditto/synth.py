@@ -4,9 +4,10 @@
     m = ditto.Model.load('redis.msgpack')
     ditto.synth(m, 'redis-clone', seed=7)
     ditto.build('redis-clone')          # redis-clone/clone
+    ditto.deploy('graph-clone', build=True)   # graph-clone/deploy/
 """
 
-from ctypes import byref, c_char_p, c_double
+from ctypes import byref, c_char_p, c_double, c_uint
 
 from . import _lib
 from ._lib import lib
@@ -61,9 +62,32 @@ def synth(model, directory, service=None, seed=0, port=0, force=False, no_clamp=
     return str(directory)
 
 
-def build(directory, cc=None):
+def build(directory, cc=None, static=False):
     """Build a clone tree with make (ditto_synth_build); returns the path of
-    the clone executable. Raises BuildError with the log's tail on failure."""
-    o = _lib.make_opts(_lib.BuildOpts, cc=_lib.encode(cc) if cc else None)
+    the clone executable (clone, or clone-static linked with -static when
+    static). Raises BuildError with the log's tail on failure."""
+    o = _lib.make_opts(_lib.BuildOpts, cc=_lib.encode(cc) if cc else None,
+                       static_link=bool(static))
     check(lib.ditto_synth_build(_lib.encode(str(directory)), byref(o)))
-    return str(directory) + '/clone'
+    return str(directory) + ('/clone-static' if static else '/clone')
+
+
+def deploy(directory, targets=('compose', 'kubernetes'), namespace=None, image_prefix=None,
+           build=False):
+    """Write directory/deploy/ for a graph tree (ditto_synth_deploy):
+    docker/<node>.Dockerfile and compose.yaml ('compose'), kubernetes/*.yaml
+    ('kubernetes'). targets: names or one comma-separated string.
+    namespace: Kubernetes namespace (default 'default'); image_prefix:
+    images are <prefix><node label>:latest (default 'ditto-'); build:
+    build each tier's static binary first. Returns the deploy folder.
+    Raises DittoError (InvalidError, CorruptError, ... for graph.json)."""
+    if not isinstance(targets, str):
+        targets = ','.join(targets)
+    bits = c_uint()
+    check(lib.ditto_deploy_targets_parse(_lib.encode(targets), byref(bits)))
+    o = _lib.make_opts(_lib.DeployOpts, targets=bits.value,
+                       k8s_namespace=_lib.encode(namespace) if namespace else None,
+                       image_prefix=_lib.encode(image_prefix) if image_prefix else None,
+                       build=bool(build))
+    check(lib.ditto_synth_deploy(_lib.encode(str(directory)), byref(o)))
+    return str(directory) + '/deploy'

@@ -7,7 +7,7 @@
  * the OpenTelemetry collector's file exporter writes). Errors name the
  * file, the line of the document and the JSON path of the value:
  * "traces.json:1: resourceSpans[3].scopeSpans[0].spans[12].startTimeUnixNano:
- * not a number". Internal to the profile stage.
+ * not a number". Shared by the stages (trace importers, deployment writer).
  */
 #ifndef DITTO_JSON_BOUNDED_H
 #define DITTO_JSON_BOUNDED_H

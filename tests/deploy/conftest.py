@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""The deployment tests find their helpers next to them."""
