@@ -145,9 +145,10 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
  * undecided mode reads sync, an undecided order sequential.
  * The front is the clone node no edge points to (the first in the model
  * when several, with a warning); start_order is depth first from the
- * other roots then the front, children before parents; a cycle (clients
- * that call back) is broken there, with a warning: clones connect to their
- * children lazily, so the order is only a convenience. Each clone node
+ * front, then from the nodes it does not reach, children before parents,
+ * and the front last; a cycle (clients that call back) is broken where
+ * the walk meets it, with a warning: clones connect to their children
+ * lazily, so the order is only a convenience. Each clone node
  * listens on its service's first port (an external's on its port); a
  * node whose port another node took, or that has none, gets a free port
  * from the kernel, with a warning. ENVNAME is the node's name upper-cased

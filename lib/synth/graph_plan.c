@@ -266,19 +266,23 @@ static void visit(struct gplan *p, size_t k, unsigned char *state, size_t *n, bo
 	p->order[(*n)++] = k;
 }
 
+/* The front's subtree first, then the rest; the front then moves to the
+ * end: nothing visited after it is reachable from it, so it still comes
+ * after every node it calls, and it is last even inside a cycle. */
 static void start_order(struct gplan *p)
 {
 	unsigned char state[GRAPH_NODES_MAX] = { 0 };
-	size_t n = 0;
+	size_t n = 0, at = 0;
 	bool cycle = false;
 
+	visit(p, p->front, state, &n, &cycle);
 	for (size_t i = 0; i < p->n; i++)
-		if (!state[i] && i != p->front)
+		if (!state[i])
 			visit(p, i, state, &n, &cycle);
-	/* The front's subtree visited last keeps it last in the order, even
-	 * inside a cycle. */
-	if (!state[p->front])
-		visit(p, p->front, state, &n, &cycle);
+	while (p->order[at] != p->front)
+		at++;
+	memmove(&p->order[at], &p->order[at + 1], (n - at - 1) * sizeof(p->order[0]));
+	p->order[n - 1] = p->front;
 	if (cycle)
 		ditto_warn("synth: the graph has a cycle (clients that call back): the start order "
 			   "breaks it; tiers reach each other once both answer");
