@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -395,3 +396,41 @@ def test_graph_build_stops_at_the_node_that_fails_naming_it(tmp_path):
     assert "graph node 'front'" in str(ei.value)
     assert 'not_an_instruction' in (tree / 'front' / 'build.log').read_text()
     assert not (tree / 'back' / 'build.log').exists()
+
+
+# --- ditto clone of two live services ---
+
+def wait_listening(port, timeout=10):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            if s.connect_ex(('127.0.0.1', port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError('nothing listens on %d' % port)
+
+
+@pytest.mark.root
+def test_clone_of_two_pids_writes_a_graph_tree(tmp_path):
+    ports = [free_port(), free_port()]
+    servers = [subprocess.Popen([sys.executable, '-m', 'http.server', str(p), '--bind',
+                                 '127.0.0.1'], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, cwd=str(tmp_path)) for p in ports]
+    loads = []
+    try:
+        for p in ports:
+            wait_listening(p)
+        loads = [subprocess.Popen([CLI, 'load', '--port', str(p), '--framing', 'http1', '-d', '8',
+                                   '-c', '2'], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) for p in ports]
+        r = ditto('clone', '--pid', servers[0].pid, '--pid', servers[1].pid, '-d', 3, '-W', 0,
+                  '-n', '-o', tmp_path / 'g', timeout=120)
+    finally:
+        for p in loads + servers:
+            p.terminate()
+            p.wait(10)
+    man = manifest(tmp_path / 'g')
+    assert sorted(n['port'] for n in man['nodes']) == sorted(ports)
+    assert all(n['kind'] == 'clone' and n['framing'] == 'http1' for n in man['nodes'])
+    assert man['front'] == man['nodes'][0]['name'] and 'graph tree written' in r.stderr
+    assert (tmp_path / 'g.msgpack').is_file()
