@@ -75,8 +75,9 @@ int run_write_up_json(struct ditto_synth_run *r)
 	int fd, err = 0;
 
 	dbuf_init(&b);
-	dbuf_printf(&b, "{\"schema\":1, \"runner\":%d, \"started\":%lld, \"pgid\":%d, \"front\":",
-		    (int)getpid(), (long long)time(NULL), (int)r->pgid);
+	dbuf_printf(&b, "{\"schema\":1, \"runner\":%d, \"runner_start_ticks\":%llu, "
+		    "\"started\":%lld, \"pgid\":%d, \"front\":", (int)getpid(),
+		    proc_start_ticks(getpid()), (long long)time(NULL), (int)r->pgid);
 	gjson_put_str(&b, r->front);
 	dbuf_puts(&b, ",\n \"tiers\":[");
 	for (size_t i = 0; i < r->n; i++) {
@@ -164,7 +165,9 @@ void run_stop_all(struct ditto_synth_run *r, bool remove_json)
 			;
 		r->t[i].pid = 0;
 	}
-	if (remove_json)
+	/* Only our own: a run refused because the graph is up leaves the
+	 * other runner's up.json alone. */
+	if (remove_json && r->published)
 		unlink(r->up_json);
 	r->stopped = true;
 }

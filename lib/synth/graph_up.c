@@ -292,17 +292,20 @@ static int start_tier(struct upctx *c, const struct upnode *u)
 	return 0;
 }
 
-/* A runner alive behind an up.json means the graph is up: refuse. */
+/* A runner alive behind an up.json (the same process: its start time
+ * too, pids are reused) means the graph is up: refuse. */
 static int check_not_up(const char *up_json)
 {
 	struct jval j;
-	double runner;
+	double runner, ticks;
 
 	if (access(up_json, F_OK) || gjson_load(up_json, &j))
 		return 0;
 	runner = gjson_num(&j, "runner", 0);
+	ticks = gjson_num(&j, "runner_start_ticks", 0);
 	gjson_free(&j);
-	if (runner > 0 && runner < 1e9 && !kill((pid_t)runner, 0))
+	if (runner > 0 && runner < 1e9 && ticks > 0 &&
+	    proc_start_ticks((pid_t)runner) == (unsigned long long)ticks)
 		return ditto_err(-EBUSY, "up: %s says the graph is already up (runner pid %.0f): "
 				 "`ditto down` it first", up_json, runner);
 	unlink(up_json);

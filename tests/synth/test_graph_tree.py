@@ -307,6 +307,23 @@ def test_down_from_another_process_stops_all(built):
     assert ditto('down', built, check=False).returncode == 1
 
 
+def test_second_up_of_a_running_graph_is_refused(built):
+    p = start_up(built)
+    try:
+        u = up_json(built)
+        r = ditto('up', built, '--max-seconds', 1, check=False)
+        assert r.returncode == 1 and 'already up' in r.stderr, r.stderr
+        assert all(alive(pid) for pid in tier_pids(u).values())
+        assert (built / 'up.json').exists()
+        ditto('down', built)
+        rc, out, err = finish(p)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert rc == 0, err
+    assert wait_gone(list(tier_pids(u).values()), 1) == []
+
+
 def test_a_tier_that_dies_is_reported_and_the_rest_stopped(built):
     p = start_up(built)
     try:
