@@ -406,12 +406,13 @@ def test_up_of_a_tree_not_built_fails_clearly(tmp_path):
 def test_graph_build_stops_at_the_node_that_fails_naming_it(tmp_path):
     tree = tmp_path / 'g'
     dt.synth_graph(graph_model(free_port(), free_port()), tree)
-    with open(tree / 'front' / 'body.S', 'a') as f:
-        f.write('\n not_an_instruction\n')
+    # clone_config.c is the first source make compiles: the failure comes at once
+    cfg = tree / 'front' / 'clone_config.c'
+    cfg.write_text('#error not_a_clone_config\n' + cfg.read_text())
     with pytest.raises(dt.BuildError) as ei:
         dt.build_graph(tree)
     assert "graph node 'front'" in str(ei.value)
-    assert 'not_an_instruction' in (tree / 'front' / 'build.log').read_text()
+    assert 'not_a_clone_config' in (tree / 'front' / 'build.log').read_text()
     assert not (tree / 'back' / 'build.log').exists()
 
 
