@@ -134,6 +134,16 @@ static int choose_ports(struct upctx *c, unsigned base)
 	return 0;
 }
 
+/* The DITTO_UPSTREAM_ entries are ours (the inherited ones were left
+ * out); the others are the caller's environ. */
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], "DITTO_UPSTREAM_", 15))
+			free(env[i]);
+	free(env);
+}
+
 /* The environment of tier k: the caller's, without DITTO_UPSTREAM_*, and
  * one DITTO_UPSTREAM_<NAME>=HOST:PORT per upstream. Built before fork:
  * the child only calls execve. */
@@ -163,25 +173,13 @@ static char **tier_env(const struct upctx *c, const struct upnode *u)
 			snprintf(val, sizeof(val), "127.0.0.1:%u", c->nodes[ch].port);
 		else
 			snprintf(val, sizeof(val), "%s", c->nodes[ch].address);
-		if (!(env[k] = malloc(strlen(var) + strlen(val) + 2)))
-			break;
+		if (!(env[k] = malloc(strlen(var) + strlen(val) + 2))) {
+			free_env(env);
+			return NULL;
+		}
 		sprintf(env[k++], "%s=%s", var, val);
 	}
 	return env;
-}
-
-static void free_env(char **env)
-{
-	for (size_t i = 0; env && env[i]; i++)
-		if (!strncmp(env[i], "DITTO_UPSTREAM_", 15)) {
-			bool inherited = false;
-
-			for (size_t e = 0; environ[e] && !inherited; e++)
-				inherited = environ[e] == env[i];
-			if (!inherited)
-				free(env[i]);
-		}
-	free(env);
 }
 
 /* In the child: its own group (the graph's), dead with its runner, output

@@ -91,7 +91,9 @@ def up_json(tree, timeout=30):
 
 
 def start_up(tree, *args):
-    return subprocess.Popen([CLI, 'up', str(tree)] + [str(a) for a in args],
+    # an upstream variable of the caller's own is not handed to the tiers
+    env = dict(os.environ, DITTO_UPSTREAM_BACK='192.0.2.1:9')
+    return subprocess.Popen([CLI, 'up', str(tree)] + [str(a) for a in args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
