@@ -18,14 +18,20 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a);
 
 static void usage(FILE *f)
 {
-	fputs("Usage: ditto clone --pid PID -o DIR [options]\n"
+	fputs("Usage: ditto clone (--pid PID... | --cgroup PATH) -o DIR [options]\n"
 	      "\n"
 	      "Profile a live service (as 'ditto profile'), write its model next to DIR,\n"
 	      "then write and build its clone into DIR (as 'ditto synth'). Load the\n"
 	      "service while it is profiled: the model is what the load made it do.\n"
+	      "Several --pid (or --cgroup) profile a graph of services with their calls\n"
+	      "(--graph): DIR is then a graph tree, one clone per node and DIR/graph.json,\n"
+	      "that 'ditto up DIR' runs.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -p, --pid PID         the service's process (one --pid)\n"
+	      "  -p, --pid PID         the service's process (repeat for a graph, up to 16)\n"
+	      "      --cgroup PATH     every process tree of a cgroup, as a graph\n"
+	      "      --keep NAME=HOST:PORT  graph: leave node NAME to the real service at\n"
+	      "                        HOST:PORT instead of cloning it (repeatable)\n"
 	      "  -d, --duration S      profile window in seconds (default 5)\n"
 	      "  -o, --output DIR      clone tree to create (required)\n"
 	      "  -m, --model FILE      where to keep the model (default DIR.msgpack)\n"
@@ -50,8 +56,12 @@ static void usage(FILE *f)
 	      f);
 }
 
+#define CLONE_PIDS 16
+
 struct clone_args {
-	const char *pid, *duration, *model, *windows, *insts, *step_mode;
+	const char *pids[CLONE_PIDS];
+	size_t npids;
+	const char *cgroup, *duration, *model, *windows, *insts, *step_mode;
 	bool allow_idle;
 	struct synth_args s;
 };
@@ -60,6 +70,8 @@ static int parse(int argc, char **argv, struct clone_args *a)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "keep", required_argument, NULL, 'E' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "model", required_argument, NULL, 'm' },
@@ -81,10 +93,11 @@ static int parse(int argc, char **argv, struct clone_args *a)
 	while ((c = getopt_long(argc, argv, ":p:d:o:m:W:I:M:e:P:fnaqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (a->pid)
-				return cli_usage_error(CMD, ONE_PID);
-			a->pid = optarg;
+			if (a->npids == CLONE_PIDS)
+				return cli_usage_error(CMD, "at most %d --pid", CLONE_PIDS);
+			a->pids[a->npids++] = optarg;
 			continue;
+		case 'g': a->cgroup = optarg; continue;
 		case 'd': a->duration = optarg; continue;
 		case 'm': a->model = optarg; continue;
 		case 'W': a->windows = optarg; continue;
@@ -100,8 +113,8 @@ static int parse(int argc, char **argv, struct clone_args *a)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!a->pid)
-		return cli_usage_error(CMD, "missing --pid PID");
+	if (!a->npids == !a->cgroup)
+		return cli_usage_error(CMD, "give --pid PID (one or more) or --cgroup PATH");
 	if (!a->s.output)
 		return cli_usage_error(CMD, "missing --output DIR");
 	return CLI_OK;
@@ -110,7 +123,7 @@ static int parse(int argc, char **argv, struct clone_args *a)
 int cmd_clone(int argc, char **argv)
 {
 	struct clone_args a = { .duration = "5" };
-	char *model = NULL, *pv[16];
+	char *model = NULL, *pv[24 + 2 * CLONE_PIDS];
 	int n = 0, rc = parse(argc, argv, &a);
 
 	if (rc)
@@ -127,7 +140,13 @@ int cmd_clone(int argc, char **argv)
 	}
 	/* The profile is `ditto profile` itself: same options, same checks. */
 	pv[n++] = "profile";
-	pv[n++] = "--pid", pv[n++] = (char *)a.pid;
+	for (size_t i = 0; i < a.npids; i++)
+		pv[n++] = "--pid", pv[n++] = (char *)a.pids[i];
+	if (a.cgroup)
+		pv[n++] = "--cgroup", pv[n++] = (char *)a.cgroup;
+	/* A graph needs the calls attributed to requests: edges. */
+	if (a.npids > 1 || a.cgroup)
+		pv[n++] = "--graph";
 	pv[n++] = "--duration", pv[n++] = (char *)a.duration;
 	pv[n++] = "--output", pv[n++] = (char *)a.model;
 	if (a.windows)

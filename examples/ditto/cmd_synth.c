@@ -20,6 +20,9 @@ static void usage(FILE *f)
 	      "Write a clone of a modelled service: a self-contained C source tree (runtime,\n"
 	      "generated configuration and request body in x86-64 assembly, Makefile) that\n"
 	      "needs no libditto, then build it with make into DIR/clone.\n"
+	      "A model of several services, or with graph edges, gives a graph tree: one\n"
+	      "clone per node in DIR/<node>/ (built into DIR/<node>/clone) and the manifest\n"
+	      "DIR/graph.json; `ditto up DIR` runs it (--service NAME: one service only).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -o, --output DIR      directory to create (required)\n"
@@ -37,6 +40,8 @@ static void usage(FILE *f)
 	      "      --cc CC           C compiler for the build (default: cc)\n"
 	      "      --deploy LIST     then write DIR/deploy/ for compose,kubernetes (a graph\n"
 	      "                        tree; static binaries built unless --no-build)\n"
+	      "      --keep NAME=HOST:PORT  graph trees: do not clone node NAME, its callers\n"
+	      "                        reach the real service at HOST:PORT (repeatable)\n"
 	      "  -q, --quiet           print only errors\n"
 	      "  -h, --help            this help\n"
 	      "\n"
@@ -94,8 +99,43 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 	case 'D': a->deploy = arg; return 1;
 	case 'K': a->no_clamp = true; return 1;
 	case 'q': a->quiet = true; return 1;
+	case 'E':
+		if (a->nkeep == sizeof(a->keep) / sizeof(a->keep[0]))
+			return -cli_usage_error(cmd, "at most %zu --keep", a->nkeep);
+		a->keep[a->nkeep++] = arg;
+		return 1;
 	default: return 0;
 	}
+}
+
+/* A graph tree: every node's clone and graph.json, then every build. */
+static int synth_graph_run(const struct synth_args *a, const struct ditto_model *m)
+{
+	DITTO_OPTS(ditto_synth_graph_opts, go, .seed = a->seed, .force = a->force,
+		   .no_clamp = a->no_clamp, .knobs = a->knobs, .keep = a->keep,
+		   .keep_count = a->nkeep);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
+	int err;
+
+	if (a->port)
+		fprintf(stderr, "ditto: synth: --port is ignored for a graph: each node keeps its "
+			"model's port (see %s/graph.json)\n", a->output);
+	if ((err = ditto_synth_graph_write(m, a->output, &go)))
+		return cli_fail(a->output, err);
+	if (!a->quiet)
+		fprintf(stderr, "ditto: graph tree written to %s (manifest %s/graph.json)\n",
+			a->output, a->output);
+	if (!a->no_build && (err = ditto_synth_graph_build(a->output, &bo)))
+		return cli_fail("build", err);
+	if (!a->no_build && !a->quiet)
+		printf("graph built: %s\nstart it:    ditto up %s [--max-seconds S]\n", a->output,
+		       a->output);
+	return a->deploy ? deploy_after_synth(a->output, a->deploy, a->no_build, a->quiet) : CLI_OK;
+}
+
+static bool model_is_graph(const struct ditto_model *m)
+{
+	return ditto_model_service_count(m) > 1 || ditto_graph_edge_count(ditto_model_graph(m));
 }
 
 int synth_run(const struct synth_args *a)
@@ -108,6 +148,16 @@ int synth_run(const struct synth_args *a)
 
 	if ((rc = cli_load(a->model, false, &m)))
 		return rc;
+	if (!a->service && model_is_graph(m)) {
+		rc = synth_graph_run(a, m);
+		ditto_model_free(m);
+		return rc;
+	}
+	if (a->nkeep) {
+		ditto_model_free(m);
+		return cli_usage_error(CMD, "--keep is for a graph (a model of several services "
+				       "or with edges), not one service");
+	}
 	err = ditto_synth_write(m, a->output, &so);
 	ditto_model_free(m);
 	if (err)
@@ -166,6 +216,7 @@ int cmd_synth(int argc, char **argv)
 		{ "deploy", required_argument, NULL, 'D' },
 		{ "no-clamp", no_argument, NULL, 'K' },
 		{ "knob", required_argument, NULL, 'k' },
+		{ "keep", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

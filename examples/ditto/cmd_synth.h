@@ -16,11 +16,15 @@ struct synth_args {
 	unsigned port;
 	bool force, no_build, no_clamp, quiet;
 	struct ditto_values *knobs;	/* --knob: instead of the model's; NULL: its */
+	const char *keep[64];		/* --keep NAME=HOST:PORT (graph trees) */
+	size_t nkeep;
 };
 
 /* Write and (unless no_build) build the clone tree; prints where it is. */
 int synth_run(const struct synth_args *a);
 int cmd_synth(int argc, char **argv);
 int cmd_clone(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static const struct cli_command commands[] = {
 	{ "profile", "profile a live service into a model", cmd_profile },
 	{ "synth", "write and build the clone of a modelled service", cmd_synth },
 	{ "clone", "profile a live service, then write and build its clone", cmd_clone },
+	{ "up", "run a graph of clones on 127.0.0.1 (a tree 'synth' wrote)", cmd_up },
+	{ "down", "stop the graph 'up' runs", cmd_down },
 	{ "graph", "the RPC graph: import from traces, draw", cmd_graph },
 	{ "deploy", "Docker Compose and Kubernetes files of a graph clone", cmd_deploy },
 	{ "load", "drive a service with requests and report its latency", cmd_load },

@@ -122,6 +122,144 @@ struct ditto_build_opts {
  */
 DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts);
 
+/*
+ * --- graphs: one clone per node, and running them (since 0.5) ---
+ *
+ * A model of several services, or with graph edges, is cloned as a graph
+ * tree: DIR/<node>/ per node (a clone tree as ditto_synth_write() writes
+ * it, built by its Makefile into DIR/<node>/clone) and DIR/graph.json:
+ *
+ *   {"schema":1, "front":"<node>", "start_order":[leaves first, front last],
+ *    "nodes":[{"name", "kind":"clone"|"kept", "dir" (clone), "port",
+ *              "framing", "address":"host:port" (kept), "env":
+ *              "DITTO_UPSTREAM_<NAME>", "processes", "threads",
+ *              "cpu_millicores", "upstreams":[child nodes]}],
+ *    "edges":[{"from", "to", "calls_per_request", "mode":"sync"|"async",
+ *              "order":"sequential"|"parallel", "framing" (the child's)}]}
+ *
+ * Nodes are the model's services, then its graph.externals. An external
+ * is cloned as a leaf service built from what its callers saw (its
+ * framing, raw when unknown, with a warning; one request per call; the
+ * calls' request and response sizes; their latency as its service time)
+ * unless kept: then the manifest holds the real service's address. A
+ * graph node that is neither is left out with its edges (a warning). The
+ * edges are the kernel's when the model has any, else the traces'; an
+ * undecided mode reads sync, an undecided order sequential.
+ * The front is the clone node no edge points to (the first in the model
+ * when several, with a warning); start_order is depth first from the
+ * front, then from the nodes it does not reach, children before parents,
+ * and the front last; a cycle (clients that call back) is broken where
+ * the walk meets it, with a warning: clones connect to their children
+ * lazily, so the order is only a convenience. Each clone node
+ * listens on its service's first port (an external's on its port); a
+ * node whose port another node took, or that has none, gets a free port
+ * from the kernel, with a warning. ENVNAME is the node's name upper-cased
+ * with every character outside [A-Z0-9] as '_'.
+ */
+struct ditto_synth_graph_opts {
+	size_t sz;
+	/* As in ditto_synth_opts, for every node. */
+	uint64_t seed;
+	bool force;
+	bool no_clamp;
+	const struct ditto_values *knobs;
+	/* keep_count strings NAME=HOST:PORT: node NAME is not cloned, its
+	 * callers are given HOST:PORT (a real service). */
+	const char *const *keep;
+	size_t keep_count;
+	size_t :0;
+};
+
+/*
+ * Write the graph tree of m into dir, whole or not at all (written next
+ * to dir, renamed into place; force replaces only an empty directory or a
+ * tree libditto wrote). Node names must be [A-Za-z0-9._-] (at most 127,
+ * not "." or ".."): another is refused with -EINVAL naming it. Errors as
+ * ditto_synth_write(), a node's prefixed with its name; -DITTO_ENOTFOUND a
+ * keep names no node; -EINVAL a keep is not NAME=HOST:PORT;
+ * -DITTO_ELIMIT more than 64 nodes.
+ */
+DITTO_API int ditto_synth_graph_write(const struct ditto_model *m, const char *dir,
+				      const struct ditto_synth_graph_opts *opts);
+
+/*
+ * Build every clone of the graph tree in dir (ditto_synth_build() in
+ * DIR/<node>), in the manifest's order; the first failure stops it, its
+ * message names the node (its build.log stays).
+ */
+DITTO_API int ditto_synth_graph_build(const char *dir, const struct ditto_build_opts *opts);
+
+struct ditto_synth_up_opts {
+	size_t sz;
+	/* Clone node i of the manifest (clones counted in nodes[] order)
+	 * listens on port_base + i (0: the manifest's ports). */
+	unsigned port_base;
+	/* Each tier is started with --max-seconds max_seconds + 5, a
+	 * backstop should the caller never stop it (0: none). The caller's
+	 * ditto_synth_up_wait() is what stops the graph on time. */
+	double max_seconds;
+	/* How long a tier may take to say "ready" and accept a connection
+	 * (0: 10 s), and to stop after SIGTERM before SIGKILL (0: 3 s). */
+	double ready_timeout_s;
+	double grace_s;
+	size_t :0;
+};
+
+struct ditto_synth_run;
+
+/*
+ * Start the clone tiers of the graph tree in dir on 127.0.0.1, in the
+ * manifest's start_order, each as DIR/<node>/clone --port P run in
+ * DIR/<node>, its stdout and stderr into DIR/logs/<node>.log (truncated),
+ * with DITTO_UPSTREAM_<ENVNAME>=HOST:PORT for each of its upstreams (a
+ * clone child's 127.0.0.1 and chosen port, a kept node's address;
+ * inherited DITTO_UPSTREAM_* variables are dropped). A tier's port that
+ * some socket on 127.0.0.1 already holds is replaced by a free one, with
+ * a warning, and wired into its callers. Each tier must print "ready" and
+ * accept a TCP connection within ready_timeout_s before the next starts.
+ * The tiers share one process group, and die with SIGTERM when the
+ * calling thread exits (PR_SET_PDEATHSIG: call this from a thread that
+ * outlives the run), so nothing outlives its runner, even SIGKILLed.
+ * DIR/up.json (pids, ports, start times) lets ditto_synth_down() stop
+ * them from another process.
+ * On any failure every tier started is stopped before the error returns:
+ * -ECHILD a tier exited (its status and log tail in the message),
+ * -ETIMEDOUT a tier was not ready in time, -EBUSY the graph in dir is
+ * already up (up.json names a live runner), -DITTO_ECORRUPT a bad
+ * manifest, -errno. *out is the run (ditto_synth_up_free() it).
+ * A run is used by one thread at a time.
+ */
+DITTO_API int ditto_synth_up(const char *dir, const struct ditto_synth_up_opts *opts,
+			     struct ditto_synth_run **out);
+/* The front tier's address, "127.0.0.1:PORT" (valid until freed). */
+DITTO_API const char *ditto_synth_up_front(const struct ditto_synth_run *r);
+/* Tier i (start order) of the run: name, pid (0 once stopped), port. Any
+ * out pointer may be NULL; -DITTO_ENOTFOUND past the last. */
+DITTO_API size_t ditto_synth_up_tier_count(const struct ditto_synth_run *r);
+DITTO_API int ditto_synth_up_tier(const struct ditto_synth_run *r, size_t i, const char **name,
+				  int *pid, unsigned *port);
+/*
+ * Watch the run for up to seconds (< 0: until something happens): 0 when
+ * every tier still runs; -ECHILD a tier exited (message: which, its exit
+ * status, its log's tail) and the others were stopped; -ECANCELED
+ * ditto_synth_down() stopped the graph from elsewhere (the rest are
+ * stopped); -ESRCH the run was already stopped.
+ */
+DITTO_API int ditto_synth_up_wait(struct ditto_synth_run *r, double seconds);
+/* Stop every tier (front first: SIGTERM, SIGKILL after grace_s) and
+ * remove up.json. 0, or -ESRCH when already stopped. */
+DITTO_API int ditto_synth_up_stop(struct ditto_synth_run *r);
+/* Stop (if running) and free; NULL is a no-op. */
+DITTO_API void ditto_synth_up_free(struct ditto_synth_run *r);
+/*
+ * Stop the graph that ditto_synth_up() started on dir, from any process:
+ * reads DIR/up.json (claiming it, so its runner's wait sees -ECANCELED),
+ * signals each tier that is still the process it started (same start time
+ * and executable), waits grace_s of opts (NULL: 3 s) and SIGKILLs what is
+ * left. -ENOENT nothing is up in dir.
+ */
+DITTO_API int ditto_synth_down(const char *dir, const struct ditto_synth_up_opts *opts);
+
 /* Engines ditto_synth_deploy() writes files for. */
 enum ditto_deploy_target {
 	DITTO_DEPLOY_COMPOSE = 1u << 0,		/* Dockerfiles + compose.yaml */

@@ -176,6 +176,12 @@ struct tree_entry {
 	bool executable;
 };
 int tree_write(const char *dir, const struct tree_entry *files, size_t n, bool force);
+/* What tree_write() is made of, for trees of trees (graph_tree.c): one
+ * file into dir; tmp renamed to dir (the old dir, when exists, removed
+ * only once tmp is in place). */
+#define SYNTH_TREE_MARKER ".ditto-clone"
+int tree_put_file(const char *dir, const struct tree_entry *f);
+int tree_install(const char *tmp, const char *dir, bool exists);
 /* 0 when dir may be replaced (empty, or a clone tree); -errno of stat
  * (-ENOENT: absent), -ENOTDIR, -ENOTEMPTY with a message. */
 int synth_tree_replaceable(const char *dir);

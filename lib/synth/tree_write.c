@@ -20,7 +20,7 @@
 #include "core_int.h"
 #include "synth_int.h"
 
-#define MARKER ".ditto-clone"
+#define MARKER SYNTH_TREE_MARKER
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -36,7 +36,7 @@ void synth_rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int write_file(const char *dir, const struct tree_entry *f)
+int tree_put_file(const char *dir, const struct tree_entry *f)
 {
 	char path[PATH_MAX];
 	size_t off = 0;
@@ -95,7 +95,7 @@ int synth_tree_replaceable(const char *dir)
 			 "wrote: not replacing it, even with force", dir);
 }
 
-static int install(const char *tmp, const char *dir, bool exists)
+int tree_install(const char *tmp, const char *dir, bool exists)
 {
 	char old[PATH_MAX];
 
@@ -137,12 +137,12 @@ int tree_write(const char *dir, const struct tree_entry *files, size_t n, bool f
 		return ditto_err(-errno, "synth: cannot create a directory next to %s: %s", dir,
 				 strerror(errno));
 	chmod(tmp, 0755);
-	err = write_file(tmp, &marker);
+	err = tree_put_file(tmp, &marker);
 	for (size_t i = 0; !err && i < n; i++)
-		if ((err = write_file(tmp, &files[i])))
+		if ((err = tree_put_file(tmp, &files[i])))
 			ditto_err(err, "synth: cannot write %s in %s: %s", files[i].name, tmp,
 				  strerror(-err));
-	if (!err && (err = install(tmp, dir, exists)))
+	if (!err && (err = tree_install(tmp, dir, exists)))
 		ditto_err(err, "synth: cannot move the new tree into %s: %s", dir, strerror(-err));
 	if (err)
 		synth_rm_tree(tmp);

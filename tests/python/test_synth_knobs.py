@@ -47,7 +47,9 @@ def test_cli_knob(sample_path, tmp_path):
                         '--knob', 'synth.hold_share=0.5'], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0, r.stderr
-    assert hold_share(tmp_path / 't') == 0.5
+    # the sample model has two services and edges: a graph tree, the knob in every clone
+    assert hold_share(tmp_path / 't' / 'redis') == 0.5
+    assert hold_share(tmp_path / 't' / 'memcached') == 0.5
     r = subprocess.run([cli, 'synth', str(sample_path), '-o', str(tmp_path / 'u'), '-n',
                         '--knob', 'hold_share=0.5'], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and "'hold_share' is not a knob" in r.stderr, r.stderr

@@ -18,6 +18,7 @@ from .errors import (BuildError, CorruptError, DittoError, DittoTypeError, Inval
 from .hist import Hist
 from .profile import (GAPS, IdleProfileError, Profile, breakpoints_work, discover, profile,
                       profile_cpu, step_mode_detect, STEP_MODES, TRACE_FORMATS, import_traces)
+from .graph_tree import Up, build_graph, down, synth_graph, up
 from .synth import build, deploy, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
@@ -34,7 +35,8 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'version', 'version_number', 'strerror', 'last_error', 'MODEL_SCHEMA', 'NAME_MAX',
            'Profile', 'profile', 'discover', 'profile_cpu', 'IdleProfileError', 'GAPS',
            'step_mode_detect', 'breakpoints_work',
-           'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'deploy', 'BuildError', 'load',
+           'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'deploy', 'synth_graph',
+           'build_graph', 'up', 'down', 'Up', 'BuildError', 'load',
            'LoadError',
            'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
            'TRACE_FORMATS', 'OtlpReceiver', 'Graph', 'Edge', 'graph_compare', 'graph_dot']

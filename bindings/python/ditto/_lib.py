@@ -146,6 +146,16 @@ class DeployOpts(Structure):
                 ('image_prefix', c_char_p), ('build', c_bool)]
 
 
+class SynthGraphOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('seed', c_uint64), ('force', c_bool), ('no_clamp', c_bool),
+                ('knobs', c_void_p), ('keep', POINTER(c_char_p)), ('keep_count', c_size_t)]
+
+
+class SynthUpOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('port_base', c_uint), ('max_seconds', c_double),
+                ('ready_timeout_s', c_double), ('grace_s', c_double)]
+
+
 # tune: load generator
 class LoadgenOpts(Structure):
     _fields_ = [('sz', c_size_t), ('host', c_char_p), ('port', c_uint), ('framing', c_uint),
@@ -232,6 +242,17 @@ _SIGS = {
     'ditto_synth_build': (c_int, [_S, POINTER(BuildOpts)]),
     'ditto_synth_deploy': (c_int, [_S, POINTER(DeployOpts)]),
     'ditto_deploy_targets_parse': (c_int, [_S, POINTER(c_uint)]),
+    'ditto_synth_graph_write': (c_int, [_P, _S, POINTER(SynthGraphOpts)]),
+    'ditto_synth_graph_build': (c_int, [_S, POINTER(BuildOpts)]),
+    'ditto_synth_up': (c_int, [_S, POINTER(SynthUpOpts), POINTER(c_void_p)]),
+    'ditto_synth_up_front': (_S, [_P]),
+    'ditto_synth_up_tier_count': (c_size_t, [_P]),
+    'ditto_synth_up_tier': (c_int, [_P, c_size_t, POINTER(c_char_p), POINTER(c_int),
+                                    POINTER(c_uint)]),
+    'ditto_synth_up_wait': (c_int, [_P, c_double]),
+    'ditto_synth_up_stop': (c_int, [_P]),
+    'ditto_synth_up_free': (None, [_P]),
+    'ditto_synth_down': (c_int, [_S, POINTER(SynthUpOpts)]),
     'ditto_synth_knob_count': (c_size_t, []),
     'ditto_synth_knob': (c_int, [c_size_t, POINTER(c_char_p), POINTER(c_double),
                                  POINTER(c_double), POINTER(c_double)]),
