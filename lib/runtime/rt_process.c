@@ -58,6 +58,9 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 		rc = rt_net_pool_run(lfd, nlfd, proc);
 out:
 	rt_stop();
+	rt_upstream_report();
+	if (rt_opts.stats)
+		fprintf(stderr, "clone: served %llu requests\n", (unsigned long long)rt_served());
 	rt_background_stop();
 	rt_regions_unmap();
 	rt_scratch_remove();
