@@ -36,19 +36,20 @@
  * are resolved at start and again when a connection is re-made.
  * Simplifications, chosen so that one rule holds for every skeleton:
  *   - the request body runs first, then the replayed system calls, then
- *     the sync calls, then the response is written; the body's share
- *     after the response (after_response_share) runs after the async
- *     calls. The original's attribution of its time between its calls is
- *     not reproduced.
+ *     the sync calls, then the response is written, then the body's
+ *     share after the response (after_response_share). The original's
+ *     attribution of its time between its calls is not reproduced.
  *   - sequential edges are called one call after the other, in the
  *     table's order; then the calls of every parallel edge are written
  *     together (one connection each) and read together (poll);
- *   - sync edges are called before the response is written; async ones
- *     after it was handed to the socket (or held for the wake-up's flush):
- *     they never delay this response, but the serving thread makes them
- *     before it reads its next request. Event-loop and busy-polling tiers
- *     block on their calls (an event loop's other connections wait), as
- *     a thread-per-request server would.
+ *   - sync edges are called before the response is written, by the
+ *     serving thread; event-loop and busy-polling tiers block on them (an
+ *     event loop's other connections wait), as a thread-per-request
+ *     server would. Async calls are queued once the response was handed
+ *     to the socket and made by one caller thread per process, up to 32
+ *     in flight (rt_up_async.c): they delay neither this response nor
+ *     the next request; the order of one request's async calls is not
+ *     kept, and a full queue (4096) drops calls (counted as skipped).
  *   - a failure (no address, refused, timeout, closed, a reply that does
  *     not parse) is counted per child, never fails the inbound request;
  *     each process prints one line per child at exit: calls, errors,

@@ -155,6 +155,12 @@ struct rt_up_pool {
 	struct rt_up_conn *idle;
 	unsigned n, cap;
 };
+/* One call to make: its edge, request size and the request it is for. */
+struct rt_up_ctx {
+	unsigned up;
+	uint64_t size;
+	uint8_t trace_id[16], parent_id[8], flags;
+};
 int rt_upstream_init(void);	/* addresses and counters, at start; -1 after a message */
 void rt_upstream_report(void);	/* one line per child on stderr */
 /* A new non-blocking socket to child i, its connect started (or done):
@@ -214,6 +220,13 @@ void rt_trace_child(struct rt_thread *t, uint8_t span_id[8]);	/* a call's new sp
 int rt_up_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_up_thread_fini(struct rt_thread *t);
 void rt_up_calls(struct rt_thread *t, bool async);
+/* Calls ctx[0..n) made together (in flight at once), each to its end. */
+void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n);
+/* rt_up_async.c: a caller thread per process makes the async calls, so
+ * that they delay neither this response nor the thread's next request. */
+int rt_up_async_start(void);
+void rt_up_async_stop(void);
+void rt_up_async_push(struct rt_thread *t, const struct rt_up_ctx *ctx);
 
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);

@@ -36,6 +36,7 @@ struct call {
 	bool keep;		/* the connection may serve another call */
 	uint64_t start_ns;
 	uint8_t span[8];
+	struct rt_up_ctx ctx;	/* the request it is made for */
 };
 
 int rt_up_thread_init(struct rt_thread *t, uint64_t stream)
@@ -188,13 +189,16 @@ static void reading(struct call *k)
 	}
 }
 
-/* The call's request built and its connection taken; -1: none to be had. */
-static int start(struct rt_thread *t, struct call *k, unsigned up)
+/* The call's request (of size bytes) built and its connection taken;
+ * -1: none to be had. */
+static int start(struct rt_thread *t, struct call *k, const struct rt_up_ctx *ctx)
 {
+	unsigned up = ctx->up;
 	const struct rt_upstream *u = &rt_config.upstreams[up];
 	char tp[RT_TRACEPARENT_LEN + 1];
 
 	memset(k, 0, sizeof(*k));
+	k->ctx = *ctx;
 	k->up = up;
 	k->keep = true;
 	k->start_ns = rt_now_ns();
@@ -205,11 +209,11 @@ static int start(struct rt_thread *t, struct call *k, unsigned up)
 		fail(k);
 		return -1;
 	}
-	rt_traceparent_format(tp, t->trace.trace_id, k->span, t->trace.flags);
+	rt_traceparent_format(tp, ctx->trace_id, k->span, ctx->flags);
 	k->c.out.len = k->c.out_off = 0;
 	k->c.in.len = 0;
-	if (rt_up_request(u->framing, rt_hist_draw(&u->request_bytes, &t->up_rng),
-			  u->framing == RT_FRAMING_HTTP1 ? tp : NULL, &k->c.out)) {
+	if (rt_up_request(u->framing, ctx->size, u->framing == RT_FRAMING_HTTP1 ? tp : NULL,
+			  &k->c.out)) {
 		fail(k);
 		return -1;
 	}
@@ -220,12 +224,14 @@ static int start(struct rt_thread *t, struct call *k, unsigned up)
 
 static void finish(struct rt_thread *t, struct call *k)
 {
-	struct rt_span s = { .kind = RT_SPAN_CLIENT, .trace_id = t->trace.trace_id,
-			     .span_id = k->span, .parent_id = t->trace.span_id,
+	struct rt_span s = { .kind = RT_SPAN_CLIENT, .trace_id = k->ctx.trace_id,
+			     .span_id = k->span, .parent_id = k->ctx.parent_id,
 			     .start_ns = k->start_ns, .end_ns = rt_now_ns(), .upstream = (int)k->up };
 
-	if (k->st == WRITING || k->st == READING) {	/* out of time, or stopping */
-		rt_upstream_count(k->up, RT_UP_TIMEOUTS);
+	if (k->st == WRITING || k->st == READING) {
+		/* out of time; a call the clone's stop cut short is a call only */
+		if (!rt_stopping())
+			rt_upstream_count(k->up, RT_UP_TIMEOUTS);
 		k->keep = false;
 	}
 	if (k->st == DONE && k->reply_failed)
@@ -284,10 +290,37 @@ static void run(struct rt_thread *t, struct call *k, unsigned n)
 		finish(t, &k[i]);
 }
 
-void rt_up_calls(struct rt_thread *t, bool async)
+/* A call of edge up for the request t serves, its size drawn. */
+static void context(struct rt_thread *t, unsigned up, struct rt_up_ctx *ctx)
+{
+	ctx->up = up;
+	ctx->size = rt_hist_draw(&rt_config.upstreams[up].request_bytes, &t->up_rng);
+	memcpy(ctx->trace_id, t->trace.trace_id, 16);
+	memcpy(ctx->parent_id, t->trace.span_id, 8);
+	ctx->flags = t->trace.flags;
+}
+
+void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n)
 {
 	struct call batch[BATCH_MAX];
-	unsigned nb = 0;
+
+	while (n) {
+		unsigned m = n < BATCH_MAX ? n : BATCH_MAX;
+
+		for (unsigned i = 0; i < m; i++)
+			start(t, &batch[i], &ctx[i]);
+		run(t, batch, m);
+		ctx += m;
+		n -= m;
+	}
+}
+
+/* The calls of t's request on its sync edges (async false), or handed
+ * to the process's async caller (rt_up_async.c). */
+void rt_up_calls(struct rt_thread *t, bool async)
+{
+	struct rt_up_ctx par[BATCH_MAX];
+	unsigned np = 0;
 
 	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
 		const struct rt_upstream *u = &rt_config.upstreams[i];
@@ -300,20 +333,23 @@ void rt_up_calls(struct rt_thread *t, bool async)
 		for (; calls && !rt_upstream_configured(i); calls--)
 			rt_upstream_count(i, RT_UP_SKIPPED);
 		for (; calls; calls--) {
-			struct call *k = &batch[u->order == RT_ORDER_PARALLEL ? nb : BATCH_MAX - 1];
+			struct rt_up_ctx one;
 
-			if (u->order != RT_ORDER_PARALLEL) {
-				start(t, k, i);
-				run(t, k, 1);
-				continue;
-			}
-			start(t, k, i);
-			if (++nb == BATCH_MAX - 1) {
-				run(t, batch, nb);
-				nb = 0;
+			if (async) {
+				context(t, i, &one);
+				rt_up_async_push(t, &one);
+			} else if (u->order != RT_ORDER_PARALLEL) {
+				context(t, i, &one);
+				rt_up_batch(t, &one, 1);
+			} else {
+				context(t, i, &par[np]);
+				if (++np == BATCH_MAX) {
+					rt_up_batch(t, par, np);
+					np = 0;
+				}
 			}
 		}
 	}
-	if (nb)
-		run(t, batch, nb);
+	if (np)
+		rt_up_batch(t, par, np);
 }
