@@ -109,7 +109,7 @@ static void hist(struct dbuf *b, struct dbuf *init, const char *name, unsigned i
 			uint64_t lo, hi, c;
 
 			ditto_hist_bucket(h, i, &lo, &hi, &c);
-			cum += c;
+			cum += pass == 2 ? c : 0;
 			dbuf_printf(b, "%s%lluULL", i ? ", " : " ", (unsigned long long)(
 				    pass == 0 ? lo : pass == 1 ? (hi == UINT64_MAX ? hi : hi + 1) : cum));
 		}
