@@ -6,7 +6,8 @@ commandstats, memcached stats, the child clone's served requests, the
 HTTP child's log), per front request, against the model's calls per
 request; sync calls delay the front's answer and async ones do not;
 parallel calls overlap; a dead child is counted and the front keeps
-serving; W3C traceparent reaches an HTTP child."""
+serving; a child that restarts is reached again; W3C traceparent
+reaches an HTTP child."""
 
 import json
 import os
@@ -290,3 +291,20 @@ def test_traceparent_reaches_an_http_child(tmp_path, procs):
     assert '0' * 32 not in fresh
     for i in (2, 4, 6):
         assert ids[i][0] == ids[i + 1][0]
+
+
+@pytest.mark.skipif(QUICK, reason='clones are built and driven in the plain build only')
+def test_a_restarted_child_is_reached_again(tmp_path, procs):
+    port, log = http_child(tmp_path, procs, tag='first')
+    tree = front_to(tmp_path, port, {1: 10}, 'sync', 'sequential', 'restart')
+    front = Run(tree, '--upstream', 'slow=localhost:%d' % port)
+    procs.append(front)
+    load(front.port, 50)
+    stop(procs[0].proc)	# the child goes away; the front keeps its pooled connection
+    procs.append(Service([sys.executable, os.path.join(HERE, 'up_http_child.py'), str(port), '0',
+                          str(log)], port))
+    load(front.port, 50)
+    counts = upstream(front.stop(), 'slow')
+    # the stale pooled connection is replaced, not counted as a failure
+    assert counts == {'calls': 100, 'errors': 0, 'timeouts': 0, 'skipped': 0}, counts
+    assert len(log.read_text().split()) == 100
