@@ -8,6 +8,7 @@
  *
  * Command line of a clone:
  *   clone [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]
+ *         [--upstream NAME=HOST:PORT]... [--upstream-timeout-ms N] [--stats]
  * It binds 127.0.0.1:P (default: the model's port), prints "ready" on
  * stdout (flushed) once listening, serves until SIGTERM/SIGINT, S seconds
  * or N requests, then closes its sockets, joins its threads, waits for its
@@ -22,6 +23,43 @@
  * with none idle the new client is closed at once. The first time, one
  * line on stderr says so. Out of descriptors all the same, a waiting
  * client is accepted and closed, never left in the backlog.
+ *
+ * The client side (rt_upstream.c, rt_up_call.c, rt_up_wire.c): per
+ * inbound request, for each of rt_config.upstreams (the service's edges
+ * to its children in the model's graph), the clone draws the fan-out and
+ * calls the child that many times in the child's framing, requests of
+ * the edge's drawn sizes, over connections pooled per serving thread
+ * (connected lazily, again after a failure; TCP_NODELAY). A child's
+ * address comes from --upstream NAME=HOST:PORT or the environment's
+ * DITTO_UPSTREAM_<ENVNAME> (the command line wins); a child without one
+ * is warned about at start and its calls are skipped (counted). Names
+ * are resolved at start and again when a connection is re-made.
+ * Simplifications, chosen so that one rule holds for every skeleton:
+ *   - the request body runs first, then the replayed system calls, then
+ *     the sync calls, then the response is written, then the body's
+ *     share after the response (after_response_share). The original's
+ *     attribution of its time between its calls is not reproduced.
+ *   - sequential edges are called one call after the other, in the
+ *     table's order; then the calls of every parallel edge are written
+ *     together (one connection each) and read together (poll);
+ *   - sync edges are called before the response is written, by the
+ *     serving thread; event-loop and busy-polling tiers block on them (an
+ *     event loop's other connections wait), as a thread-per-request
+ *     server would. Async calls are queued once the response was handed
+ *     to the socket and made by one caller thread per process, up to 32
+ *     in flight (rt_up_async.c): they delay neither this response nor
+ *     the next request; the order of one request's async calls is not
+ *     kept, and a full queue (4096) drops calls (counted as skipped).
+ *   - a failure (no address, refused, timeout, closed, a reply that does
+ *     not parse) is counted per child, never fails the inbound request;
+ *     each process prints one line per child at exit: calls, errors,
+ *     timeouts, skipped.
+ *   - responses are whatever the child answers: a clone child draws them
+ *     from its own model, a real one answers for the keys asked.
+ * Trace context (rt_trace.c): an inbound HTTP request's W3C traceparent
+ * (version 00) gives the request its trace id, else a fresh random one;
+ * each HTTP call carries "traceparent: 00-<trace id>-<new span id>-<flags>".
+ * RESP and memcache have no field for it and carry none.
  */
 #ifndef DITTO_RT_H
 #define DITTO_RT_H
@@ -199,6 +237,23 @@ struct rt_background {
 	enum rt_wait wait;
 };
 
+/* An edge from this service to a child node of the model's graph. */
+enum rt_call_order {
+	RT_ORDER_SEQUENTIAL = 0,	/* one call after the other */
+	RT_ORDER_PARALLEL,		/* written together, read together */
+};
+
+struct rt_upstream {
+	const char *name;	/* the child node's name */
+	const char *env;	/* DITTO_UPSTREAM_<ENVNAME>: its address's variable */
+	enum rt_framing framing;	/* the child's: requests built, replies read */
+	struct rt_hist fanout;	/* calls per inbound request */
+	struct rt_hist request_bytes;	/* whole request on the wire */
+	struct rt_hist response_bytes;	/* the child's replies, as the parent saw them */
+	enum rt_call_order order;
+	bool async;		/* the response does not wait for the calls */
+};
+
 struct rt_config {
 	const char *service;	/* the model's service name */
 	enum rt_framing framing;
@@ -255,6 +310,9 @@ struct rt_config {
 	uint64_t body_loop_insts;
 	/* Runs every far-code chunk of the body once, at startup. */
 	void (*body_warm)(void *regions);
+	/* The children this service calls (rt_upstream.c); none: a leaf. */
+	const struct rt_upstream *upstreams;
+	unsigned nupstreams;
 };
 
 extern const struct rt_config rt_config;

@@ -195,6 +195,7 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 			break;
 		}
 		if (req.serve) {
+			rt_trace_begin(t, &req);
 			rt_request_work(t);
 			t->again_acc += rt_config.net.again_per_request;
 		}

@@ -13,6 +13,8 @@
 struct head {
 	uint64_t clen;
 	bool close, keepalive, chunked;
+	const char *tp;		/* traceparent's value, checked when used */
+	size_t tplen;
 };
 
 static const char *find_end(const char *p, size_t n)
@@ -64,6 +66,10 @@ static int header_line(const char *p, const char *end, struct head *h)
 		h->close |= has_token(v, end, "close");
 		h->keepalive |= has_token(v, end, "keep-alive");
 	}
+	if (colon - p == 11 && !strncasecmp(p, "traceparent", 11)) {
+		h->tp = v;
+		h->tplen = (size_t)(end - v);
+	}
 	if (colon - p == 17 && !strncasecmp(p, "Transfer-Encoding", 17))
 		h->chunked |= has_token(v, end, "chunked");
 	return 0;
@@ -86,7 +92,7 @@ long rt_http_cut(const char *p, size_t n, struct rt_req *req)
 {
 	size_t lim = n < RT_LINE_MAX ? n : RT_LINE_MAX;
 	const char *end = find_end(p, lim), *line, *nl;
-	struct head h = { 0, false, false, false };
+	struct head h = { 0, false, false, false, NULL, 0 };
 	size_t hlen;
 
 	if (!end)
@@ -107,6 +113,8 @@ long rt_http_cut(const char *p, size_t n, struct rt_req *req)
 	req->p = p;
 	req->len = hlen + (size_t)h.clen;
 	req->close_after = h.close || (req->minor == 0 && !h.keepalive);
+	req->traceparent = h.tp;
+	req->traceparent_len = h.tplen;
 	return (long)req->len;
 }
 

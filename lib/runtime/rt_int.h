@@ -35,6 +35,11 @@ struct rt_opts {
 	double max_seconds;	/* 0: no limit */
 	uint64_t max_requests;	/* 0: no limit; per process when pre-forked */
 	const char *scratch_dir;
+	/* --upstream NAME=HOST:PORT, as given (rt_upstream.c reads them) */
+	const char **upstream_args;
+	unsigned nupstream_args;
+	uint32_t upstream_timeout_ms;	/* a call's whole exchange; default 1000 */
+	bool stats;		/* --stats: requests served, printed at exit */
 };
 extern struct rt_opts rt_opts;
 int rt_opts_parse(int argc, char **argv);	/* 0; 1: --help; -1 after a message */
@@ -101,6 +106,80 @@ extern void *rt_regions;	/* the body's data regions (one mapping per process) */
 int rt_regions_map(void);
 void rt_regions_unmap(void);
 
+/* ---- rt_trace.c: W3C trace context, and the spans it makes ---- */
+#define RT_TRACEPARENT_LEN 55	/* version 00: "00-" 32 hex "-" 16 hex "-" 2 hex */
+/* The trace context of the request a thread serves. */
+struct rt_trace {
+	uint8_t trace_id[16];
+	uint8_t parent_id[8];	/* the caller's span (all zero: none came in) */
+	uint8_t span_id[8];	/* this request's server span */
+	uint8_t flags;		/* trace-flags, passed on (01: sampled) */
+	bool remote;		/* trace id and parent from an inbound traceparent */
+	uint64_t start_ns;
+};
+/*
+ * A finished span, handed to rt_span_end(): the hook an exporter (OTLP,
+ * a later change) fills. It is called on the request path, so an
+ * exporter must only copy the span into a bounded per-process queue that
+ * a background thread sends in batches, dropping (and counting) spans
+ * when the queue is full; ids are borrowed for the call's duration.
+ */
+enum rt_span_kind { RT_SPAN_SERVER, RT_SPAN_CLIENT };
+struct rt_span {
+	enum rt_span_kind kind;
+	const uint8_t *trace_id;	/* 16 bytes */
+	const uint8_t *span_id;		/* 8 bytes */
+	const uint8_t *parent_id;	/* 8 bytes, all zero: a root span */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	int upstream;		/* a client span's index in rt_config.upstreams, else -1 */
+	bool error;
+};
+void rt_span_end(const struct rt_span *s);
+/* 0 and *out's trace id, parent and flags, or -1: v[0..n) is no valid
+ * version-00 traceparent (length, dashes, lowercase hex, ids not all
+ * zero, version not ff). */
+int rt_traceparent_parse(const char *v, size_t n, struct rt_trace *out);
+/* The RT_TRACEPARENT_LEN characters (and a NUL) of a traceparent. */
+void rt_traceparent_format(char out[RT_TRACEPARENT_LEN + 1], const uint8_t trace_id[16],
+			   const uint8_t span_id[8], uint8_t flags);
+
+/* ---- rt_upstream.c, rt_up_call.c, rt_up_wire.c: the client side ---- */
+struct rt_up_conn {
+	int fd;
+	bool reused;		/* it served a call before this one */
+	struct rt_buf in, out;
+	size_t out_off;
+};
+/* A serving thread's idle connections to one child. */
+struct rt_up_pool {
+	struct rt_up_conn *idle;
+	unsigned n, cap;
+};
+/* One call to make: its edge, request size and the request it is for. */
+struct rt_up_ctx {
+	unsigned up;
+	uint64_t size;
+	uint8_t trace_id[16], parent_id[8], flags;
+};
+int rt_upstream_init(void);	/* addresses and counters, at start; -1 after a message */
+void rt_upstream_report(void);	/* one line per child on stderr */
+/* A new non-blocking socket to child i, its connect started (or done):
+ * the fd, or -1 with errno (ENOENT: no usable address). */
+int rt_upstream_connect(unsigned i);
+bool rt_upstream_configured(unsigned i);	/* it has an address */
+void rt_upstream_failed(unsigned i);	/* a connection failed: resolve again */
+enum rt_up_count { RT_UP_CALLS, RT_UP_ERRORS, RT_UP_TIMEOUTS, RT_UP_SKIPPED, RT_UP_NCOUNTS };
+void rt_upstream_count(unsigned i, enum rt_up_count what);
+/* The request of one call into out: `size` bytes on the wire where the
+ * framing allows (at least its smallest request); traceparent (NULL:
+ * none) goes into HTTP requests. 0 or -ENOMEM. */
+int rt_up_request(enum rt_framing f, uint64_t size, const char *traceparent, struct rt_buf *out);
+/* The reply at p[0..n): its length when whole, 0 when more is needed
+ * (eof: the connection ended after these bytes), -1 when it cannot be a
+ * reply. *failed: a whole reply that reports an error (RESP '-', HTTP
+ * 4xx/5xx, memcache ERROR/CLIENT_ERROR/SERVER_ERROR, a binary status). */
+long rt_up_reply(enum rt_framing f, const char *p, size_t n, bool eof, bool *failed);
+
 /* Per serving thread: generator, body state, replay state. */
 struct rt_thread {
 	struct rt_rng rng;
@@ -118,11 +197,36 @@ struct rt_thread {
 	struct rt_rng hold_rng;
 	struct rt_conn **held;
 	size_t nheld, heldcap;
+	/* The client side: fan-outs and request sizes from their own stream
+	 * (the other draws stay as they were without children); ids from a
+	 * generator seeded per process, so that traces never repeat. */
+	struct rt_rng up_rng, id_rng;
+	struct rt_up_pool *up;	/* one per rt_config.upstreams */
+	struct rt_trace trace;	/* of the request being served */
 };
 int rt_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_thread_fini(struct rt_thread *t);
 void rt_request_work(struct rt_thread *t);	/* body, then replay */
 void rt_request_after(struct rt_thread *t);	/* the body's share after the response */
+uint64_t rt_served(void);	/* requests this process served */
+/* The request's trace context (from req's traceparent, else fresh), at
+ * its start; its server span ends in rt_request_after(). */
+struct rt_req;
+void rt_trace_begin(struct rt_thread *t, const struct rt_req *req);
+void rt_trace_end(struct rt_thread *t);
+void rt_trace_child(struct rt_thread *t, uint8_t span_id[8]);	/* a call's new span id */
+/* The thread's client side; the calls of its sync (async false) or
+ * async edges for the request being served. */
+int rt_up_thread_init(struct rt_thread *t, uint64_t stream);
+void rt_up_thread_fini(struct rt_thread *t);
+void rt_up_calls(struct rt_thread *t, bool async);
+/* Calls ctx[0..n) made together (in flight at once), each to its end. */
+void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n);
+/* rt_up_async.c: a caller thread per process makes the async calls, so
+ * that they delay neither this response nor the thread's next request. */
+int rt_up_async_start(void);
+void rt_up_async_stop(void);
+void rt_up_async_push(struct rt_thread *t, const struct rt_up_ctx *ctx);
 
 /* ---- rt_sock.c: socket calls by the model's system call numbers ---- */
 ssize_t rt_sock_read(int fd, void *buf, size_t n);
@@ -158,6 +262,8 @@ struct rt_req {
 	const char *arg;	/* framing-specific argument (RESP: CONFIG parameter) */
 	size_t arglen;
 	int minor;		/* HTTP: minor version */
+	const char *traceparent;	/* HTTP: the header's value, unchecked (NULL: none) */
+	size_t traceparent_len;
 };
 
 /* > 0: a request of that many bytes is in req; 0: need more; -1: malformed. */

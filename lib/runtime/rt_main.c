@@ -19,6 +19,8 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? 2 : 0;
+	if (rt_upstream_init())
+		return 2;
 	n = rt_listen_count(procs);
 	fds = calloc(n, sizeof(*fds));
 	if (!fds) {

@@ -35,11 +35,23 @@ static void usage(const char *prog)
 	fprintf(stderr, "clone of the service: %s\n", rt_config.service ? rt_config.service : "");
 	fprintf(stderr,
 		"usage: %s [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]\n"
+		"          [--upstream NAME=HOST:PORT]... [--upstream-timeout-ms N] [--stats]\n"
 		"  --port P          listen on 127.0.0.1:P (default %u)\n"
 		"  --max-seconds S   stop after S seconds (default 0: no limit)\n"
 		"  --max-requests N  stop after N requests (per process when pre-forked; 0: no limit)\n"
-		"  --scratch DIR     folder of the scratch file (default $TMPDIR or /tmp)\n",
+		"  --scratch DIR     folder of the scratch file (default $TMPDIR or /tmp)\n"
+		"  --upstream NAME=HOST:PORT  address of the child NAME (else the environment's\n"
+		"                    DITTO_UPSTREAM_<NAME upper-cased, [^A-Z0-9] as _>)\n"
+		"  --upstream-timeout-ms N  bound of a call to a child (default 1000)\n"
+		"  --stats           print the requests served at exit\n",
 		prog, (unsigned)rt_config.port);
+	for (unsigned i = 0; i < rt_config.nupstreams; i++) {
+		fputs("  child: ", stderr);
+		fputs(rt_config.upstreams[i].name, stderr);	/* data, never a format */
+		fputs(" (", stderr);
+		fputs(rt_config.upstreams[i].env ? rt_config.upstreams[i].env : "", stderr);
+		fputs(")\n", stderr);
+	}
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -84,6 +96,9 @@ int rt_opts_parse(int argc, char **argv)
 		{ "max-seconds", required_argument, NULL, 's' },
 		{ "max-requests", required_argument, NULL, 'n' },
 		{ "scratch", required_argument, NULL, 'd' },
+		{ "upstream", required_argument, NULL, 'u' },
+		{ "upstream-timeout-ms", required_argument, NULL, 't' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,6 +107,12 @@ int rt_opts_parse(int argc, char **argv)
 	int c;
 
 	rt_opts.port = rt_config.port;
+	rt_opts.upstream_timeout_ms = 1000;
+	rt_opts.upstream_args = calloc((size_t)argc + 1, sizeof(*rt_opts.upstream_args));
+	if (!rt_opts.upstream_args) {
+		rt_err(ENOMEM, "options");
+		return -1;
+	}
 	rt_opts.scratch_dir = tmp && *tmp ? tmp : "/tmp";
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -112,6 +133,19 @@ int rt_opts_parse(int argc, char **argv)
 			if (!*optarg)
 				return bad(argv[0], "--scratch", optarg);
 			rt_opts.scratch_dir = optarg;
+			break;
+		case 'u':
+			if (!strchr(optarg, '=') || *optarg == '=')
+				return bad(argv[0], "--upstream", optarg);
+			rt_opts.upstream_args[rt_opts.nupstream_args++] = optarg;
+			break;
+		case 't':
+			if (parse_u64(optarg, 3600000, &v) || v == 0)
+				return bad(argv[0], "--upstream-timeout-ms", optarg);
+			rt_opts.upstream_timeout_ms = (uint32_t)v;
+			break;
+		case 'S':
+			rt_opts.stats = true;
 			break;
 		case 'h':
 			usage(argv[0]);

@@ -32,7 +32,8 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 {
 	int rc = -1;
 
-	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start())
+	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start() ||
+	    rt_up_async_start())
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
@@ -58,6 +59,10 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 		rc = rt_net_pool_run(lfd, nlfd, proc);
 out:
 	rt_stop();
+	rt_up_async_stop();
+	rt_upstream_report();
+	if (rt_opts.stats)
+		fprintf(stderr, "clone: served %llu requests\n", (unsigned long long)rt_served());
 	rt_background_stop();
 	rt_regions_unmap();
 	rt_scratch_remove();

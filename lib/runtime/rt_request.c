@@ -71,11 +71,12 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	t->body_state[0] = 0;
 	t->body_state[1] = 0;	/* the body's own; kept between requests */
 	t->replay = rt_replay_new();
-	return t->replay ? 0 : -1;
+	return t->replay && !rt_up_thread_init(t, stream) ? 0 : -1;
 }
 
 void rt_thread_fini(struct rt_thread *t)
 {
+	rt_up_thread_fini(t);
 	rt_replay_free(t->replay);
 	t->replay = NULL;
 	free(t->held);
@@ -85,7 +86,7 @@ void rt_thread_fini(struct rt_thread *t)
 /* Stream numbers of the requests' draws, apart from the threads' (rt_thread_init). */
 #define REQUEST_STREAMS (1ull << 63)
 
-static atomic_uint_fast64_t requests;
+static atomic_uint_fast64_t requests, served;
 
 /*
  * Loop iterations for this request: the drawn instruction count over the
@@ -151,15 +152,28 @@ void rt_request_work(struct rt_thread *t)
 		run_body(t, loops - t->after_loops);
 	}
 	rt_replay_run(t->replay, &t->rng);
+	if (rt_config.nupstreams)
+		rt_up_calls(t, false);	/* the response waits for the sync calls */
 	rt_background_served();
+	atomic_fetch_add_explicit(&served, 1, memory_order_relaxed);
 	t->served++;
 }
 
+/* The async calls, once the response was handed over, then the body's
+ * share after the response; the request's server span ends last. */
 void rt_request_after(struct rt_thread *t)
 {
 	uint64_t n = t->after_loops;
 
+	if (rt_config.nupstreams)
+		rt_up_calls(t, true);
 	t->after_loops = 0;
 	if (n)
 		run_body(t, n);
+	rt_trace_end(t);
+}
+
+uint64_t rt_served(void)
+{
+	return atomic_load(&served);
 }

@@ -767,7 +767,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	enum ditto_io_model io = ditto_network_io_model(net);
 	uint64_t threads = ditto_network_network_threads(net);
 	uint64_t scratch = 0;
-	unsigned hresp, hipr, ncalls, nbg, nso;
+	unsigned hresp, hipr, ncalls, nbg, nso, nup;
 	double resp_mean = 0;
 	struct dbuf sf;
 	uint16_t port = in->port ? in->port : ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080;
@@ -821,6 +821,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b);
 	nso = sockopt_section(s, g.requests, &b);
+	nup = upstream_section(in->model, s, &b, &g.err);
 	dbuf_init(&sf);
 	/* The file sendfile reads holds a whole response. */
 	if (sendfile_section(s, g.serving ? ditto_thread_class_name(g.serving) : NULL, g.requests,
@@ -873,6 +874,8 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 			    "\t.body_loop_insts = %lluULL,\n\t.body_warm = %s_warm,\n",
 			    in->body_name, in->body_name, (unsigned long long)in->body_loop_insts,
 			    in->body_name);
+	if (nup)
+		dbuf_printf(out, "\t.upstreams = upstreams,\n\t.nupstreams = %u,\n", nup);
 	dbuf_puts(out, "};\n");
 	if (g.err)
 		return g.err;

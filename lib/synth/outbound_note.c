@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a clone does not reproduce of the original's outbound calls (to a
- * back end, a database, a cache): until the graph builds clones of those
- * endpoints, a clone connects nowhere. It says so once at synth time and
- * in the tree's README, rather than serving as if the original did too.
+ * back end, a database, a cache) when its model has no graph edges from
+ * the service (a profile without --graph): then the clone connects
+ * nowhere. It says so once at synth time and in the tree's README, rather
+ * than serving as if the original did too. With edges, upstream_gen.c
+ * makes the calls.
  */
 #include <stdbool.h>
 #include <stdio.h>

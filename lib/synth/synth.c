@@ -42,7 +42,8 @@ static const char makefile[] =
  * the README is no source file, but it is read in terminals and
  * rendered as Markdown, and one rule for every generated file is the
  * rule that can be checked. */
-static int readme(struct dbuf *b, const struct ditto_service *s, uint64_t seed, unsigned port)
+static int readme(struct dbuf *b, const struct ditto_model *m, const struct ditto_service *s,
+		  uint64_t seed, unsigned port)
 {
 	int err;
 
@@ -62,6 +63,8 @@ static int readme(struct dbuf *b, const struct ditto_service *s, uint64_t seed, 
 		    "Files: clone_config.c (the model's\n"
 		    "statistics as tables), body.S (the request body), rt*.c/rt*.h (the runtime).\n",
 		    port);
+	if (upstream_count(m, s))
+		return upstream_readme(m, s, b);
 	outbound_readme(b, s);
 	return 0;
 }
@@ -123,7 +126,7 @@ static int generate(const struct ditto_model *m, const struct ditto_service *s,
 	struct synth_knobs knobs;
 	struct synth_limits lim;
 	struct config_in in = { .seed = o->seed, .port = (uint16_t)o->port, .body_name = BODY_NAME,
-				.limits = &lim };
+				.limits = &lim, .model = m };
 	int err;
 
 	synth_limits_init(&lim, ditto_service_name(s), o->no_clamp);
@@ -137,8 +140,9 @@ static int generate(const struct ditto_model *m, const struct ditto_service *s,
 	in.body_loop_insts = info.loop_insts;
 	if ((err = config_generate(s, &in, cfg)))
 		return err;
-	outbound_warn(s);
-	if ((err = readme(doc, s, o->seed, o->port ? o->port :
+	if (!upstream_count(m, s))	/* with children, the calls are made */
+		outbound_warn(s);
+	if ((err = readme(doc, m, s, o->seed, o->port ? o->port :
 			  ditto_service_port_count(s) ? ditto_service_port(s, 0) : 8080)))
 		return err;
 	return doc->oom ? ditto_err(-ENOMEM, "synth: out of memory") : 0;

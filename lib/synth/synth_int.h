@@ -129,6 +129,7 @@ struct config_in {
 	double window_s;	/* the profile window, for background periods */
 	const struct synth_knobs *knobs;	/* NULL: the defaults */
 	struct synth_limits *limits;	/* NULL: the default limits, unnamed */
+	const struct ditto_model *model;	/* its graph gives the upstreams (NULL: none) */
 };
 /*
  * clone_config.c for service s: the network skeleton, framing, response
@@ -137,6 +138,21 @@ struct config_in {
  * once through ditto_warn().
  */
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+
+/* ---- upstream_gen.c: the children the clone calls ---- */
+struct ditto_edge;
+/* `static const struct rt_upstream upstreams[]` (and its histograms) into
+ * b, one per child of s in m's graph; returns how many. A child whose
+ * framing the runtime cannot speak is warned about (raw); the first
+ * refused name or figure is kept in *err. */
+unsigned upstream_section(const struct ditto_model *m, const struct ditto_service *s,
+			  struct dbuf *b, int *err);
+unsigned upstream_count(const struct ditto_model *m, const struct ditto_service *s);
+/* The README's list of children, env names and calls per request. */
+int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, struct dbuf *b);
+/* "DITTO_UPSTREAM_" and child upper-cased, [^A-Z0-9] as '_'. */
+void upstream_env_name(const char *child, struct dbuf *b);
+double upstream_calls_per_request(const struct ditto_edge *e);
 
 /* ---- outbound_note.c: outbound calls the clone drops ---- */
 /* One warning naming the endpoints and calls per request; nothing when

@@ -12,7 +12,7 @@
 
 static void generate(struct ditto_model *m, struct ditto_service *s, uint64_t seed)
 {
-	struct config_in in = { .seed = seed, .body_name = "ditto_body" };
+	struct config_in in = { .seed = seed, .body_name = "ditto_body", .model = m };
 	struct body_info info, again;
 	struct dbuf a, b, cfg;
 	struct ditto_cpu *c = ditto_service_cpu_count(s) ? ditto_service_cpu(s, 0) : NULL;

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A serving thread's calls to its children for the request it serves
+ * (see rt.h for the rules): per edge the fan-out drawn, sequential edges
+ * called one call after the other, then the calls of all parallel edges
+ * in flight together, one pooled connection each. Every exchange of a
+ * batch is bounded by --upstream-timeout-ms and by the clone's stop; a
+ * failure is counted and the connection dropped, never more.
+ */
+#include "rt_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define POOL_MAX 64		/* idle connections kept per child and thread */
+#define BATCH_MAX 64		/* parallel calls in flight at once */
+#define FANOUT_MAX 4096		/* calls per edge and request at most */
+#define REPLY_READ 16384u
+/* Streams of the fan-out and size draws, apart from the thread's others
+ * (rt_request.c uses bits 62 and 63). */
+#define UP_STREAMS (1ull << 61)
+
+enum state { WRITING, READING, DONE, FAILED };
+
+struct call {
+	unsigned up;
+	struct rt_up_conn c;
+	enum state st;
+	bool retried;		/* a stale pooled connection was replaced once */
+	bool reply_failed;	/* the child answered with an error */
+	bool keep;		/* the connection may serve another call */
+	uint64_t start_ns;
+	uint8_t span[8];
+	struct rt_up_ctx ctx;	/* the request it is made for */
+};
+
+int rt_up_thread_init(struct rt_thread *t, uint64_t stream)
+{
+	rt_rng_seed(&t->up_rng, rt_config.seed, UP_STREAMS | stream);
+	/* ids differ between runs and processes of one seed: traces of two
+	 * runs must not merge */
+	rt_rng_seed(&t->id_rng, rt_now_ns() ^ (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)t,
+		    stream);
+	memset(&t->trace, 0, sizeof(t->trace));
+	t->up = NULL;
+	if (!rt_config.nupstreams)
+		return 0;
+	t->up = calloc(rt_config.nupstreams, sizeof(*t->up));
+	return t->up ? 0 : -1;
+}
+
+static void conn_close(struct rt_up_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	rt_buf_free(&c->in);
+	rt_buf_free(&c->out);
+}
+
+void rt_up_thread_fini(struct rt_thread *t)
+{
+	for (unsigned i = 0; t->up && i < rt_config.nupstreams; i++) {
+		for (unsigned k = 0; k < t->up[i].n; k++)
+			conn_close(&t->up[i].idle[k]);
+		free(t->up[i].idle);
+	}
+	free(t->up);
+	t->up = NULL;
+}
+
+/* Back to the pool when it may serve again, else closed. */
+static void give_back(struct rt_thread *t, struct call *k)
+{
+	struct rt_up_pool *p = &t->up[k->up];
+
+	if (k->keep && p->n == p->cap && p->cap < POOL_MAX) {
+		unsigned cap = p->cap ? 2 * p->cap : 4;
+		struct rt_up_conn *n = realloc(p->idle, cap * sizeof(*n));
+
+		if (n) {
+			p->idle = n;
+			p->cap = cap;
+		}
+	}
+	if (!k->keep || p->n == p->cap) {
+		conn_close(&k->c);
+		return;
+	}
+	k->c.in.len = 0;
+	k->c.reused = true;
+	p->idle[p->n++] = k->c;
+}
+
+/* The call's connection: an idle one, else a new one (connect started). */
+static int take(struct rt_thread *t, struct call *k)
+{
+	struct rt_up_pool *p = &t->up[k->up];
+
+	if (p->n) {
+		k->c = p->idle[--p->n];
+		return 0;
+	}
+	memset(&k->c, 0, sizeof(k->c));
+	k->c.fd = rt_upstream_connect(k->up);
+	return k->c.fd < 0 ? -1 : 0;
+}
+
+static void fail(struct call *k)
+{
+	k->st = FAILED;
+	k->keep = false;
+	rt_upstream_count(k->up, RT_UP_ERRORS);
+	rt_upstream_failed(k->up);
+}
+
+/* A pooled connection the child closed while it was idle fails before
+ * any reply byte: one fresh connection is tried instead, uncounted. */
+static bool retry(struct call *k, int err)
+{
+	if (!k->c.reused || k->retried || k->c.in.len ||
+	    (err && err != ECONNRESET && err != EPIPE))
+		return false;
+	close(k->c.fd);
+	k->c.fd = rt_upstream_connect(k->up);
+	k->c.reused = false;
+	k->c.out_off = 0;
+	k->retried = true;
+	k->st = WRITING;
+	return k->c.fd >= 0;
+}
+
+static void writing(struct call *k)
+{
+	while (k->c.out_off < k->c.out.len) {
+		ssize_t n = send(k->c.fd, k->c.out.data + k->c.out_off, k->c.out.len - k->c.out_off,
+				 MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			if (!retry(k, errno))
+				fail(k);
+			return;
+		}
+		k->c.out_off += (size_t)n;
+	}
+	k->st = READING;
+}
+
+static void reading(struct call *k)
+{
+	enum rt_framing f = rt_config.upstreams[k->up].framing;
+	ssize_t n;
+	long whole;
+
+	if (rt_buf_reserve(&k->c.in, REPLY_READ)) {
+		fail(k);
+		return;
+	}
+	n = recv(k->c.fd, k->c.in.data + k->c.in.len, REPLY_READ, 0);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
+		if (n == 0 && k->c.in.len &&
+		    rt_up_reply(f, k->c.in.data, k->c.in.len, true, &k->reply_failed) > 0) {
+			k->st = DONE;
+			k->keep = false;	/* it ended with the reply */
+		} else if (!retry(k, n ? errno : 0)) {
+			fail(k);
+		}
+		return;
+	}
+	k->c.in.len += (size_t)n;
+	whole = rt_up_reply(f, k->c.in.data, k->c.in.len, false, &k->reply_failed);
+	if (whole < 0) {
+		fail(k);
+	} else if (whole > 0) {
+		k->st = DONE;
+		/* bytes past the reply: the exchange is out of step */
+		k->keep = (size_t)whole == k->c.in.len;
+	}
+}
+
+/* The call's request (of size bytes) built and its connection taken;
+ * -1: none to be had. */
+static int start(struct rt_thread *t, struct call *k, const struct rt_up_ctx *ctx)
+{
+	unsigned up = ctx->up;
+	const struct rt_upstream *u = &rt_config.upstreams[up];
+	char tp[RT_TRACEPARENT_LEN + 1];
+
+	memset(k, 0, sizeof(*k));
+	k->ctx = *ctx;
+	k->up = up;
+	k->keep = true;
+	k->start_ns = rt_now_ns();
+	rt_trace_child(t, k->span);
+	rt_upstream_count(up, RT_UP_CALLS);
+	if (take(t, k)) {
+		k->c.fd = -1;
+		fail(k);
+		return -1;
+	}
+	rt_traceparent_format(tp, ctx->trace_id, k->span, ctx->flags);
+	k->c.out.len = k->c.out_off = 0;
+	k->c.in.len = 0;
+	if (rt_up_request(u->framing, ctx->size, u->framing == RT_FRAMING_HTTP1 ? tp : NULL,
+			  &k->c.out)) {
+		fail(k);
+		return -1;
+	}
+	k->st = WRITING;
+	writing(k);
+	return 0;
+}
+
+static void finish(struct rt_thread *t, struct call *k)
+{
+	struct rt_span s = { .kind = RT_SPAN_CLIENT, .trace_id = k->ctx.trace_id,
+			     .span_id = k->span, .parent_id = k->ctx.parent_id,
+			     .start_ns = k->start_ns, .end_ns = rt_now_ns(), .upstream = (int)k->up };
+
+	if (k->st == WRITING || k->st == READING) {
+		/* out of time; a call the clone's stop cut short is a call only */
+		if (!rt_stopping())
+			rt_upstream_count(k->up, RT_UP_TIMEOUTS);
+		k->keep = false;
+	}
+	if (k->st == DONE && k->reply_failed)
+		rt_upstream_count(k->up, RT_UP_ERRORS);
+	s.error = k->st != DONE || k->reply_failed;
+	rt_span_end(&s);
+	if (k->c.fd >= 0)
+		give_back(t, k);
+	else
+		conn_close(&k->c);
+}
+
+static int wait_ms(uint64_t deadline)
+{
+	uint64_t now = rt_now_ns(), ms;
+
+	if (now >= deadline)
+		return -1;
+	ms = (deadline - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* The calls k[0..n) started together, each to its end or the deadline. */
+static void run(struct rt_thread *t, struct call *k, unsigned n)
+{
+	uint64_t deadline = rt_now_ns() + (uint64_t)rt_opts.upstream_timeout_ms * 1000000;
+	struct pollfd pfd[BATCH_MAX + 1];
+	unsigned idx[BATCH_MAX];
+
+	for (;;) {
+		unsigned np = 0;
+		int ms;
+
+		for (unsigned i = 0; i < n; i++)
+			if (k[i].st == WRITING || k[i].st == READING) {
+				pfd[np] = (struct pollfd){ k[i].c.fd, k[i].st == WRITING ? POLLOUT : POLLIN, 0 };
+				idx[np++] = i;
+			}
+		if (!np || rt_stopping() || (ms = wait_ms(deadline)) < 0)
+			break;
+		pfd[np] = (struct pollfd){ rt_stop_fd, POLLIN, 0 };
+		if (poll(pfd, np + (rt_stop_fd >= 0), ms) < 0 && errno != EINTR)
+			break;
+		for (unsigned j = 0; j < np; j++) {
+			struct call *c = &k[idx[j]];
+
+			if (!pfd[j].revents)
+				continue;
+			if (c->st == WRITING)
+				writing(c);
+			else if (c->st == READING)
+				reading(c);
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		finish(t, &k[i]);
+}
+
+/* A call of edge up for the request t serves, its size drawn. */
+static void context(struct rt_thread *t, unsigned up, struct rt_up_ctx *ctx)
+{
+	ctx->up = up;
+	ctx->size = rt_hist_draw(&rt_config.upstreams[up].request_bytes, &t->up_rng);
+	memcpy(ctx->trace_id, t->trace.trace_id, 16);
+	memcpy(ctx->parent_id, t->trace.span_id, 8);
+	ctx->flags = t->trace.flags;
+}
+
+void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n)
+{
+	struct call batch[BATCH_MAX];
+
+	while (n) {
+		unsigned m = n < BATCH_MAX ? n : BATCH_MAX;
+
+		for (unsigned i = 0; i < m; i++)
+			start(t, &batch[i], &ctx[i]);
+		run(t, batch, m);
+		ctx += m;
+		n -= m;
+	}
+}
+
+/* The calls of t's request on its sync edges (async false), or handed
+ * to the process's async caller (rt_up_async.c). */
+void rt_up_calls(struct rt_thread *t, bool async)
+{
+	struct rt_up_ctx par[BATCH_MAX];
+	unsigned np = 0;
+
+	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
+		const struct rt_upstream *u = &rt_config.upstreams[i];
+		uint64_t calls;
+
+		if (u->async != async)
+			continue;
+		calls = rt_hist_draw(&u->fanout, &t->up_rng);
+		calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
+		for (; calls && !rt_upstream_configured(i); calls--)
+			rt_upstream_count(i, RT_UP_SKIPPED);
+		for (; calls; calls--) {
+			struct rt_up_ctx one;
+
+			if (async) {
+				context(t, i, &one);
+				rt_up_async_push(t, &one);
+			} else if (u->order != RT_ORDER_PARALLEL) {
+				context(t, i, &one);
+				rt_up_batch(t, &one, 1);
+			} else {
+				context(t, i, &par[np]);
+				if (++np == BATCH_MAX) {
+					rt_up_batch(t, par, np);
+					np = 0;
+				}
+			}
+		}
+	}
+	if (np)
+		rt_up_batch(t, par, np);
+}
