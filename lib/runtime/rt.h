@@ -256,6 +256,9 @@ struct rt_upstream {
 
 struct rt_config {
 	const char *service;	/* the model's service name */
+	/* The model has the graph from traces, and this service is in none
+	 * of its edges: the original exported no spans, nor does the clone. */
+	bool untraced;
 	enum rt_framing framing;
 	uint16_t port;		/* default listen port */
 	enum rt_io io;

@@ -40,6 +40,7 @@ struct rt_opts {
 	unsigned nupstream_args;
 	uint32_t upstream_timeout_ms;	/* a call's whole exchange; default 1000 */
 	bool stats;		/* --stats: requests served, printed at exit */
+	const char *otlp_url;	/* --otlp URL (NULL: the environment's, if any) */
 };
 extern struct rt_opts rt_opts;
 int rt_opts_parse(int argc, char **argv);	/* 0; 1: --help; -1 after a message */
@@ -163,6 +164,7 @@ struct rt_up_ctx {
 };
 int rt_upstream_init(void);	/* addresses and counters, at start; -1 after a message */
 void rt_upstream_report(void);	/* one line per child on stderr */
+uint16_t rt_upstream_port(unsigned i);	/* child i's configured port (0: none) */
 /* A new non-blocking socket to child i, its connect started (or done):
  * the fd, or -1 with errno (ENOENT: no usable address). */
 int rt_upstream_connect(unsigned i);

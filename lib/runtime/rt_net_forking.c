@@ -12,6 +12,7 @@
  * Past MAX_CHILDREN live children a new connection is closed at once.
  */
 #include "rt_int.h"
+#include "rt_otlp.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -70,6 +71,7 @@ static void child(int fd, int lfd, int epfd, pid_t parent, uint64_t stream)
 		close(epfd);
 	signal(SIGCHLD, SIG_DFL);
 	rt_stop_child(parent);
+	rt_otlp_forked();	/* the parent's exporter thread is not here */
 	serve(fd, stream);
 	/* not exit(): the parent's scratch file and stdio are its own */
 	_exit(rt_failed() ? 1 : 0);

@@ -36,6 +36,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [--port P] [--max-seconds S] [--max-requests N] [--scratch DIR]\n"
 		"          [--upstream NAME=HOST:PORT]... [--upstream-timeout-ms N] [--stats]\n"
+		"          [--otlp URL]\n"
 		"  --port P          listen on 127.0.0.1:P (default %u)\n"
 		"  --max-seconds S   stop after S seconds (default 0: no limit)\n"
 		"  --max-requests N  stop after N requests (per process when pre-forked; 0: no limit)\n"
@@ -43,7 +44,10 @@ static void usage(const char *prog)
 		"  --upstream NAME=HOST:PORT  address of the child NAME (else the environment's\n"
 		"                    DITTO_UPSTREAM_<NAME upper-cased, [^A-Z0-9] as _>)\n"
 		"  --upstream-timeout-ms N  bound of a call to a child (default 1000)\n"
-		"  --stats           print the requests served at exit\n",
+		"  --stats           print the requests served at exit\n"
+		"  --otlp URL        export spans (OTLP/HTTP JSON) to http://HOST:PORT[/PATH]\n"
+		"                    (else $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or\n"
+		"                    $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces; none: no spans)\n",
 		prog, (unsigned)rt_config.port);
 	for (unsigned i = 0; i < rt_config.nupstreams; i++) {
 		fputs("  child: ", stderr);
@@ -99,6 +103,7 @@ int rt_opts_parse(int argc, char **argv)
 		{ "upstream", required_argument, NULL, 'u' },
 		{ "upstream-timeout-ms", required_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "otlp", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,6 +151,9 @@ int rt_opts_parse(int argc, char **argv)
 			break;
 		case 'S':
 			rt_opts.stats = true;
+			break;
+		case 'o':
+			rt_opts.otlp_url = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);

@@ -25,12 +25,13 @@
 
 static struct {
 	bool on, stopping;
+	int64_t wall_minus_mono;	/* ns, at start */
 	struct rt_otlp_url url;
 	const char *service;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct rt_span *ring;
+	struct rt_otlp_span *ring;
 	size_t head, len;
 	uint64_t recorded, dropped, sent, failed_batches, refused_batches;
 } q = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
@@ -40,7 +41,25 @@ bool rt_otlp_on(void)
 	return q.on;
 }
 
-void rt_otlp_record(const struct rt_span *s)
+static int64_t clock_ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+uint64_t rt_otlp_wall_ns(uint64_t mono_ns)
+{
+	return (uint64_t)((int64_t)mono_ns + q.wall_minus_mono);
+}
+
+void rt_otlp_forked(void)
+{
+	q.on = false;
+}
+
+void rt_otlp_record(const struct rt_otlp_span *s)
 {
 	if (!q.on)
 		return;
@@ -65,7 +84,7 @@ static uint64_t now_ms(void)
 }
 
 /* Up to BATCH spans out of the queue into out (lock held). */
-static size_t take(struct rt_span *out)
+static size_t take(struct rt_otlp_span *out)
 {
 	size_t n = q.len < BATCH ? q.len : BATCH;
 
@@ -76,7 +95,7 @@ static size_t take(struct rt_span *out)
 	return n;
 }
 
-static void post(const struct rt_span *s, size_t n, int *fd, int timeout_ms)
+static void post(const struct rt_otlp_span *s, size_t n, int *fd, int timeout_ms)
 {
 	struct rt_buf body = { 0 };
 	int status;
@@ -112,7 +131,7 @@ static void wait_for_batch(void)
 
 static void *exporter(void *arg)
 {
-	struct rt_span *batch = arg;
+	struct rt_otlp_span *batch = arg;
 	uint64_t deadline = 0;
 	int fd = -1;
 
@@ -142,13 +161,14 @@ static void *exporter(void *arg)
 
 int rt_otlp_start(const char *url, const char *service)
 {
-	struct rt_span *batch;
+	struct rt_otlp_span *batch;
 	const char *why = NULL;
 
 	if (!url || !*url)
 		return 0;
 	q.service = service;
 	q.stopping = false;
+	q.wall_minus_mono = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	if (rt_otlp_url_parse(url, &q.url, &why)) {
 		rt_err(0, "--otlp %s: %s", url, why);
 		return -1;

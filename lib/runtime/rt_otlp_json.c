@@ -75,9 +75,9 @@ static bool all_zero(const uint8_t *p, size_t n)
 /* The semantic-convention attributes the importers read: the peer (its
  * service, or the database it is, and its port), the own port of a
  * server, and the body sizes of an HTTP exchange. */
-static int put_attrs(struct rt_buf *b, const struct rt_span *s)
+static int put_attrs(struct rt_buf *b, const struct rt_otlp_span *s)
 {
-	bool client = s->kind == RT_SPAN_CLIENT;
+	bool client = s->kind == RT_OTLP_CLIENT;
 	int err = rt_buf_puts(b, ",\"attributes\":[");
 
 	err = err ? err : put_attr_int(b, true, "server.port", s->port);
@@ -85,14 +85,14 @@ static int put_attrs(struct rt_buf *b, const struct rt_span *s)
 		err = put_attr_str(b, false, "peer.service", s->peer);
 	if (!err && client && s->db_system)
 		err = put_attr_str(b, false, "db.system", s->db_system);
-	if (!err && s->http) {
+	if (!err && s->http && s->sizes) {
 		err = put_attr_int(b, false, "http.request.body.size", s->request_bytes);
 		err = err ? err : put_attr_int(b, false, "http.response.body.size", s->response_bytes);
 	}
 	return err ? err : rt_buf_puts(b, "]");
 }
 
-static int put_span(struct rt_buf *b, const struct rt_span *s, bool first)
+static int put_span(struct rt_buf *b, const struct rt_otlp_span *s, bool first)
 {
 	int err = rt_buf_puts(b, first ? "{\"traceId\":\"" : ",{\"traceId\":\"");
 
@@ -104,7 +104,7 @@ static int put_span(struct rt_buf *b, const struct rt_span *s, bool first)
 		err = err ? err : put_hex(b, s->parent_id, sizeof(s->parent_id));
 	}
 	err = err ? err : rt_buf_puts(b, "\",\"name\":");
-	err = err ? err : put_str(b, s->kind == RT_SPAN_SERVER ? "request" :
+	err = err ? err : put_str(b, s->kind == RT_OTLP_SERVER ? "request" :
 				     s->peer ? s->peer : "call");
 	err = err ? err : rt_buf_printf(b, ",\"kind\":%u,\"startTimeUnixNano\":\"", s->kind);
 	err = err ? err : rt_buf_put_u64(b, s->start_ns);
@@ -117,7 +117,7 @@ static int put_span(struct rt_buf *b, const struct rt_span *s, bool first)
 	return err ? err : rt_buf_puts(b, "}");
 }
 
-int rt_otlp_encode(struct rt_buf *b, const char *service, const struct rt_span *s, size_t n)
+int rt_otlp_encode(struct rt_buf *b, const char *service, const struct rt_otlp_span *s, size_t n)
 {
 	int err = rt_buf_puts(b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
 

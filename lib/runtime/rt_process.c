@@ -6,6 +6,7 @@
  * everything is undone in reverse.
  */
 #include "rt_int.h"
+#include "rt_otlp.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 	int rc = -1;
 
 	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start() ||
-	    rt_up_async_start())
+	    rt_up_async_start() || rt_spans_start())
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
@@ -60,6 +61,7 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 out:
 	rt_stop();
 	rt_up_async_stop();
+	rt_otlp_stop();		/* after the async calls: their spans too */
 	rt_upstream_report();
 	if (rt_opts.stats)
 		fprintf(stderr, "clone: served %llu requests\n", (unsigned long long)rt_served());

@@ -4,8 +4,7 @@
  * measured the original measures the clone: an inbound HTTP request's
  * traceparent (rt_traceparent.c) gives the request its trace id and
  * parent span, else a fresh trace begins; its calls carry the trace id
- * with a new span id each. Spans end in rt_span_end(), the exporter's
- * hook.
+ * with a new span id each. Spans end in rt_span_end() (rt_span_export.c).
  */
 #include "rt_int.h"
 
@@ -60,11 +59,4 @@ void rt_trace_end(struct rt_thread *t)
 void rt_trace_child(struct rt_thread *t, uint8_t span_id[8])
 {
 	random_id(&t->id_rng, span_id, 8);
-}
-
-/* No exporter yet: the spans' ids and times are all here for one (see
- * rt_int.h for what it must keep to). */
-void rt_span_end(const struct rt_span *s)
-{
-	(void)s;
 }

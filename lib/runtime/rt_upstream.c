@@ -212,6 +212,12 @@ int rt_upstream_connect(unsigned i)
 	return fd;
 }
 
+uint16_t rt_upstream_port(unsigned i)
+{
+	return children && i < rt_config.nupstreams && children[i].spec ?
+		(uint16_t)atoi(children[i].port) : 0;
+}
+
 void rt_upstream_report(void)
 {
 	for (unsigned i = 0; children && i < rt_config.nupstreams; i++) {

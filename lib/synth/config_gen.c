@@ -837,6 +837,8 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	 * serving threads that accept themselves. */
 	dbuf_puts(out, "\nconst struct rt_config rt_config = {\n\t.service = ");
 	lit(&g, out, ditto_service_name(s));
+	if (upstream_untraced(in->model, ditto_service_name(s)))
+		dbuf_puts(out, ",\n\t.untraced = true");
 	dbuf_printf(out, ",\n\t.framing = %s,\n"
 		    "\t.port = %u,\n\t.io = %s,\n\t.processes = %llu,\n\t.threads = %llu,\n"
 		    "\t.accept_dispatch = %s,\n\t.acceptor_thread = %s,\n\t.accept_wait = %s,\n"

@@ -153,6 +153,9 @@ int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, 
 /* "DITTO_UPSTREAM_" and child upper-cased, [^A-Z0-9] as '_'. */
 void upstream_env_name(const char *child, struct dbuf *b);
 double upstream_calls_per_request(const struct ditto_edge *e);
+/* m has the graph from traces and service is in none of its edges: the
+ * original exported no spans (a clone of it exports none either). */
+bool upstream_untraced(const struct ditto_model *m, const char *service);
 
 /* ---- outbound_note.c: outbound calls the clone drops ---- */
 /* One warning naming the endpoints and calls per request; nothing when

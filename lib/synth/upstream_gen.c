@@ -255,3 +255,20 @@ int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, 
 		     "carry none (their protocols have no field for it).\n");
 	return err;
 }
+
+bool upstream_untraced(const struct ditto_model *m, const char *service)
+{
+	const struct ditto_graph *g = m ? ditto_model_graph(m) : NULL;
+	bool traces = false;
+
+	for (size_t i = 0; g && i < ditto_graph_edge_count(g); i++) {
+		const struct ditto_edge *e = ditto_graph_edge(g, i);
+
+		if (ditto_edge_source(e) != DITTO_EDGE_TRACES)
+			continue;
+		traces = true;
+		if (!strcmp(ditto_edge_from(e), service) || !strcmp(ditto_edge_to(e), service))
+			return false;
+	}
+	return traces;
+}

@@ -52,14 +52,14 @@ static void id(uint8_t *out, size_t n, uint64_t req, uint8_t tag)
 	out[0] = tag;
 }
 
-static void request_spans(const char *role, uint64_t i, uint64_t base, struct rt_span *s,
+static void request_spans(const char *role, uint64_t i, uint64_t base, struct rt_otlp_span *s,
 			  size_t *n)
 {
 	uint64_t t = base + i * 1000000;	/* a request per millisecond */
 
 	*n = 0;
 	if (strcmp(role, "back") == 0) {
-		s[0] = (struct rt_span){ .kind = RT_SPAN_SERVER, .http = true, .port = 8081,
+		s[0] = (struct rt_otlp_span){ .kind = RT_OTLP_SERVER, .http = true, .sizes = true, .port = 8081,
 					 .start_ns = t + 110000, .end_ns = t + 290000,
 					 .request_bytes = 0, .response_bytes = 300 };
 		id(s[0].trace_id, 16, i, 0x7e);
@@ -68,12 +68,12 @@ static void request_spans(const char *role, uint64_t i, uint64_t base, struct rt
 		*n = 1;
 		return;
 	}
-	s[0] = (struct rt_span){ .kind = RT_SPAN_SERVER, .http = true, .port = 8080,
+	s[0] = (struct rt_otlp_span){ .kind = RT_OTLP_SERVER, .http = true, .sizes = true, .port = 8080,
 				 .start_ns = t, .end_ns = t + 500000, .response_bytes = 700 };
-	s[1] = (struct rt_span){ .kind = RT_SPAN_CLIENT, .http = true, .port = 8081, .peer = "back",
+	s[1] = (struct rt_otlp_span){ .kind = RT_OTLP_CLIENT, .http = true, .sizes = true, .port = 8081, .peer = "back",
 				 .start_ns = t + 100000, .end_ns = t + 300000,
 				 .response_bytes = 300 };
-	s[2] = (struct rt_span){ .kind = RT_SPAN_CLIENT, .port = 6379, .peer = "redis-6379",
+	s[2] = (struct rt_otlp_span){ .kind = RT_OTLP_CLIENT, .port = 6379, .peer = "redis-6379",
 				 .db_system = "redis", .start_ns = t + 320000,
 				 .end_ns = t + 400000 };
 	for (int k = 0; k < 3; k++)
@@ -88,7 +88,7 @@ static void request_spans(const char *role, uint64_t i, uint64_t base, struct rt
 
 static int dump(const char *service, const char *role, uint64_t n)
 {
-	struct rt_span *all = calloc(n * 3 + 1, sizeof(*all));
+	struct rt_otlp_span *all = calloc(n * 3 + 1, sizeof(*all));
 	struct rt_buf b = { 0 };
 	size_t k = 0, got;
 
@@ -117,7 +117,7 @@ static int parse(const char *url)
 
 int main(int argc, char **argv)
 {
-	struct rt_span s[3];
+	struct rt_otlp_span s[3];
 	uint64_t n, base = 1700000000000000000ull;	/* both roles: one timeline */
 	size_t got;
 

@@ -142,10 +142,11 @@ def test_synth_lists_children_and_warns_for_unspoken_framing(tmp_path):
     r = ditto('synth', path, '-o', tmp_path / 'tree', '--no-build')
     assert 'pg-5432 speaks postgres' in r.stderr and 'raw' in r.stderr
     assert 'drops these calls' not in r.stderr
-    readme = (tmp_path / 'tree' / 'README.md').read_text()
+    # a model with edges is a graph: the service's tree is its node's
+    readme = (tmp_path / 'tree' / 'front' / 'README.md').read_text()
     assert 'DITTO_UPSTREAM_REDIS_6379' in readme and 'DITTO_UPSTREAM_PG_5432' in readme
     assert '2.000 calls per request, async, parallel' in readme
-    cfg = (tmp_path / 'tree' / 'clone_config.c').read_text()
+    cfg = (tmp_path / 'tree' / 'front' / 'clone_config.c').read_text()
     assert '"redis-6379"' in cfg and 'RT_FRAMING_RESP' in cfg and '.nupstreams = 2' in cfg
 
 
