@@ -45,11 +45,11 @@
  *   - sync edges are called before the response is written, by the
  *     serving thread; event-loop and busy-polling tiers block on them (an
  *     event loop's other connections wait), as a thread-per-request
- *     server would. Async calls are queued once the response was handed
- *     to the socket and made by one caller thread per process, up to 32
- *     in flight (rt_up_async.c): they delay neither this response nor
- *     the next request; the order of one request's async calls is not
- *     kept, and a full queue (4096) drops calls (counted as skipped).
+ *     server would. Async calls are sent by the serving thread once the
+ *     response was handed to the socket, and their replies read by one
+ *     caller thread per process, up to 32 in flight (rt_up_async.c): they
+ *     delay neither this response nor the next request, and a full queue
+ *     (4096) drops calls (counted as skipped).
  *   - a failure (no address, refused, timeout, closed, a reply that does
  *     not parse) is counted per child, never fails the inbound request;
  *     each process prints one line per child at exit: calls, errors,

@@ -224,6 +224,31 @@ void rt_up_thread_fini(struct rt_thread *t);
 void rt_up_calls(struct rt_thread *t, bool async);
 /* Calls ctx[0..n) made together (in flight at once), each to its end. */
 void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n);
+/* One call to a child, from its start to its end. */
+enum rt_up_state { RT_UP_WRITING, RT_UP_READING, RT_UP_DONE, RT_UP_FAILED };
+
+struct rt_up_call {
+	unsigned up;
+	struct rt_up_conn c;
+	enum rt_up_state st;
+	bool retried;		/* a stale pooled connection was replaced once */
+	bool reply_failed;	/* the child answered with an error */
+	bool keep;		/* the connection may serve another call */
+	uint64_t start_ns;
+	uint8_t span[8];
+	struct rt_up_ctx ctx;	/* the request it is made for */
+	/* The pool its connection comes from and goes back to, shared by
+	 * threads under this lock (an async call: rt_up_async.c); NULL: the
+	 * calling thread's own. */
+	pthread_mutex_t *lock;
+};
+/* An async call begun by a serving thread (its request written with a
+ * connection of pool's, under lock), ended by the async caller (replies
+ * read, connections back to pool): the kernel sees the call sent in the
+ * request it was made for, as the original's. */
+void rt_up_call_begin(struct rt_thread *t, struct rt_thread *pool, pthread_mutex_t *lock,
+		      const struct rt_up_ctx *ctx, struct rt_up_call *k);
+void rt_up_calls_end(struct rt_thread *pool, struct rt_up_call *k, unsigned n);
 /* rt_up_async.c: a caller thread per process makes the async calls, so
  * that they delay neither this response nor the thread's next request. */
 int rt_up_async_start(void);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The async calls: serving threads queue them (drawn and with their
- * request's trace context) and go on serving; one caller thread per
- * process makes what is queued, up to a batch's worth in flight at once
- * (the order of one request's async calls is not kept). A full queue
- * drops the call, counted as skipped. A process forked after the caller
- * started (one per connection) has no caller: it makes its async calls
- * itself after the response, as the simplification in rt.h says.
+ * The async calls: a serving thread sends each one itself, right after
+ * its response (so the call is sent in the request it was made for, as
+ * the original's was, and a profile of the clone attributes it there),
+ * on a connection from a pool the process's threads share, and hands it
+ * to one caller thread per process, which reads the replies (up to a
+ * batch's worth in flight at once) and gives the connections back. The
+ * serving thread never waits for a reply. A full queue drops the call,
+ * counted as skipped. A process forked after the caller started (one per
+ * connection) has no caller: it makes its async calls itself after the
+ * response, as the simplification in rt.h says.
  */
 #include "rt_int.h"
 
@@ -18,19 +21,21 @@
 #define TAKE_MAX 32u	/* calls in flight at once */
 
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;	/* the queue */
+	pthread_mutex_t pool_lock;	/* t's connection pools */
 	pthread_cond_t wake;
-	struct rt_up_ctx q[QUEUE_MAX];
+	struct rt_up_call *q;	/* QUEUE_MAX calls begun, their replies unread */
 	unsigned head, len;
 	bool stop, started;
 	pid_t pid;		/* the process the caller runs in */
 	pthread_t tid;
-	struct rt_thread t;	/* its pools and ids */
-} aq = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+	struct rt_thread t;	/* the shared pools */
+} aq = { .lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER,
+	 .wake = PTHREAD_COND_INITIALIZER };
 
 static void *caller(void *arg)
 {
-	struct rt_up_ctx take[TAKE_MAX];
+	struct rt_up_call take[TAKE_MAX];
 
 	(void)arg;
 	for (;;) {
@@ -44,9 +49,11 @@ static void *caller(void *arg)
 			aq.head = (aq.head + 1) % QUEUE_MAX;
 		}
 		pthread_mutex_unlock(&aq.lock);
-		if (!n || rt_stopping())
+		if (!n)
 			break;
-		rt_up_batch(&aq.t, take, n);
+		/* at the stop, the calls still end: connections are closed
+		 * and their spans recorded (run() stops waiting at once) */
+		rt_up_calls_end(&aq.t, take, n);
 	}
 	return NULL;
 }
@@ -60,13 +67,19 @@ int rt_up_async_start(void)
 	if (!any)
 		return 0;
 	memset(&aq.t, 0, sizeof(aq.t));
-	if (rt_up_thread_init(&aq.t, 1ull << 40))
+	aq.q = calloc(QUEUE_MAX, sizeof(*aq.q));
+	if (!aq.q || rt_up_thread_init(&aq.t, 1ull << 40)) {
+		free(aq.q);
+		aq.q = NULL;
 		return -1;
+	}
 	aq.stop = false;
 	aq.head = aq.len = 0;
 	aq.pid = getpid();
 	if (rt_thread_start(&aq.tid, caller, NULL, "the async caller")) {
 		rt_up_thread_fini(&aq.t);
+		free(aq.q);
+		aq.q = NULL;
 		return -1;
 	}
 	aq.started = true;
@@ -83,25 +96,38 @@ void rt_up_async_stop(void)
 	pthread_mutex_unlock(&aq.lock);
 	pthread_join(aq.tid, NULL);	/* its calls end at the stop or their timeout */
 	rt_up_thread_fini(&aq.t);
+	free(aq.q);
+	aq.q = NULL;
 	aq.started = false;
 }
 
 void rt_up_async_push(struct rt_thread *t, const struct rt_up_ctx *ctx)
 {
-	bool queued = false;
+	struct rt_up_call k;
+	bool room;
 
 	if (!aq.started || aq.pid != getpid()) {
 		rt_up_batch(t, ctx, 1);
 		return;
 	}
 	pthread_mutex_lock(&aq.lock);
+	room = aq.len < QUEUE_MAX && !aq.stop;
+	pthread_mutex_unlock(&aq.lock);
+	if (!room) {
+		rt_upstream_count(ctx->up, RT_UP_SKIPPED);
+		return;
+	}
+	rt_up_call_begin(t, &aq.t, &aq.pool_lock, ctx, &k);
+	pthread_mutex_lock(&aq.lock);
 	if (aq.len < QUEUE_MAX && !aq.stop) {
-		aq.q[(aq.head + aq.len) % QUEUE_MAX] = *ctx;
+		aq.q[(aq.head + aq.len) % QUEUE_MAX] = k;
 		aq.len++;
-		queued = true;
 		pthread_cond_signal(&aq.wake);
+		room = true;
+	} else {
+		room = false;
 	}
 	pthread_mutex_unlock(&aq.lock);
-	if (!queued)
-		rt_upstream_count(ctx->up, RT_UP_SKIPPED);
+	if (!room)	/* filled or stopped meanwhile: ended here */
+		rt_up_calls_end(&aq.t, &k, 1);
 }

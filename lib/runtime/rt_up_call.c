@@ -25,20 +25,6 @@
  * (rt_request.c uses bits 62 and 63). */
 #define UP_STREAMS (1ull << 61)
 
-enum state { WRITING, READING, DONE, FAILED };
-
-struct call {
-	unsigned up;
-	struct rt_up_conn c;
-	enum state st;
-	bool retried;		/* a stale pooled connection was replaced once */
-	bool reply_failed;	/* the child answered with an error */
-	bool keep;		/* the connection may serve another call */
-	uint64_t start_ns;
-	uint8_t span[8];
-	struct rt_up_ctx ctx;	/* the request it is made for */
-};
-
 int rt_up_thread_init(struct rt_thread *t, uint64_t stream)
 {
 	rt_rng_seed(&t->up_rng, rt_config.seed, UP_STREAMS | stream);
@@ -74,8 +60,8 @@ void rt_up_thread_fini(struct rt_thread *t)
 	t->up = NULL;
 }
 
-/* Back to the pool when it may serve again, else closed. */
-static void give_back(struct rt_thread *t, struct call *k)
+/* Back to the pool when it may serve again, else closed (its lock held). */
+static void give_back_locked(struct rt_thread *t, struct rt_up_call *k)
 {
 	struct rt_up_pool *p = &t->up[k->up];
 
@@ -97,23 +83,46 @@ static void give_back(struct rt_thread *t, struct call *k)
 	p->idle[p->n++] = k->c;
 }
 
+static void pool_lock(const struct rt_up_call *k)
+{
+	if (k->lock)
+		pthread_mutex_lock(k->lock);
+}
+
+static void pool_unlock(const struct rt_up_call *k)
+{
+	if (k->lock)
+		pthread_mutex_unlock(k->lock);
+}
+
+/* Back to the pool when it may serve again, else closed. */
+static void give_back(struct rt_thread *t, struct rt_up_call *k)
+{
+	pool_lock(k);
+	give_back_locked(t, k);
+	pool_unlock(k);
+}
+
 /* The call's connection: an idle one, else a new one (connect started). */
-static int take(struct rt_thread *t, struct call *k)
+static int take(struct rt_thread *t, struct rt_up_call *k)
 {
 	struct rt_up_pool *p = &t->up[k->up];
 
+	pool_lock(k);
 	if (p->n) {
 		k->c = p->idle[--p->n];
+		pool_unlock(k);
 		return 0;
 	}
+	pool_unlock(k);
 	memset(&k->c, 0, sizeof(k->c));
 	k->c.fd = rt_upstream_connect(k->up);
 	return k->c.fd < 0 ? -1 : 0;
 }
 
-static void fail(struct call *k)
+static void fail(struct rt_up_call *k)
 {
-	k->st = FAILED;
+	k->st = RT_UP_FAILED;
 	k->keep = false;
 	rt_upstream_count(k->up, RT_UP_ERRORS);
 	rt_upstream_failed(k->up);
@@ -121,7 +130,7 @@ static void fail(struct call *k)
 
 /* A pooled connection the child closed while it was idle fails before
  * any reply byte: one fresh connection is tried instead, uncounted. */
-static bool retry(struct call *k, int err)
+static bool retry(struct rt_up_call *k, int err)
 {
 	if (!k->c.reused || k->retried || k->c.in.len ||
 	    (err && err != ECONNRESET && err != EPIPE))
@@ -131,11 +140,11 @@ static bool retry(struct call *k, int err)
 	k->c.reused = false;
 	k->c.out_off = 0;
 	k->retried = true;
-	k->st = WRITING;
+	k->st = RT_UP_WRITING;
 	return k->c.fd >= 0;
 }
 
-static void writing(struct call *k)
+static void writing(struct rt_up_call *k)
 {
 	while (k->c.out_off < k->c.out.len) {
 		ssize_t n = send(k->c.fd, k->c.out.data + k->c.out_off, k->c.out.len - k->c.out_off,
@@ -152,10 +161,10 @@ static void writing(struct call *k)
 		}
 		k->c.out_off += (size_t)n;
 	}
-	k->st = READING;
+	k->st = RT_UP_READING;
 }
 
-static void reading(struct call *k)
+static void reading(struct rt_up_call *k)
 {
 	enum rt_framing f = rt_config.upstreams[k->up].framing;
 	ssize_t n;
@@ -171,7 +180,7 @@ static void reading(struct call *k)
 	if (n <= 0) {
 		if (n == 0 && k->c.in.len &&
 		    rt_up_reply(f, k->c.in.data, k->c.in.len, true, &k->reply_failed) > 0) {
-			k->st = DONE;
+			k->st = RT_UP_DONE;
 			k->keep = false;	/* it ended with the reply */
 		} else if (!retry(k, n ? errno : 0)) {
 			fail(k);
@@ -183,7 +192,7 @@ static void reading(struct call *k)
 	if (whole < 0) {
 		fail(k);
 	} else if (whole > 0) {
-		k->st = DONE;
+		k->st = RT_UP_DONE;
 		/* bytes past the reply: the exchange is out of step */
 		k->keep = (size_t)whole == k->c.in.len;
 	}
@@ -191,20 +200,22 @@ static void reading(struct call *k)
 
 /* The call's request (of size bytes) built and its connection taken;
  * -1: none to be had. */
-static int start(struct rt_thread *t, struct call *k, const struct rt_up_ctx *ctx)
+static int start(struct rt_thread *t, struct rt_thread *pool, pthread_mutex_t *lock,
+		 struct rt_up_call *k, const struct rt_up_ctx *ctx)
 {
 	unsigned up = ctx->up;
 	const struct rt_upstream *u = &rt_config.upstreams[up];
 	char tp[RT_TRACEPARENT_LEN + 1];
 
 	memset(k, 0, sizeof(*k));
+	k->lock = lock;
 	k->ctx = *ctx;
 	k->up = up;
 	k->keep = true;
 	k->start_ns = rt_now_ns();
 	rt_trace_child(t, k->span);
 	rt_upstream_count(up, RT_UP_CALLS);
-	if (take(t, k)) {
+	if (take(pool, k)) {
 		k->c.fd = -1;
 		fail(k);
 		return -1;
@@ -217,26 +228,26 @@ static int start(struct rt_thread *t, struct call *k, const struct rt_up_ctx *ct
 		fail(k);
 		return -1;
 	}
-	k->st = WRITING;
+	k->st = RT_UP_WRITING;
 	writing(k);
 	return 0;
 }
 
-static void finish(struct rt_thread *t, struct call *k)
+static void finish(struct rt_thread *t, struct rt_up_call *k)
 {
 	struct rt_span s = { .kind = RT_SPAN_CLIENT, .trace_id = k->ctx.trace_id,
 			     .span_id = k->span, .parent_id = k->ctx.parent_id,
 			     .start_ns = k->start_ns, .end_ns = rt_now_ns(), .upstream = (int)k->up };
 
-	if (k->st == WRITING || k->st == READING) {
+	if (k->st == RT_UP_WRITING || k->st == RT_UP_READING) {
 		/* out of time; a call the clone's stop cut short is a call only */
 		if (!rt_stopping())
 			rt_upstream_count(k->up, RT_UP_TIMEOUTS);
 		k->keep = false;
 	}
-	if (k->st == DONE && k->reply_failed)
+	if (k->st == RT_UP_DONE && k->reply_failed)
 		rt_upstream_count(k->up, RT_UP_ERRORS);
-	s.error = k->st != DONE || k->reply_failed;
+	s.error = k->st != RT_UP_DONE || k->reply_failed;
 	rt_span_end(&s);
 	if (k->c.fd >= 0)
 		give_back(t, k);
@@ -255,7 +266,7 @@ static int wait_ms(uint64_t deadline)
 }
 
 /* The calls k[0..n) started together, each to its end or the deadline. */
-static void run(struct rt_thread *t, struct call *k, unsigned n)
+static void run(struct rt_thread *t, struct rt_up_call *k, unsigned n)
 {
 	uint64_t deadline = rt_now_ns() + (uint64_t)rt_opts.upstream_timeout_ms * 1000000;
 	struct pollfd pfd[BATCH_MAX + 1];
@@ -266,8 +277,8 @@ static void run(struct rt_thread *t, struct call *k, unsigned n)
 		int ms;
 
 		for (unsigned i = 0; i < n; i++)
-			if (k[i].st == WRITING || k[i].st == READING) {
-				pfd[np] = (struct pollfd){ k[i].c.fd, k[i].st == WRITING ? POLLOUT : POLLIN, 0 };
+			if (k[i].st == RT_UP_WRITING || k[i].st == RT_UP_READING) {
+				pfd[np] = (struct pollfd){ k[i].c.fd, k[i].st == RT_UP_WRITING ? POLLOUT : POLLIN, 0 };
 				idx[np++] = i;
 			}
 		if (!np || rt_stopping() || (ms = wait_ms(deadline)) < 0)
@@ -276,13 +287,13 @@ static void run(struct rt_thread *t, struct call *k, unsigned n)
 		if (poll(pfd, np + (rt_stop_fd >= 0), ms) < 0 && errno != EINTR)
 			break;
 		for (unsigned j = 0; j < np; j++) {
-			struct call *c = &k[idx[j]];
+			struct rt_up_call *c = &k[idx[j]];
 
 			if (!pfd[j].revents)
 				continue;
-			if (c->st == WRITING)
+			if (c->st == RT_UP_WRITING)
 				writing(c);
-			else if (c->st == READING)
+			else if (c->st == RT_UP_READING)
 				reading(c);
 		}
 	}
@@ -302,17 +313,28 @@ static void context(struct rt_thread *t, unsigned up, struct rt_up_ctx *ctx)
 
 void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n)
 {
-	struct call batch[BATCH_MAX];
+	struct rt_up_call batch[BATCH_MAX];
 
 	while (n) {
 		unsigned m = n < BATCH_MAX ? n : BATCH_MAX;
 
 		for (unsigned i = 0; i < m; i++)
-			start(t, &batch[i], &ctx[i]);
+			start(t, t, NULL, &batch[i], &ctx[i]);
 		run(t, batch, m);
 		ctx += m;
 		n -= m;
 	}
+}
+
+void rt_up_call_begin(struct rt_thread *t, struct rt_thread *pool, pthread_mutex_t *lock,
+		      const struct rt_up_ctx *ctx, struct rt_up_call *k)
+{
+	start(t, pool, lock, k, ctx);
+}
+
+void rt_up_calls_end(struct rt_thread *pool, struct rt_up_call *k, unsigned n)
+{
+	run(pool, k, n);
 }
 
 /* The calls of t's request on its sync edges (async false), or handed
