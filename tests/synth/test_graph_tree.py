@@ -204,7 +204,7 @@ def test_keep_leaves_a_node_to_the_real_service(tmp_path):
     assert node(man, 'back')['upstreams'] == ['redis-6379']
     for bad, code in (('nosuch=127.0.0.1:1', -4005), ('redis-6379=127.0.0.1', -22),
                       ('redis-6379=h:0', -22), ('redis-6379=h:70000', -22),
-                      ('redis-6379=a b:1', -22)):
+                      ('redis-6379=a b:1', -22), ('redis-6379=my_host:1', -22)):
         with pytest.raises(dt.DittoError) as ei:
             dt.synth_graph(m, tmp_path / 'h', keep=[bad])
         assert ei.value.code == code, bad
