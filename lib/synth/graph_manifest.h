@@ -22,12 +22,12 @@
 #define MANIFEST_DNS_LABEL 63u			/* RFC 1123 label */
 
 struct manifest_node {
-	char name[MANIFEST_MAX_NAME + 1];	/* the model's name: [A-Za-z0-9._-]; also its dir */
+	char name[MANIFEST_MAX_NAME + 1];	/* [A-Za-z0-9._-]; also its dir */
 	char dns[MANIFEST_DNS_LABEL + 1];	/* as a DNS-1035 label (Kubernetes, images) */
 	char env[MANIFEST_MAX_NAME + 16];	/* DITTO_UPSTREAM_<ENVNAME> */
 	bool kept;				/* a real service left as an address */
 	char address[MANIFEST_MAX_ADDRESS + 1];	/* kept: host:port */
-	unsigned port;				/* clone: its listen port (1..65535) */
+	unsigned port;				/* clone: 1..65535; kept: its own, or 0 */
 	uint64_t processes, threads, cpu_millicores;
 	size_t upstreams[MANIFEST_MAX_UPSTREAMS];	/* indices of its children */
 	size_t n_upstreams;

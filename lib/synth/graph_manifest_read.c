@@ -71,6 +71,10 @@ static int read_kind(struct json_ctx *c, json_t *obj, struct manifest_node *n)
 			return json_fail(c, -DITTO_EINVALID, "address",
 					 "not host:port (host of [A-Za-z0-9.-] or [IPv6], port 1..65535)");
 		snprintf(n->address, sizeof(n->address), "%s", addr);
+		/* Its port, when given, is one `ditto up` leaves to it. */
+		if ((err = read_u64(c, obj, "port", 65535, &port)))
+			return err;
+		n->port = (unsigned)port;
 		return 0;
 	}
 	if (strcmp(kind, "clone"))
@@ -236,8 +240,6 @@ static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 	long f;
 	int err;
 
-	if (g->nodes)
-		return json_fail(c, -DITTO_ECORRUPT, NULL, "more than one document");
 	if (!json_is_object(doc))
 		return json_fail(c, -DITTO_ECORRUPT, NULL, "not an object");
 	if ((err = json_get_u64(c, doc, "schema", true, &schema, &present)))
@@ -262,13 +264,7 @@ int graph_manifest_parse(const char *buf, size_t len, const char *name, struct g
 	int err;
 
 	memset(g, 0, sizeof(*g));
-	if (len > MANIFEST_MAX_JSON)
-		return ditto_err(-DITTO_ELIMIT, "%s: %zu bytes, more than the limit of %zu", name, len,
-				 MANIFEST_MAX_JSON);
-	err = json_each_doc(buf, len, name, &lim, read_doc, g);
-	if (!err && !g->nodes)
-		err = ditto_err(-DITTO_ECORRUPT, "%s: empty", name);
-	if (err)
+	if ((err = json_one_doc(buf, len, name, &lim, read_doc, g)))
 		graph_manifest_free(g);
 	return err;
 }

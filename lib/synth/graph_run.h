@@ -49,8 +49,8 @@ struct up_state {
 };
 
 /* Read and check an up.json: -DITTO_ECORRUPT / -DITTO_EINVALID naming
- * the JSON path, -DITTO_ELIMIT, -errno for the file. *s is zeroed on
- * error. up_json_parse() reads a buffer (name: for messages). */
+ * the JSON path, -DITTO_ELIMIT, -errno for the file; *s is of no use
+ * after an error. up_json_parse() reads a buffer (name: for messages). */
 int up_json_read(const char *path, struct up_state *s);
 int up_json_parse(const char *buf, size_t len, const char *name, struct up_state *s);
 

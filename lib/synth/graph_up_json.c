@@ -57,8 +57,6 @@ static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 	size_t i, at;
 	int err;
 
-	if (s->runner)
-		return json_fail(c, -DITTO_ECORRUPT, NULL, "more than one document");
 	if (!json_is_object(doc))
 		return json_fail(c, -DITTO_ECORRUPT, NULL, "not an object");
 	if ((err = json_get_u64(c, doc, "schema", true, &schema, NULL)))
@@ -85,22 +83,14 @@ static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 	return 0;
 }
 
+/* Depth 3 is the tiers' members: one more for slack, not for nesting. */
+static const struct json_limits up_limits = { .max_bytes = UP_JSON_MAX, .max_depth = 4,
+					      .max_values = 1u << 16 };
+
 int up_json_parse(const char *buf, size_t len, const char *name, struct up_state *s)
 {
-	struct json_limits lim = { .max_bytes = UP_JSON_MAX, .max_depth = 4,
-				   .max_values = 1u << 16 };
-	int err;
-
 	memset(s, 0, sizeof(*s));
-	if (len > UP_JSON_MAX)
-		return ditto_err(-DITTO_ELIMIT, "%s: %zu bytes, more than the limit of %zu", name,
-				 len, UP_JSON_MAX);
-	err = json_each_doc(buf, len, name, &lim, read_doc, s);
-	if (!err && !s->runner)
-		err = ditto_err(-DITTO_ECORRUPT, "%s: empty", name);
-	if (err)
-		memset(s, 0, sizeof(*s));
-	return err;
+	return json_one_doc(buf, len, name, &up_limits, read_doc, s);
 }
 
 int up_json_read(const char *path, struct up_state *s)
