@@ -57,6 +57,9 @@ void dbuf_putc(struct dbuf *b, char c);
 void dbuf_printf(struct dbuf *b, const char *fmt, ...) DITTO_PRINTF(2, 3);
 /* Hand the buffer (NUL-terminated) to the caller; NULL after an OOM. */
 char *dbuf_steal(struct dbuf *b);
+/* s[0..len) as a JSON string literal: quote, backslash and control bytes
+ * escaped, valid UTF-8 verbatim, any other byte as U+FFFD (json_str.c). */
+void dbuf_put_json_str(struct dbuf *b, const char *s, size_t len);
 
 /* --- seeded PRNG (xoshiro256**), deterministic for a seed --- */
 struct ditto_rng {

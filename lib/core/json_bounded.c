@@ -365,3 +365,27 @@ int json_each_doc(const char *buf, size_t len, const char *name, const struct js
 		return ditto_err(-DITTO_ECORRUPT, "%s: no JSON document (empty file)", name);
 	return 0;
 }
+
+struct one_doc {
+	json_doc_fn fn;
+	void *user;
+	bool seen;
+};
+
+static int one_doc_fn(json_t *doc, struct json_ctx *c, void *user)
+{
+	struct one_doc *o = user;
+
+	if (o->seen)
+		return json_fail(c, -DITTO_ECORRUPT, NULL, "more than one document");
+	o->seen = true;
+	return o->fn(doc, c, o->user);
+}
+
+int json_one_doc(const char *buf, size_t len, const char *name, const struct json_limits *lim,
+		 json_doc_fn fn, void *user)
+{
+	struct one_doc o = { fn, user, false };
+
+	return json_each_doc(buf, len, name, lim, one_doc_fn, &o);
+}

@@ -76,5 +76,9 @@ typedef int (*json_doc_fn)(json_t *doc, struct json_ctx *c, void *user);
  */
 int json_each_doc(const char *buf, size_t len, const char *name, const struct json_limits *lim,
 		  json_doc_fn fn, void *user);
+/* The same for a file of exactly one document (a second one is
+ * -DITTO_ECORRUPT): the files libditto writes itself. */
+int json_one_doc(const char *buf, size_t len, const char *name, const struct json_limits *lim,
+		 json_doc_fn fn, void *user);
 
 #endif

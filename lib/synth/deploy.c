@@ -49,8 +49,8 @@ static int make_dir(const char *dir, const char *sub)
 }
 
 /* One generated file: gen's text into tmp/name. */
-static int emit(const char *tmp, const char *name, int (*gen)(const struct deploy_graph *, size_t,
-		const struct deploy_params *, struct dbuf *), const struct deploy_graph *g,
+static int emit(const char *tmp, const char *name, int (*gen)(const struct graph_manifest *, size_t,
+		const struct deploy_params *, struct dbuf *), const struct graph_manifest *g,
 		size_t i, const struct deploy_params *p)
 {
 	struct dbuf b;
@@ -63,24 +63,24 @@ static int emit(const char *tmp, const char *name, int (*gen)(const struct deplo
 	return err;
 }
 
-static int gen_docker(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int gen_docker(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		      struct dbuf *b)
 {
 	(void)p;
 	return deploy_dockerfile(g, i, b);
 }
 
-static int gen_compose(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int gen_compose(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		       struct dbuf *b)
 {
 	(void)i;
 	return deploy_compose(g, p, b);
 }
 
-static int write_all(const char *tmp, const struct deploy_graph *g, unsigned targets,
+static int write_all(const char *tmp, const struct graph_manifest *g, unsigned targets,
 		     const struct deploy_params *p)
 {
-	char name[DEPLOY_MAX_NAME + 64];
+	char name[MANIFEST_MAX_NAME + 64];
 	struct dbuf marker = { 0 };
 	int err;
 
@@ -133,7 +133,7 @@ static int install(const char *dir, const char *tmp)
 	return 0;
 }
 
-static int build_static(const char *dir, const struct deploy_graph *g)
+static int build_static(const char *dir, const struct graph_manifest *g)
 {
 	DITTO_OPTS(ditto_build_opts, bo, .static_link = true);
 	char path[PATH_MAX];
@@ -152,7 +152,7 @@ static int build_static(const char *dir, const struct deploy_graph *g)
 
 /* Each clone node's tree is where graph.json says: a Dockerfile copying
  * from a missing folder would fail only at `docker build`. */
-static int check_trees(const char *dir, const struct deploy_graph *g)
+static int check_trees(const char *dir, const struct graph_manifest *g)
 {
 	char path[PATH_MAX];
 
@@ -197,7 +197,7 @@ static int check_opts(const struct ditto_deploy_opts *opts, unsigned *targets,
 DITTO_API int ditto_synth_deploy(const char *dir, const struct ditto_deploy_opts *opts)
 {
 	struct deploy_params p;
-	struct deploy_graph g;
+	struct graph_manifest g;
 	char tmp[PATH_MAX];
 	unsigned targets;
 	int err;
@@ -206,7 +206,7 @@ DITTO_API int ditto_synth_deploy(const char *dir, const struct ditto_deploy_opts
 		return err;
 	if (!dir)
 		return ditto_err(-EINVAL, "deploy: no graph tree given");
-	if ((err = deploy_graph_read(dir, &g)))
+	if ((err = graph_manifest_read(dir, &g)))
 		return err;
 	if ((err = check_trees(dir, &g)))
 		goto out;
@@ -226,7 +226,7 @@ DITTO_API int ditto_synth_deploy(const char *dir, const struct ditto_deploy_opts
 	if (err)
 		synth_rm_tree(tmp);
 out:
-	deploy_graph_free(&g);
+	graph_manifest_free(&g);
 	return err;
 }
 

@@ -11,10 +11,10 @@
 
 #include "deploy_int.h"
 
-static int upstream_env(const struct deploy_graph *g, const struct deploy_node *n,
+static int upstream_env(const struct graph_manifest *g, const struct manifest_node *n,
 			struct dbuf *b)
 {
-	char addr[DEPLOY_MAX_ADDRESS + 16];
+	char addr[MANIFEST_MAX_ADDRESS + 16];
 	int err;
 
 	if (!n->n_upstreams)
@@ -22,7 +22,7 @@ static int upstream_env(const struct deploy_graph *g, const struct deploy_node *
 	yaml_key(b, 2, "environment");
 	dbuf_putc(b, '\n');
 	for (size_t j = 0; j < n->n_upstreams; j++) {
-		const struct deploy_node *c = &g->nodes[n->upstreams[j]];
+		const struct manifest_node *c = &g->nodes[n->upstreams[j]];
 
 		if (c->kept)
 			snprintf(addr, sizeof(addr), "%s", c->address);
@@ -39,13 +39,13 @@ static int upstream_env(const struct deploy_graph *g, const struct deploy_node *
 	return 0;
 }
 
-static int depends_on(const struct deploy_graph *g, const struct deploy_node *n, struct dbuf *b)
+static int depends_on(const struct graph_manifest *g, const struct manifest_node *n, struct dbuf *b)
 {
 	bool any = false;
 	int err;
 
 	for (size_t j = 0; j < n->n_upstreams; j++) {
-		const struct deploy_node *c = &g->nodes[n->upstreams[j]];
+		const struct manifest_node *c = &g->nodes[n->upstreams[j]];
 
 		if (c->kept)
 			continue;
@@ -61,11 +61,11 @@ static int depends_on(const struct deploy_graph *g, const struct deploy_node *n,
 	return 0;
 }
 
-static int service(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int service(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		   struct dbuf *b)
 {
-	const struct deploy_node *n = &g->nodes[i];
-	char image[DEPLOY_MAX_ADDRESS + DEPLOY_DNS_LABEL + 16], file[DEPLOY_MAX_NAME + 32];
+	const struct manifest_node *n = &g->nodes[i];
+	char image[MANIFEST_MAX_ADDRESS + MANIFEST_DNS_LABEL + 16], file[MANIFEST_MAX_NAME + 32];
 	int err;
 
 	deploy_image(g, i, p, image, sizeof(image));
@@ -88,7 +88,7 @@ static int service(const struct deploy_graph *g, size_t i, const struct deploy_p
 	return depends_on(g, n, b);
 }
 
-int deploy_compose(const struct deploy_graph *g, const struct deploy_params *p, struct dbuf *b)
+int deploy_compose(const struct graph_manifest *g, const struct deploy_params *p, struct dbuf *b)
 {
 	int err;
 

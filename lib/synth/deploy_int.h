@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal interface of the deployment writer (ditto_synth_deploy()):
- * graph.json read under limits into a checked graph, the names each engine
+ * the checked graph of graph.json (graph_manifest.h), the names each engine
  * accepts, a YAML writer that quotes every string, and one generator per
  * engine. Everything here comes from graph.json, which is untrusted.
  */
@@ -13,41 +13,9 @@
 #include <stdint.h>
 
 #include "core_int.h"
+#include "graph_manifest.h"
 
-#define DEPLOY_MAX_NODES 256u		/* nodes in one graph.json */
-#define DEPLOY_MAX_UPSTREAMS 64u	/* children of one node */
-#define DEPLOY_MAX_NAME 128u		/* bytes of a node name */
-#define DEPLOY_MAX_ADDRESS 256u		/* bytes of a kept node's host:port */
-#define DEPLOY_MAX_JSON ((size_t)4 << 20)	/* bytes of graph.json */
-#define DEPLOY_DNS_LABEL 63u		/* RFC 1123 label */
-
-struct deploy_node {
-	char name[DEPLOY_MAX_NAME + 1];		/* the model's name: [A-Za-z0-9._-] */
-	char dns[DEPLOY_DNS_LABEL + 1];		/* as a DNS-1035 label (Kubernetes, images) */
-	char env[DEPLOY_MAX_NAME + 16];		/* DITTO_UPSTREAM_<ENVNAME> */
-	bool kept;				/* a real service left as an address */
-	char address[DEPLOY_MAX_ADDRESS + 1];	/* kept: host:port */
-	unsigned port;				/* clone: its listen port */
-	uint64_t processes, threads, cpu_millicores;
-	size_t upstreams[DEPLOY_MAX_UPSTREAMS];	/* indices of its children */
-	size_t n_upstreams;
-};
-
-struct deploy_graph {
-	struct deploy_node *nodes;
-	size_t n;
-	size_t front;		/* index of the front node */
-	size_t *order;		/* clone nodes, leaves first (start order) */
-	size_t n_order;
-};
-
-/* Read and check dir/graph.json (deploy_graph.c). Errors name the file
- * and the JSON path: -ENOENT no graph.json, -DITTO_ECORRUPT malformed,
- * -DITTO_EINVALID a name or value no engine can take, -DITTO_ELIMIT. */
-int deploy_graph_read(const char *dir, struct deploy_graph *g);
-/* The same for a buffer (name: for messages); what the fuzz target drives. */
-int deploy_graph_parse(const char *buf, size_t len, const char *name, struct deploy_graph *g);
-void deploy_graph_free(struct deploy_graph *g);
+/* graph.json is read by the graph tree's one reader (graph_manifest.h). */
 
 /* Names (deploy_names.c). */
 /* NULL when s may name a node ([A-Za-z0-9._-], not "." or ".."), else why. */
@@ -76,12 +44,12 @@ struct deploy_params {
 	const char *k8s_namespace;
 	const char *image_prefix;
 };
-int deploy_dockerfile(const struct deploy_graph *g, size_t i, struct dbuf *b);
-int deploy_compose(const struct deploy_graph *g, const struct deploy_params *p, struct dbuf *b);
-int deploy_k8s_node(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+int deploy_dockerfile(const struct graph_manifest *g, size_t i, struct dbuf *b);
+int deploy_compose(const struct graph_manifest *g, const struct deploy_params *p, struct dbuf *b);
+int deploy_k8s_node(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		    struct dbuf *b);
 /* The image of clone node i: <prefix><dns>:latest. */
-void deploy_image(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+void deploy_image(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		  char *out, size_t len);
 
 #endif

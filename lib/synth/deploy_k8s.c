@@ -19,7 +19,7 @@
 
 #include "deploy_int.h"
 
-static int metadata(const struct deploy_node *n, const struct deploy_params *p, const char *name,
+static int metadata(const struct manifest_node *n, const struct deploy_params *p, const char *name,
 		    struct dbuf *b)
 {
 	int err;
@@ -48,11 +48,11 @@ static bool is_loopback(const char *addr)
 	       !strncmp(addr, "[::1]:", 6);
 }
 
-static int config_map(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int config_map(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		      struct dbuf *b)
 {
-	const struct deploy_node *n = &g->nodes[i];
-	char name[DEPLOY_DNS_LABEL + 16], addr[2 * DEPLOY_MAX_ADDRESS];
+	const struct manifest_node *n = &g->nodes[i];
+	char name[MANIFEST_DNS_LABEL + 16], addr[2 * MANIFEST_MAX_ADDRESS];
 	int err;
 
 	snprintf(name, sizeof(name), "%s-upstreams", n->dns);
@@ -61,7 +61,7 @@ static int config_map(const struct deploy_graph *g, size_t i, const struct deplo
 		return err;
 	dbuf_puts(b, n->n_upstreams ? "data:\n" : "data: {}\n");
 	for (size_t j = 0; j < n->n_upstreams; j++) {
-		const struct deploy_node *c = &g->nodes[n->upstreams[j]];
+		const struct manifest_node *c = &g->nodes[n->upstreams[j]];
 
 		if (c->kept)
 			snprintf(addr, sizeof(addr), "%s", c->address);
@@ -84,11 +84,11 @@ static int config_map(const struct deploy_graph *g, size_t i, const struct deplo
 	return 0;
 }
 
-static int container(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int container(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		     struct dbuf *b)
 {
-	const struct deploy_node *n = &g->nodes[i];
-	char image[DEPLOY_MAX_ADDRESS + DEPLOY_DNS_LABEL + 16];
+	const struct manifest_node *n = &g->nodes[i];
+	char image[MANIFEST_MAX_ADDRESS + MANIFEST_DNS_LABEL + 16];
 	int err;
 
 	deploy_image(g, i, p, image, sizeof(image));
@@ -123,10 +123,10 @@ static int container(const struct deploy_graph *g, size_t i, const struct deploy
 	return 0;
 }
 
-static int deployment(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+static int deployment(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		      struct dbuf *b)
 {
-	const struct deploy_node *n = &g->nodes[i];
+	const struct manifest_node *n = &g->nodes[i];
 	int err;
 
 	dbuf_puts(b, "apiVersion: \"apps/v1\"\nkind: \"Deployment\"\n");
@@ -145,7 +145,7 @@ static int deployment(const struct deploy_graph *g, size_t i, const struct deplo
 	return container(g, i, p, b);
 }
 
-static int service(const struct deploy_node *n, const struct deploy_params *p, struct dbuf *b)
+static int service(const struct manifest_node *n, const struct deploy_params *p, struct dbuf *b)
 {
 	int err;
 
@@ -158,7 +158,7 @@ static int service(const struct deploy_node *n, const struct deploy_params *p, s
 	return 0;
 }
 
-int deploy_k8s_node(const struct deploy_graph *g, size_t i, const struct deploy_params *p,
+int deploy_k8s_node(const struct graph_manifest *g, size_t i, const struct deploy_params *p,
 		    struct dbuf *b)
 {
 	int err;

@@ -22,8 +22,8 @@ const char *deploy_name_problem(const char *s)
 
 	if (!n)
 		return "is empty";
-	if (n > DEPLOY_MAX_NAME)
-		return "is longer than 128 bytes";
+	if (n > MANIFEST_MAX_NAME)
+		return "is longer than 127 bytes";
 	/* "." and ".." are names of the directory tree, not of a node. */
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "is a directory's own name";
@@ -47,7 +47,7 @@ void deploy_env_name(const char *s, char *out, size_t len)
 
 bool deploy_dns_label(const char *s, char *out, size_t len)
 {
-	char tmp[DEPLOY_DNS_LABEL + 3];
+	char tmp[MANIFEST_DNS_LABEL + 3];
 	size_t o = 0;
 
 	for (; *s && o < sizeof(tmp) - 1; s++) {
@@ -65,8 +65,8 @@ bool deploy_dns_label(const char *s, char *out, size_t len)
 	else
 		snprintf(out, len, "%s", tmp);
 	o = strlen(out);
-	if (o > DEPLOY_DNS_LABEL)
-		out[o = DEPLOY_DNS_LABEL] = '\0';
+	if (o > MANIFEST_DNS_LABEL)
+		out[o = MANIFEST_DNS_LABEL] = '\0';
 	while (o && out[o - 1] == '-')
 		out[--o] = '\0';
 	return o > 0;
@@ -76,7 +76,7 @@ bool deploy_is_dns_label(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (!n || n > DEPLOY_DNS_LABEL || s[0] == '-' || s[n - 1] == '-')
+	if (!n || n > MANIFEST_DNS_LABEL || s[0] == '-' || s[n - 1] == '-')
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
@@ -99,7 +99,7 @@ bool deploy_is_address(const char *s)
 {
 	const char *colon;
 
-	if (!s || !*s || strlen(s) > DEPLOY_MAX_ADDRESS)
+	if (!s || !*s || strlen(s) > MANIFEST_MAX_ADDRESS)
 		return false;
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');

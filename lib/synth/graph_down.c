@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "graph_json.h"
 #include "graph_run.h"
 
 #include <ditto/synth.h>
@@ -32,13 +31,7 @@ static bool same_tier(pid_t pid, unsigned long long ticks, const char *exe)
 	return !strncmp(real, exe, strlen(exe));
 }
 
-struct victim {
-	pid_t pid;
-	unsigned long long ticks;
-	const char *exe;
-};
-
-static size_t signal_all(struct victim *v, size_t n, int sig)
+static size_t signal_all(struct up_tier *v, size_t n, int sig)
 {
 	size_t alive = 0;
 
@@ -50,7 +43,7 @@ static size_t signal_all(struct victim *v, size_t n, int sig)
 	return alive;
 }
 
-static size_t count_alive(struct victim *v, size_t n)
+static size_t count_alive(struct up_tier *v, size_t n)
 {
 	size_t alive = 0;
 
@@ -59,24 +52,16 @@ static size_t count_alive(struct victim *v, size_t n)
 	return alive;
 }
 
-static int stop_tiers(const struct jval *tiers, double grace)
+static void stop_tiers(struct up_state *s, double grace)
 {
-	struct victim v[GRAPH_NODES_MAX];
+	struct up_tier *v = s->tiers;
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
-	size_t n = 0;
+	size_t n = s->n;
 	double waited = 0;
 
-	for (size_t i = 0; tiers && tiers->t == J_ARR && i < tiers->n && n < GRAPH_NODES_MAX; i++) {
-		const struct jval *t = &tiers->items[i];
-		double pid = gjson_num(t, "pid", 0), ticks = gjson_num(t, "start_ticks", 0);
-
-		if (pid < 1 || pid > 1e9 || !gjson_str(t, "exe"))
-			continue;
-		v[n++] = (struct victim){ (pid_t)pid, (unsigned long long)ticks, gjson_str(t, "exe") };
-	}
 	/* Front first, as up.json lists leaves first. */
 	for (size_t i = 0; i < n / 2; i++) {
-		struct victim x = v[i];
+		struct up_tier x = v[i];
 
 		v[i] = v[n - 1 - i];
 		v[n - 1 - i] = x;
@@ -88,13 +73,12 @@ static int stop_tiers(const struct jval *tiers, double grace)
 	}
 	if (signal_all(v, n, SIGKILL))
 		ditto_warn("down: some tiers did not stop within %.1f s of SIGTERM: killed", grace);
-	return 0;
 }
 
 DITTO_API int ditto_synth_down(const char *dir, const struct ditto_synth_up_opts *opts)
 {
 	char path[PATH_MAX], claimed[PATH_MAX + 32];
-	struct jval j;
+	struct up_state *s;
 	double grace = OPTS_GET(opts, grace_s, 0) > 0 ? OPTS_GET(opts, grace_s, 0) : 3;
 	int err = OPTS_CHECK(opts, ditto_synth_up_opts);
 
@@ -111,11 +95,12 @@ DITTO_API int ditto_synth_down(const char *dir, const struct ditto_synth_up_opts
 	if (rename(path, claimed))
 		return ditto_err(errno == ENOENT ? -ENOENT : -errno, "down: nothing is up in %s "
 				 "(no up.json)", dir);
-	err = gjson_load(claimed, &j);
-	if (!err) {
-		err = stop_tiers(gjson_get(&j, "tiers"), grace);
-		gjson_free(&j);
-	}
+	/* up.json holds PATH_MAX per tier: too large for the stack. */
+	if (!(s = malloc(sizeof(*s))))
+		err = ditto_err(-ENOMEM, "down: out of memory");
+	else if (!(err = up_json_read(claimed, s)))
+		stop_tiers(s, grace);
+	free(s);
 	unlink(claimed);
 	return err;
 }

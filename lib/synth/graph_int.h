@@ -56,10 +56,9 @@ int gplan_build(const struct ditto_model *m, const char *const *keep, size_t n_k
 void gplan_free(struct gplan *p);
 /* Upstream i of node k, in edge order without repeats; false past the last. */
 bool gplan_upstream(const struct gplan *p, size_t k, size_t i, size_t *out);
-/* DITTO_UPSTREAM_<NAME upper-cased, others '_'> into out. */
-void graph_env_name(const char *name, char *out, size_t len);
-/* [A-Za-z0-9._-]+, not "." nor "..". */
-bool graph_name_ok(const char *name);
+/* Node names and their variables: deploy_name_problem() and
+ * deploy_env_name() (deploy_names.c), the rules the manifest's reader
+ * checks. */
 /* A port no socket on 127.0.0.1 holds now, none of avoid[0..n). 0 on
  * failure. */
 unsigned graph_free_port(const unsigned *avoid, size_t n);

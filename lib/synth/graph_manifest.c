@@ -1,26 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * graph.json: the graph tree's manifest (nodes, ports, edges, start
- * order), the contract `ditto up` and the deployment writers read. Every
- * string goes through gjson_put_str(); the layout is the one
- * include/ditto/synth.h documents.
+ * order), the contract `ditto up` and the deployment writers read
+ * (graph_manifest_read.c). Every string goes through dbuf_put_json_str();
+ * the layout is the one include/ditto/synth.h documents.
  */
+#include <string.h>
+
+#include "deploy_int.h"
 #include "graph_int.h"
-#include "graph_json.h"
+
+static void put_str(struct dbuf *b, const char *s)
+{
+	dbuf_put_json_str(b, s, strlen(s));
+}
 
 static void put_key_str(struct dbuf *b, const char *key, const char *v)
 {
 	dbuf_printf(b, "\"%s\":", key);
-	gjson_put_str(b, v);
+	put_str(b, v);
 }
 
 static void node_json(const struct gplan *p, size_t k, struct dbuf *b)
 {
 	const struct gnode *g = &p->nodes[k];
-	char env[GRAPH_NAME_MAX + 16];
+	char env[MANIFEST_MAX_NAME + 16];
 	size_t up;
 
-	graph_env_name(g->name, env, sizeof(env));
+	deploy_env_name(g->name, env, sizeof(env));
 	dbuf_puts(b, "    {");
 	put_key_str(b, "name", g->name);
 	dbuf_printf(b, ", \"kind\":\"%s\", ", g->kind == GNODE_CLONE ? "clone" : "kept");
@@ -36,7 +43,7 @@ static void node_json(const struct gplan *p, size_t k, struct dbuf *b)
 		    (unsigned long long)g->threads, (unsigned long long)g->cpu_millicores);
 	for (size_t i = 0; gplan_upstream(p, k, i, &up); i++) {
 		dbuf_puts(b, i ? "," : "");
-		gjson_put_str(b, p->nodes[up].name);
+		put_str(b, p->nodes[up].name);
 	}
 	dbuf_puts(b, "]}");
 }
@@ -72,7 +79,7 @@ void graph_manifest_write(const struct gplan *p, struct dbuf *b)
 	dbuf_puts(b, ",\n  \"start_order\":[");
 	for (size_t i = 0; i < p->n; i++) {
 		dbuf_puts(b, i ? "," : "");
-		gjson_put_str(b, p->nodes[p->order[i]].name);
+		put_str(b, p->nodes[p->order[i]].name);
 	}
 	dbuf_puts(b, "],\n  \"nodes\":[\n");
 	for (size_t i = 0; i < p->n; i++) {

@@ -13,33 +13,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "deploy_int.h"
 #include "graph_int.h"
 
 bool graph_model_is_graph(const struct ditto_model *m)
 {
 	return ditto_model_service_count(m) > 1 || ditto_graph_edge_count(ditto_model_graph(m)) > 0;
-}
-
-bool graph_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (!n || n >= GRAPH_NAME_MAX || !strcmp(name, ".") || !strcmp(name, ".."))
-		return false;
-	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
-}
-
-void graph_env_name(const char *name, char *out, size_t len)
-{
-	size_t o = (size_t)snprintf(out, len, "DITTO_UPSTREAM_");
-
-	for (; *name && o + 1 < len; name++, o++) {
-		char c = *name;
-
-		out[o] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') :
-			 (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
-	}
-	out[o < len ? o : len - 1] = '\0';
 }
 
 static bool port_in(unsigned port, const unsigned *set, size_t n)
@@ -87,7 +66,7 @@ static int add_node(struct gplan *p, const char *name, const struct ditto_servic
 {
 	struct gnode *g;
 
-	if (!graph_name_ok(name))
+	if (deploy_name_problem(name))
 		return ditto_err(-EINVAL, "synth: graph node '%.*s' has a name outside "
 				 "[A-Za-z0-9._-] (or longer than %d): it cannot name a directory",
 				 64, name, GRAPH_NAME_MAX - 1);
@@ -142,7 +121,7 @@ static int add_nodes(const struct ditto_model *m, struct gplan *p)
 		if (!x) {
 			ditto_warn("synth: graph node '%.*s' is neither a service nor an external "
 				   "(a client of the graph?): not cloned, its edges left out", 64,
-				   graph_name_ok(name) ? name : "(unprintable)");
+				   !deploy_name_problem(name) ? name : "(unprintable)");
 			continue;
 		}
 		if ((err = add_node(p, name, NULL, x)))
@@ -174,9 +153,7 @@ static int keep_one(struct gplan *p, const char *arg)
 		return ditto_err(-DITTO_ENOTFOUND, "synth: keep: the graph has no node '%.*s'", 64,
 				 name);
 	colon = strrchr(eq + 1, ':');
-	if (!colon || colon == eq + 1 || strlen(eq + 1) >= GRAPH_ADDR_MAX ||
-	    strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-_:[]") !=
-	    strlen(eq + 1))
+	if (!colon || colon == eq + 1)
 		return ditto_err(-EINVAL, "synth: keep %s: '%.*s' is not HOST:PORT", name, 64,
 				 eq + 1);
 	errno = 0;
@@ -184,6 +161,10 @@ static int keep_one(struct gplan *p, const char *arg)
 	if (errno || *end || !port || port > 65535 || colon[1] == '-' || colon[1] == '+')
 		return ditto_err(-EINVAL, "synth: keep %s: port '%s' is not 1..65535", name,
 				 colon + 1);
+	/* The manifest's reader takes no other address (graph_manifest_read.c). */
+	if (!deploy_is_address(eq + 1))
+		return ditto_err(-EINVAL, "synth: keep %s: '%.*s' is not HOST:PORT (a host of "
+				 "[A-Za-z0-9.-] or [IPv6])", name, 64, eq + 1);
 	p->nodes[k].kind = GNODE_KEPT;
 	p->nodes[k].port = (unsigned)port;
 	snprintf(p->nodes[k].address, sizeof(p->nodes[k].address), "%s", eq + 1);

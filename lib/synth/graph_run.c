@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "graph_json.h"
 #include "graph_run.h"
 #include "synth_int.h"
 
@@ -78,16 +77,16 @@ int run_write_up_json(struct ditto_synth_run *r)
 	dbuf_printf(&b, "{\"schema\":1, \"runner\":%d, \"runner_start_ticks\":%llu, "
 		    "\"started\":%lld, \"pgid\":%d, \"front\":", (int)getpid(),
 		    proc_start_ticks(getpid()), (long long)time(NULL), (int)r->pgid);
-	gjson_put_str(&b, r->front);
+	dbuf_put_json_str(&b, r->front, strlen(r->front));
 	dbuf_puts(&b, ",\n \"tiers\":[");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct tier *t = &r->t[i];
 
 		dbuf_puts(&b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		gjson_put_str(&b, t->name);
+		dbuf_put_json_str(&b, t->name, strlen(t->name));
 		dbuf_printf(&b, ", \"pid\":%d, \"port\":%u, \"start_ticks\":%llu, \"exe\":",
 			    (int)t->pid, t->port, t->start_ticks);
-		gjson_put_str(&b, t->exe);
+		dbuf_put_json_str(&b, t->exe, strlen(t->exe));
 		dbuf_puts(&b, "}");
 	}
 	dbuf_puts(&b, "]}\n");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A running graph (graph_up.c starts it, graph_run.c watches and stops
- * it, graph_down.c stops it from another process through up.json).
+ * it, graph_down.c stops it from another process through up.json,
+ * which graph_up_json.c reads).
  */
 #ifndef DITTO_SYNTH_GRAPH_RUN_H
 #define DITTO_SYNTH_GRAPH_RUN_H
@@ -32,6 +33,26 @@ struct ditto_synth_run {
 	bool stopped;
 	bool published;		/* up.json written: its absence means `ditto down` */
 };
+
+/* up.json read back (graph_up_json.c). */
+struct up_tier {
+	pid_t pid;
+	unsigned long long ticks;	/* its start time, as proc_start_ticks() */
+	char exe[PATH_MAX];
+};
+
+struct up_state {
+	pid_t runner;
+	unsigned long long runner_ticks;
+	struct up_tier tiers[GRAPH_NODES_MAX];	/* start order, as written */
+	size_t n;
+};
+
+/* Read and check an up.json: -DITTO_ECORRUPT / -DITTO_EINVALID naming
+ * the JSON path, -DITTO_ELIMIT, -errno for the file; *s is of no use
+ * after an error. up_json_parse() reads a buffer (name: for messages). */
+int up_json_read(const char *path, struct up_state *s);
+int up_json_parse(const char *buf, size_t len, const char *name, struct up_state *s);
 
 /* The start time of pid in clock ticks since boot; 0 when it is gone
  * (or a zombie). */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "graph_int.h"
-#include "graph_json.h"
+#include "graph_manifest.h"
 #include "synth_int.h"
 
 #include <ditto/synth.h>
@@ -175,42 +175,31 @@ DITTO_API int ditto_synth_graph_write(const struct ditto_model *m, const char *d
 	return err;
 }
 
+/* The clones in the manifest's node order (the front first, as written):
+ * the first that fails stops the build and is named. */
 DITTO_API int ditto_synth_graph_build(const char *dir, const struct ditto_build_opts *opts)
 {
 	char path[PATH_MAX];
-	struct jval g;
-	const struct jval *order, *nodes;
+	struct graph_manifest g;
 	int err = OPTS_CHECK(opts, ditto_build_opts);
 
 	if (err)
 		return err;
 	if (!dir)
 		return ditto_err(-EINVAL, "synth: a graph tree is needed");
-	if (snprintf(path, sizeof(path), "%s/graph.json", dir) >= (int)sizeof(path))
-		return ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);
-	if ((err = gjson_load(path, &g)))
-		return err;
-	order = gjson_get(&g, "start_order");
-	nodes = gjson_get(&g, "nodes");
-	if (!order || order->t != J_ARR || !nodes || nodes->t != J_ARR)
-		err = ditto_err(-DITTO_ECORRUPT, "%s: no start_order or nodes", path);
-	for (size_t i = 0; !err && i < nodes->n; i++) {
-		const char *name = gjson_str(&nodes->items[i], "name");
-		const char *kind = gjson_str(&nodes->items[i], "kind");
-		const char *sub = gjson_str(&nodes->items[i], "dir");
+	if ((err = graph_manifest_read(dir, &g)))
+		goto out;
+	for (size_t i = 0; !err && i < g.n; i++) {
+		const char *name = g.nodes[i].name;
 
-		if (!name || !kind || strcmp(kind, "clone"))
+		if (g.nodes[i].kept)
 			continue;
-		if (!sub || !graph_name_ok(sub)) {
-			err = ditto_err(-DITTO_ECORRUPT, "%s: node '%.*s' has no safe dir", path, 64,
-					name);
-			break;
-		}
-		if (snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 			err = ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);
 		else if ((err = ditto_synth_build(path, opts)))
-			ditto_err_prefix("synth: graph node '%.*s'", 64, name);
+			ditto_err_prefix("synth: graph node '%s'", name);
 	}
-	gjson_free(&g);
+out:
+	graph_manifest_free(&g);
 	return err;
 }

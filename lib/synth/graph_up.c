@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "graph_json.h"
+#include "graph_manifest.h"
 #include "graph_run.h"
 #include "synth_int.h"
 
@@ -27,17 +27,11 @@
 
 extern char **environ;
 
-struct upnode {
-	const char *name, *dir, *address;
-	bool clone;
-	unsigned port;
-	const struct jval *upstreams;
-};
-
+/* The manifest, checked (graph_manifest_read.c); the clones' ports are
+ * changed here when one is taken. */
 struct upctx {
 	struct ditto_synth_run *r;
-	struct upnode nodes[GRAPH_NODES_MAX];
-	size_t n;
+	struct graph_manifest g;
 	double ready_s, max_s;
 };
 
@@ -47,45 +41,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static ssize_t find(const struct upctx *c, const char *name)
-{
-	for (size_t i = 0; name && i < c->n; i++)
-		if (!strcmp(c->nodes[i].name, name))
-			return (ssize_t)i;
-	return -1;
-}
-
-static int read_nodes(struct upctx *c, const struct jval *g, const char *path)
-{
-	const struct jval *nodes = gjson_get(g, "nodes");
-
-	if (!nodes || nodes->t != J_ARR || !nodes->n || nodes->n > GRAPH_NODES_MAX)
-		return ditto_err(-DITTO_ECORRUPT, "%s: nodes is not an array of 1 to %d nodes", path,
-				 GRAPH_NODES_MAX);
-	for (size_t i = 0; i < nodes->n; i++) {
-		const struct jval *j = &nodes->items[i];
-		struct upnode *u = &c->nodes[c->n++];
-		const char *kind = gjson_str(j, "kind");
-		double port = gjson_num(j, "port", -1);
-
-		u->name = gjson_str(j, "name");
-		u->dir = gjson_str(j, "dir");
-		u->address = gjson_str(j, "address");
-		u->clone = kind && !strcmp(kind, "clone");
-		u->upstreams = gjson_get(j, "upstreams");
-		if (!u->name || !graph_name_ok(u->name) || find(c, u->name) != (ssize_t)c->n - 1)
-			return ditto_err(-DITTO_ECORRUPT, "%s: node %zu has no name, a name outside "
-					 "[A-Za-z0-9._-] or the name of another node", path, i);
-		if (!kind || (!u->clone && strcmp(kind, "kept")) ||
-		    (u->clone && (!u->dir || !graph_name_ok(u->dir))) || (!u->clone && !u->address) ||
-		    port < 0 || port > 65535 || (u->upstreams && u->upstreams->t != J_ARR))
-			return ditto_err(-DITTO_ECORRUPT, "%s: node '%s': kind, dir, address, port "
-					 "or upstreams is not as graph.json has them", path, u->name);
-		u->port = (unsigned)port;
-	}
-	return 0;
 }
 
 /* Whether a listener could bind 127.0.0.1:port now (as the clone binds:
@@ -110,11 +65,11 @@ static int choose_ports(struct upctx *c, unsigned base)
 	unsigned used[GRAPH_NODES_MAX];
 	size_t nu = 0, ci = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
-		struct upnode *u = &c->nodes[i];
+	for (size_t i = 0; i < c->g.n; i++) {
+		struct manifest_node *u = &c->g.nodes[i];
 		unsigned want;
 
-		if (!u->clone)
+		if (u->kept)
 			continue;
 		want = base ? base + (unsigned)ci++ : u->port;
 		if (want > 65535)
@@ -123,7 +78,7 @@ static int choose_ports(struct upctx *c, unsigned base)
 		u->port = want;
 		if (!want || !port_free(want)) {
 			for (size_t j = 0; j < i; j++)
-				used[nu++] = c->nodes[j].port;
+				used[nu++] = c->g.nodes[j].port;
 			if (!(u->port = graph_free_port(used, nu)))
 				return ditto_err(-EADDRNOTAVAIL, "up: no free port for '%s'", u->name);
 			nu = 0;
@@ -147,9 +102,9 @@ static void free_env(char **env)
 /* The environment of tier k: the caller's, without DITTO_UPSTREAM_*, and
  * one DITTO_UPSTREAM_<NAME>=HOST:PORT per upstream. Built before fork:
  * the child only calls execve. */
-static char **tier_env(const struct upctx *c, const struct upnode *u)
+static char **tier_env(const struct upctx *c, const struct manifest_node *u)
 {
-	size_t n = 0, k = 0, nu = u->upstreams ? u->upstreams->n : 0;
+	size_t n = 0, k = 0, nu = u->n_upstreams;
 	char **env;
 
 	while (environ[n])
@@ -160,24 +115,18 @@ static char **tier_env(const struct upctx *c, const struct upnode *u)
 		if (strncmp(environ[i], "DITTO_UPSTREAM_", 15))
 			env[k++] = environ[i];
 	for (size_t i = 0; i < nu; i++) {
-		const struct jval *j = &u->upstreams->items[i];
-		ssize_t ch = j->t == J_STR ? find(c, j->str) : -1;
-		char var[GRAPH_NAME_MAX + 16], val[GRAPH_ADDR_MAX];
+		const struct manifest_node *ch = &c->g.nodes[u->upstreams[i]];
+		char val[GRAPH_ADDR_MAX];
 
-		if (ch < 0) {
-			ditto_warn("up: tier '%s': upstream %zu names no node: left out", u->name, i);
-			continue;
-		}
-		graph_env_name(c->nodes[ch].name, var, sizeof(var));
-		if (c->nodes[ch].clone)
-			snprintf(val, sizeof(val), "127.0.0.1:%u", c->nodes[ch].port);
+		if (ch->kept)
+			snprintf(val, sizeof(val), "%s", ch->address);
 		else
-			snprintf(val, sizeof(val), "%s", c->nodes[ch].address);
-		if (!(env[k] = malloc(strlen(var) + strlen(val) + 2))) {
+			snprintf(val, sizeof(val), "127.0.0.1:%u", ch->port);
+		if (!(env[k] = malloc(strlen(ch->env) + strlen(val) + 2))) {
 			free_env(env);
 			return NULL;
 		}
-		sprintf(env[k++], "%s=%s", var, val);
+		sprintf(env[k++], "%s=%s", ch->env, val);
 	}
 	return env;
 }
@@ -251,7 +200,7 @@ static int wait_ready(struct upctx *c, struct tier *t)
 			 t->log);
 }
 
-static int start_tier(struct upctx *c, const struct upnode *u)
+static int start_tier(struct upctx *c, const struct manifest_node *u)
 {
 	struct ditto_synth_run *r = c->r;
 	struct tier *t = &r->t[r->n];
@@ -260,7 +209,8 @@ static int start_tier(struct upctx *c, const struct upnode *u)
 	pid_t pid, runner = getpid();
 
 	snprintf(t->name, sizeof(t->name), "%s", u->name);
-	if (snprintf(cwd, sizeof(cwd), "%s/%s", r->dir, u->dir) >= (int)sizeof(cwd) ||
+	/* A clone's directory is its name (the reader holds "dir" to it). */
+	if (snprintf(cwd, sizeof(cwd), "%s/%s", r->dir, u->name) >= (int)sizeof(cwd) ||
 	    snprintf(t->exe, sizeof(t->exe), "%s/clone", cwd) >= (int)sizeof(t->exe) ||
 	    snprintf(log, sizeof(log), "%s/logs/%s.log", r->dir, u->name) >= (int)sizeof(log))
 		return ditto_err(-ENAMETOOLONG, "up: %s: path too long", r->dir);
@@ -291,45 +241,43 @@ static int start_tier(struct upctx *c, const struct upnode *u)
 }
 
 /* A runner alive behind an up.json (the same process: its start time
- * too, pids are reused) means the graph is up: refuse. */
+ * too, pids are reused) means the graph is up: refuse. A stale or
+ * unreadable up.json is removed (said so when unreadable). */
 static int check_not_up(const char *up_json)
 {
-	struct jval j;
-	double runner, ticks;
+	struct up_state *s;
+	bool up;
+	pid_t runner;
 
-	if (access(up_json, F_OK) || gjson_load(up_json, &j))
+	if (access(up_json, F_OK))
 		return 0;
-	runner = gjson_num(&j, "runner", 0);
-	ticks = gjson_num(&j, "runner_start_ticks", 0);
-	gjson_free(&j);
-	if (runner > 0 && runner < 1e9 && ticks > 0 &&
-	    proc_start_ticks((pid_t)runner) == (unsigned long long)ticks)
-		return ditto_err(-EBUSY, "up: %s says the graph is already up (runner pid %.0f): "
-				 "`ditto down` it first", up_json, runner);
+	if (!(s = malloc(sizeof(*s))))	/* PATH_MAX per tier: not on the stack */
+		return ditto_err(-ENOMEM, "up: out of memory");
+	if (up_json_read(up_json, s)) {
+		ditto_warn("up: %s removed: %s", up_json, ditto_last_error());
+		free(s);
+		unlink(up_json);
+		return 0;
+	}
+	runner = s->runner;
+	up = s->runner_ticks && proc_start_ticks(runner) == s->runner_ticks;
+	free(s);
+	if (up)
+		return ditto_err(-EBUSY, "up: %s says the graph is already up (runner pid %d): "
+				 "`ditto down` it first", up_json, (int)runner);
 	unlink(up_json);
 	return 0;
 }
 
-static int start_all(struct upctx *c, const struct jval *g, const char *path)
+static int start_all(struct upctx *c)
 {
-	const struct jval *order = gjson_get(g, "start_order");
-	const char *front = gjson_str(g, "front");
-	ssize_t f = find(c, front);
+	const struct manifest_node *f = &c->g.nodes[c->g.front];
 	int err;
 
-	if (!order || order->t != J_ARR || f < 0 || !c->nodes[f].clone)
-		return ditto_err(-DITTO_ECORRUPT, "%s: no start_order, or front is no clone node",
-				 path);
-	snprintf(c->r->front, sizeof(c->r->front), "127.0.0.1:%u", c->nodes[f].port);
-	for (size_t i = 0; i < order->n; i++) {
-		ssize_t k = order->items[i].t == J_STR ? find(c, order->items[i].str) : -1;
-
-		if (k < 0)
-			return ditto_err(-DITTO_ECORRUPT, "%s: start_order[%zu] names no node", path, i);
-		if (!c->nodes[k].clone)
-			continue;
-		if ((err = start_tier(c, &c->nodes[k])) || (err = wait_ready(c, &c->r->t[c->r->n - 1])) ||
-		    (err = run_write_up_json(c->r)))
+	snprintf(c->r->front, sizeof(c->r->front), "127.0.0.1:%u", f->port);
+	for (size_t i = 0; i < c->g.n_order; i++) {
+		if ((err = start_tier(c, &c->g.nodes[c->g.order[i]])) ||
+		    (err = wait_ready(c, &c->r->t[c->r->n - 1])) || (err = run_write_up_json(c->r)))
 			return err;
 	}
 	return 0;
@@ -339,8 +287,7 @@ DITTO_API int ditto_synth_up(const char *dir, const struct ditto_synth_up_opts *
 			     struct ditto_synth_run **out)
 {
 	struct upctx c = { 0 };
-	char path[PATH_MAX], logs[PATH_MAX];
-	struct jval g = { 0 };
+	char logs[PATH_MAX];
 	int err = OPTS_CHECK(opts, ditto_synth_up_opts);
 
 	if (err)
@@ -358,21 +305,20 @@ DITTO_API int ditto_synth_up(const char *dir, const struct ditto_synth_up_opts *
 		goto out;
 	}
 	if (snprintf(c.r->up_json, sizeof(c.r->up_json), "%s/up.json", c.r->dir) >= PATH_MAX ||
-	    snprintf(path, sizeof(path), "%s/graph.json", c.r->dir) >= PATH_MAX ||
 	    snprintf(logs, sizeof(logs), "%s/logs", c.r->dir) >= PATH_MAX) {
 		err = ditto_err(-ENAMETOOLONG, "up: %s: path too long", dir);
 		goto out;
 	}
-	if ((err = check_not_up(c.r->up_json)) || (err = gjson_load(path, &g)) ||
-	    (err = read_nodes(&c, &g, path)) || (err = choose_ports(&c, OPTS_GET(opts, port_base, 0))))
+	if ((err = check_not_up(c.r->up_json)) || (err = graph_manifest_read(c.r->dir, &c.g)) ||
+	    (err = choose_ports(&c, OPTS_GET(opts, port_base, 0))))
 		goto out;
 	if (mkdir(logs, 0755) && errno != EEXIST) {
 		err = ditto_err(-errno, "up: %s: %s", logs, strerror(errno));
 		goto out;
 	}
-	err = start_all(&c, &g, path);
+	err = start_all(&c);
 out:
-	gjson_free(&g);
+	graph_manifest_free(&c.g);
 	if (err) {
 		run_stop_all(c.r, true);
 		free(c.r);

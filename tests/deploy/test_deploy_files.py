@@ -224,11 +224,11 @@ def test_python_binding(tmp_path):
 
 
 def test_synth_deploy_flag_needs_a_graph_tree(tmp_path):
-    # Until `ditto synth` writes graph trees, a one-service tree has no
-    # graph.json: --deploy says so after writing the tree.
+    # A one-service tree (--service) has no graph.json: --deploy says so
+    # after writing the tree.
     out = tmp_path / 'one'
-    r = ditto('synth', sample_model(tmp_path), '-o', out, '-n', '--deploy', 'compose',
-              check=False)
+    r = ditto('synth', sample_model(tmp_path), '--service', 'memcached', '-o', out, '-n',
+              '--deploy', 'compose', check=False)
     assert r.returncode == 1 and 'not a graph tree' in r.stderr, r.stderr
     assert (out / 'Makefile').exists()
     r = ditto('synth', sample_model(tmp_path), '-o', tmp_path / 'two', '-n', '--deploy', 'helm',

@@ -204,7 +204,7 @@ def test_keep_leaves_a_node_to_the_real_service(tmp_path):
     assert node(man, 'back')['upstreams'] == ['redis-6379']
     for bad, code in (('nosuch=127.0.0.1:1', -4005), ('redis-6379=127.0.0.1', -22),
                       ('redis-6379=h:0', -22), ('redis-6379=h:70000', -22),
-                      ('redis-6379=a b:1', -22)):
+                      ('redis-6379=a b:1', -22), ('redis-6379=my_host:1', -22)):
         with pytest.raises(dt.DittoError) as ei:
             dt.synth_graph(m, tmp_path / 'h', keep=[bad])
         assert ei.value.code == code, bad
@@ -403,6 +403,46 @@ def test_up_of_a_tree_not_built_fails_clearly(tmp_path):
     assert r.returncode == 1
     assert 'is not built' in r.stderr
     assert not (tmp_path / 'g' / 'up.json').exists()
+
+
+def test_up_and_down_refuse_broken_files_naming_the_json_path(tmp_path):
+    """graph.json and up.json are read by the checked readers: an edited
+    file is refused with the JSON path of what is wrong, before anything
+    starts or is signalled."""
+    tree = tmp_path / 'g'
+    dt.synth_graph(graph_model(free_port(), free_port()), tree)
+    good = manifest(tree)
+    cases = ((lambda m: node(m, 'front').update(upstreams=['nobody']),
+              ('nodes[0].upstreams[0]', "not a node's name")),
+             (lambda m: m['start_order'].reverse(), ('start_order', 'front starts before back')),
+             (lambda m: node(m, 'back').update(port=0), ('nodes[1].port', '1..65535')),
+             (lambda m: node(m, 'back').update(dir='../front'), ('nodes[1].dir',)))
+    for change, words in cases:
+        m = json.loads(json.dumps(good))
+        change(m)
+        (tree / 'graph.json').write_text(json.dumps(m))
+        r = ditto('up', tree, check=False)
+        assert r.returncode == 1, r.stderr
+        for w in words:
+            assert w in r.stderr, r.stderr
+        assert not (tree / 'up.json').exists() and not (tree / 'logs').exists()
+    # up.json: a tier whose pid is no pid is refused by `ditto down`, and a
+    # process that is not the tier written there (another start time) is
+    # left alone.
+    sleeper = subprocess.Popen(['sleep', '30'])
+    try:
+        for tiers, rc, word in (([{'pid': 0, 'start_ticks': 1, 'exe': '/bin/sleep'}], 1,
+                                 'tiers[0].pid'),
+                                ([{'pid': sleeper.pid, 'start_ticks': 1, 'exe': '/'}], 0, '')):
+            (tree / 'up.json').write_text(json.dumps(
+                {'schema': 1, 'runner': sleeper.pid, 'runner_start_ticks': 1, 'tiers': tiers}))
+            r = ditto('down', tree, check=False)
+            assert r.returncode == rc and word in r.stderr, r.stderr
+            assert alive(sleeper.pid)
+            assert not [f for f in os.listdir(str(tree)) if f.startswith('up.json')]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
 
 
 def test_graph_build_stops_at_the_node_that_fails_naming_it(tmp_path):

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * graph.json of a graph tree, read for the deployment writer: bounded
- * (size, depth, values: json_bounded.c), every member typed and checked,
- * names refused rather than repaired when an engine could misread them,
- * and the start order checked to hold every clone node once, children
- * first. Only what a deployment needs is kept; edges are the runtime's.
+ * graph.json of a graph tree, read for everyone who uses it (the runner,
+ * the graph build, the deployment writer): bounded (size, depth, values:
+ * json_bounded.c), every member typed and checked, names refused rather
+ * than repaired when an engine could misread them, and the start order
+ * checked to hold every clone node once, children first. The edges are
+ * the clones' own business (their configuration): not read here.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +16,7 @@
 #include "deploy_int.h"
 #include "json_bounded.h"
 
-static long find(const struct deploy_graph *g, const char *name)
+static long find(const struct graph_manifest *g, const char *name)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (!strcmp(g->nodes[i].name, name))
@@ -32,7 +33,7 @@ static int read_name(struct json_ctx *c, json_t *obj, const char *key, char *out
 		return err;
 	if ((why = deploy_name_problem(s)))
 		return json_fail(c, -DITTO_EINVALID, key, "node name %s", why);
-	snprintf(out, DEPLOY_MAX_NAME + 1, "%s", s);
+	snprintf(out, MANIFEST_MAX_NAME + 1, "%s", s);
 	return 0;
 }
 
@@ -54,7 +55,7 @@ static int read_u64(struct json_ctx *c, json_t *obj, const char *key, uint64_t m
 
 /* A clone's directory is the node's name (the fixed layout): anything
  * else would point the Dockerfile elsewhere in the tree. */
-static int read_kind(struct json_ctx *c, json_t *obj, struct deploy_node *n)
+static int read_kind(struct json_ctx *c, json_t *obj, struct manifest_node *n)
 {
 	const char *kind, *dir, *addr;
 	uint64_t port;
@@ -70,6 +71,10 @@ static int read_kind(struct json_ctx *c, json_t *obj, struct deploy_node *n)
 			return json_fail(c, -DITTO_EINVALID, "address",
 					 "not host:port (host of [A-Za-z0-9.-] or [IPv6], port 1..65535)");
 		snprintf(n->address, sizeof(n->address), "%s", addr);
+		/* Its port, when given, is one `ditto up` leaves to it. */
+		if ((err = read_u64(c, obj, "port", 65535, &port)))
+			return err;
+		n->port = (unsigned)port;
 		return 0;
 	}
 	if (strcmp(kind, "clone"))
@@ -88,7 +93,7 @@ static int read_kind(struct json_ctx *c, json_t *obj, struct deploy_node *n)
 
 /* The environment name is the clone's rule applied to the name; a
  * different one in the file would wire a parent to nothing. */
-static int read_node(struct json_ctx *c, json_t *obj, struct deploy_node *n)
+static int read_node(struct json_ctx *c, json_t *obj, struct manifest_node *n)
 {
 	const char *env;
 	int err;
@@ -112,9 +117,9 @@ static int read_node(struct json_ctx *c, json_t *obj, struct deploy_node *n)
 }
 
 /* Upstream names resolve only once every node is read. */
-static int read_upstreams(struct json_ctx *c, json_t *obj, struct deploy_graph *g, size_t i)
+static int read_upstreams(struct json_ctx *c, json_t *obj, struct graph_manifest *g, size_t i)
 {
-	struct deploy_node *n = &g->nodes[i];
+	struct manifest_node *n = &g->nodes[i];
 	json_t *arr;
 	size_t k, at;
 	json_t *v;
@@ -122,8 +127,8 @@ static int read_upstreams(struct json_ctx *c, json_t *obj, struct deploy_graph *
 
 	if ((err = json_get_array(c, obj, "upstreams", false, &arr)) || !arr)
 		return err;
-	if (json_array_size(arr) > DEPLOY_MAX_UPSTREAMS)
-		return json_fail(c, -DITTO_ELIMIT, "upstreams", "more than %u", DEPLOY_MAX_UPSTREAMS);
+	if (json_array_size(arr) > MANIFEST_MAX_UPSTREAMS)
+		return json_fail(c, -DITTO_ELIMIT, "upstreams", "more than %u", MANIFEST_MAX_UPSTREAMS);
 	if (n->kept && json_array_size(arr))
 		return json_fail(c, -DITTO_EINVALID, "upstreams", "a kept node calls no one we wire");
 	json_array_foreach(arr, k, v) {
@@ -146,7 +151,7 @@ static int read_upstreams(struct json_ctx *c, json_t *obj, struct deploy_graph *
 	return 0;
 }
 
-static int read_nodes(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
+static int read_nodes(struct json_ctx *c, json_t *doc, struct graph_manifest *g)
 {
 	json_t *arr, *v;
 	size_t i, at;
@@ -154,11 +159,11 @@ static int read_nodes(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
 
 	if ((err = json_get_array(c, doc, "nodes", true, &arr)))
 		return err;
-	if (!json_array_size(arr) || json_array_size(arr) > DEPLOY_MAX_NODES)
+	if (!json_array_size(arr) || json_array_size(arr) > MANIFEST_MAX_NODES)
 		return json_fail(c, -DITTO_ELIMIT, "nodes", "%zu nodes (1 to %u)",
-				 json_array_size(arr), DEPLOY_MAX_NODES);
+				 json_array_size(arr), MANIFEST_MAX_NODES);
 	if (!(g->nodes = calloc(json_array_size(arr), sizeof(*g->nodes))))
-		return ditto_err(-ENOMEM, "deploy: out of memory");
+		return ditto_err(-ENOMEM, "graph.json: out of memory");
 	json_array_foreach(arr, i, v) {
 		at = json_ctx_key(c, "nodes");
 		json_ctx_index(c, i);
@@ -188,9 +193,9 @@ static int read_nodes(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
 
 /* Each clone node once, after every clone it calls: what compose's
  * depends_on needs to have no cycle. */
-static int read_order(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
+static int read_order(struct json_ctx *c, json_t *doc, struct graph_manifest *g)
 {
-	size_t clones = 0, i, pos[DEPLOY_MAX_NODES];
+	size_t clones = 0, i, pos[MANIFEST_MAX_NODES];
 	json_t *arr, *v;
 	int err;
 
@@ -204,7 +209,7 @@ static int read_order(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
 		return json_fail(c, -DITTO_EINVALID, "start_order", "%zu names for %zu clone nodes",
 				 json_array_size(arr), clones);
 	if (!(g->order = calloc(clones ? clones : 1, sizeof(*g->order))))
-		return ditto_err(-ENOMEM, "deploy: out of memory");
+		return ditto_err(-ENOMEM, "graph.json: out of memory");
 	json_array_foreach(arr, i, v) {
 		long k = json_is_string(v) ? find(g, json_string_value(v)) : -1;
 
@@ -228,15 +233,13 @@ static int read_order(struct json_ctx *c, json_t *doc, struct deploy_graph *g)
 
 static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 {
-	struct deploy_graph *g = user;
+	struct graph_manifest *g = user;
 	const char *front;
 	uint64_t schema;
 	bool present;
 	long f;
 	int err;
 
-	if (g->nodes)
-		return json_fail(c, -DITTO_ECORRUPT, NULL, "more than one document");
 	if (!json_is_object(doc))
 		return json_fail(c, -DITTO_ECORRUPT, NULL, "not an object");
 	if ((err = json_get_u64(c, doc, "schema", true, &schema, &present)))
@@ -254,25 +257,19 @@ static int read_doc(json_t *doc, struct json_ctx *c, void *user)
 	return 0;
 }
 
-int deploy_graph_parse(const char *buf, size_t len, const char *name, struct deploy_graph *g)
+int graph_manifest_parse(const char *buf, size_t len, const char *name, struct graph_manifest *g)
 {
-	struct json_limits lim = { .max_bytes = DEPLOY_MAX_JSON, .max_depth = 8,
+	struct json_limits lim = { .max_bytes = MANIFEST_MAX_JSON, .max_depth = 8,
 				   .max_values = 1u << 20 };
 	int err;
 
 	memset(g, 0, sizeof(*g));
-	if (len > DEPLOY_MAX_JSON)
-		return ditto_err(-DITTO_ELIMIT, "%s: %zu bytes, more than the limit of %zu", name, len,
-				 DEPLOY_MAX_JSON);
-	err = json_each_doc(buf, len, name, &lim, read_doc, g);
-	if (!err && !g->nodes)
-		err = ditto_err(-DITTO_ECORRUPT, "deploy: %s: empty", name);
-	if (err)
-		deploy_graph_free(g);
+	if ((err = json_one_doc(buf, len, name, &lim, read_doc, g)))
+		graph_manifest_free(g);
 	return err;
 }
 
-int deploy_graph_read(const char *dir, struct deploy_graph *g)
+int graph_manifest_read(const char *dir, struct graph_manifest *g)
 {
 	char path[PATH_MAX];
 	char *buf = NULL;
@@ -281,19 +278,19 @@ int deploy_graph_read(const char *dir, struct deploy_graph *g)
 
 	memset(g, 0, sizeof(*g));
 	if (snprintf(path, sizeof(path), "%s/graph.json", dir) >= (int)sizeof(path))
-		return ditto_err(-ENAMETOOLONG, "deploy: %s: path too long", dir);
-	if ((err = json_read_file(path, DEPLOY_MAX_JSON, &buf, &len))) {
+		return ditto_err(-ENAMETOOLONG, "%s: path too long", dir);
+	if ((err = json_read_file(path, MANIFEST_MAX_JSON, &buf, &len))) {
 		if (err == -ENOENT)
-			return ditto_err(err, "deploy: %s is not a graph tree (no graph.json: write it "
+			return ditto_err(err, "%s is not a graph tree (no graph.json: write it "
 					 "with `ditto synth` of a multi-service model)", dir);
 		return err;
 	}
-	err = deploy_graph_parse(buf, len, path, g);
+	err = graph_manifest_parse(buf, len, path, g);
 	free(buf);
 	return err;
 }
 
-void deploy_graph_free(struct deploy_graph *g)
+void graph_manifest_free(struct graph_manifest *g)
 {
 	free(g->nodes);
 	free(g->order);
