@@ -3,9 +3,11 @@
 is profiled with the kernel graph, cloned (`ditto synth` of the graph
 model: one clone per tier, redis and memcached cloned from what their
 callers saw), started with `ditto up`, and profiled again under the same
-load. The clone's graph, from the kernel, must be the original's: every
-edge, calls per parent request within 2%, modes and orders exact. End-to-end
-latency and throughput of both are printed side by side.
+load. The clone's graph must be the original's, from the kernel and from
+the spans (the shop's tiers export theirs, the clone's export theirs, both
+to `ditto profile --otlp-listen`): every edge, calls per parent request
+within 2%, modes and orders exact. End-to-end latency and throughput of
+both are printed side by side.
 
 Real node, redis-server, memcached, nginx and wrk on 127.0.0.1; the
 profiler is the real BPF collector (root)."""
@@ -14,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import time
 
@@ -53,10 +56,18 @@ def wrk(url, seconds, connections):
             'p50_ms': ms(50), 'p99_ms': ms(99)}
 
 
-def profile(targets, out, url, seconds=6):
-    """Profile targets ({name: (pid, port)}) with the graph while wrk -c1
-    drives url; the model as JSON."""
-    args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def profile(targets, out, url, otlp_port, seconds=6):
+    """Profile targets ({name: (pid, port)}) with the graph, and the spans
+    they send to 127.0.0.1:otlp_port, while wrk -c1 drives url; the model
+    as JSON."""
+    args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out,
+            '--otlp-listen', '127.0.0.1:%d' % otlp_port]
     for name, (pid, port) in sorted(targets.items()):
         args += ['--pid', str(pid), '--name', '%d=%s' % (port, name)]
     prof = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -68,9 +79,9 @@ def profile(targets, out, url, seconds=6):
     return json.loads(js.stdout)
 
 
-def kernel_edges(m, rename):
+def edges(m, rename, source):
     return {(rename.get(e['from'], e['from']), rename.get(e['to'], e['to'])): e
-            for e in m.get('graph', {}).get('edges', []) if e.get('source', 'kernel') == 'kernel'}
+            for e in m.get('graph', {}).get('edges', []) if e.get('source', 'kernel') == source}
 
 
 @pytest.fixture(scope='module')
@@ -78,24 +89,35 @@ def run(tmp_path_factory):
     install()
     d = tmp_path_factory.mktemp('clone')
     orig_dm, clone_dm, tree = str(d / 'orig.dm'), str(d / 'clone.dm'), str(d / 'tree')
-    with Shop(nginx=True) as shop:
+    otlp = free_port()
+    with Shop(nginx=True, otlp_http_url='http://127.0.0.1:%d/v1/traces' % otlp,
+              env={'OTEL_BSP_SCHEDULE_DELAY': '200'}) as shop:
         ports = dict(shop.ports)
-        orig = profile({t: (shop.pids[t], ports[t]) for t in PROFILED}, orig_dm, shop.url('/page'))
+        orig = profile({t: (shop.pids[t], ports[t]) for t in PROFILED}, orig_dm, shop.url('/page'),
+                       otlp)
         orig_perf = wrk(shop.url('/page'), 5, 1)
     # The shop is stopped: the clone tiers take the original's ports.
     r = subprocess.run([CLI, 'synth', orig_dm, '-o', tree], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     ditto.build_graph(tree)
     manifest = json.load(open(os.path.join(tree, 'graph.json')))
-    with ditto.up(tree, max_seconds=600) as g:
-        tiers = {t['name']: (t['pid'], t['port']) for t in g.tiers}
-        front = 'http://%s/page' % g.front
-        clone = profile(tiers, clone_dm, front)
-        clone_perf = wrk(front, 5, 1)
+    # The tiers inherit the environment: the clones export their spans.
+    otlp = free_port()
+    os.environ['OTEL_EXPORTER_OTLP_ENDPOINT'] = 'http://127.0.0.1:%d' % otlp
+    try:
+        with ditto.up(tree, max_seconds=600) as g:
+            tiers = {t['name']: (t['pid'], t['port']) for t in g.tiers}
+            front = 'http://%s/page' % g.front
+            clone = profile(tiers, clone_dm, front, otlp)
+            clone_perf = wrk(front, 5, 1)
+    finally:
+        del os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']
     # External nodes of the original are services of the clone: one name.
     rename = {'redis-%d' % ports['redis']: 'redis',
               'memcached-%d' % ports['memcached']: 'memcached'}
-    return {'orig': kernel_edges(orig, rename), 'clone': kernel_edges(clone, rename),
+    return {'orig': edges(orig, rename, 'kernel'), 'clone': edges(clone, rename, 'kernel'),
+            'orig_traces': edges(orig, rename, 'traces'),
+            'clone_traces': edges(clone, rename, 'traces'),
             'orig_perf': orig_perf, 'clone_perf': clone_perf, 'manifest': manifest,
             'tiers': tiers}
 
@@ -107,10 +129,9 @@ def test_the_tree_has_a_tier_per_node(run):
     assert run['manifest']['front'] == 'nginx'
 
 
-def test_the_clone_graph_is_the_original_graph(run):
-    orig, clone = run['orig'], run['clone']
+def compare(orig, clone, keys):
     print('\n%-22s %10s %10s  %-18s %-18s' % ('edge', 'original', 'clone', 'mode', 'order'))
-    for key in sorted(EDGES):
+    for key in sorted(keys):
         o, c = orig.get(key), clone.get(key)
         assert o is not None, ('original lacks', key, sorted(orig))
         assert c is not None, ('clone lacks', key, sorted(clone))
@@ -119,13 +140,25 @@ def test_the_clone_graph_is_the_original_graph(run):
         print('%-22s %10.3f %10.3f  %-18s %-18s' % ('%s->%s' % key, ro, rc,
               '%s/%s' % (o.get('mode'), c.get('mode')),
               '%s/%s' % (o.get('order'), c.get('order'))))
-    for key in sorted(EDGES):
+    for key in sorted(keys):
         o, c = orig[key], clone[key]
         ro = o['calls'] / o['parent_requests']
         rc = c['calls'] / c['parent_requests']
         assert abs(rc - ro) <= 0.02 * ro, (key, ro, rc)
         assert (c.get('mode'), c.get('order')) == (o['mode'], o['order']), (key, o, c)
     assert set(clone) == set(orig), (sorted(clone), sorted(orig))
+
+
+def test_the_clone_graph_is_the_original_graph(run):
+    compare(run['orig'], run['clone'], EDGES)
+
+
+def test_the_clone_spans_give_the_original_traces_graph(run):
+    """nginx has no tracing: the traces graph is the node tiers' and their
+    databases', and the clone of nginx exports no spans either."""
+    traced = [k for k in EDGES if k[0] != 'nginx']
+    assert set(run['orig_traces']) == set(traced), sorted(run['orig_traces'])
+    compare(run['orig_traces'], run['clone_traces'], traced)
 
 
 def test_end_to_end_latency_side_by_side(run):
