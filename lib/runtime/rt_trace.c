@@ -7,6 +7,7 @@
  * with a new span id each. Spans end in rt_span_end() (rt_span_export.c).
  */
 #include "rt_int.h"
+#include "rt_otlp.h"
 
 #include <string.h>
 
@@ -30,10 +31,20 @@ static void random_id(struct rt_rng *r, uint8_t *p, size_t n)
 	} while (all_zero(p, n));
 }
 
+/* A clone that calls no child and exports no span has no use for trace
+ * context: it does none of this work, which its original did not do
+ * either (the CPU profile of the clone must not count it). */
+static bool traced(void)
+{
+	return rt_config.nupstreams || rt_otlp_on();
+}
+
 void rt_trace_begin(struct rt_thread *t, const struct rt_req *req)
 {
 	struct rt_trace *tc = &t->trace;
 
+	if (!traced())
+		return;
 	tc->remote = false;
 	if (!req->traceparent ||
 	    rt_traceparent_parse(req->traceparent, req->traceparent_len, tc)) {
@@ -49,8 +60,11 @@ void rt_trace_end(struct rt_thread *t)
 {
 	struct rt_span s = { .kind = RT_SPAN_SERVER, .trace_id = t->trace.trace_id,
 			     .span_id = t->trace.span_id, .parent_id = t->trace.parent_id,
-			     .start_ns = t->trace.start_ns, .end_ns = rt_now_ns(), .upstream = -1 };
+			     .start_ns = t->trace.start_ns, .upstream = -1 };
 
+	if (!traced())
+		return;
+	s.end_ns = rt_now_ns();
 	rt_span_end(&s);
 }
 
