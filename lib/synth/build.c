@@ -18,12 +18,11 @@
 
 #include <ditto/synth.h>
 
-#define TAIL 600
+#define TAIL SYNTH_LOG_TAIL
 
-/* The last TAIL bytes of the log, starting at a line. */
-static void log_tail(const char *log, char *out, size_t len)
+void synth_log_tail(const char *log, char *out, size_t len)
 {
-	FILE *f = fopen(log, "r");
+	FILE *f = fopen(log, "re");
 	long size;
 	size_t n;
 	char *nl;
@@ -88,7 +87,7 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return ditto_err(-ENOENT, "synth: cannot run make (install the Debian package make)");
-	log_tail(log, tail, sizeof(tail));
+	synth_log_tail(log, tail, sizeof(tail));
 	return ditto_err(-DITTO_EBUILD, "synth: building the clone in %s failed (%s/build.log):\n%s",
 			 dir, dir, tail);
 }

@@ -20,7 +20,7 @@
 
 #include <ditto/synth.h>
 
-#define TAIL 600
+#define TAIL SYNTH_LOG_TAIL
 
 unsigned long long proc_start_ticks(pid_t pid)
 {
@@ -45,26 +45,6 @@ unsigned long long proc_start_ticks(pid_t pid)
 	if (p)
 		ticks = strtoull(p, NULL, 10);
 	return ticks;
-}
-
-void run_log_tail(const char *log, char *out, size_t len)
-{
-	FILE *f = fopen(log, "re");
-	long size;
-	size_t n;
-	char *nl;
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, size > TAIL ? size - TAIL : 0, SEEK_SET);
-	n = fread(out, 1, len - 1, f);
-	out[n] = '\0';
-	fclose(f);
-	if (size > TAIL && (nl = strchr(out, '\n')))
-		memmove(out, nl + 1, strlen(nl + 1) + 1);
 }
 
 int run_write_up_json(struct ditto_synth_run *r)
@@ -185,7 +165,7 @@ static int tier_died(struct ditto_synth_run *r, size_t i, pid_t pid, int status)
 		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
-	run_log_tail(t->log, tail, sizeof(tail));
+	synth_log_tail(t->log, tail, sizeof(tail));
 	return ditto_err(-ECHILD, "up: tier '%s' (pid %d, port %u) %s; the other tiers were "
 			 "stopped. The end of %s:\n%s", t->name, (int)pid, t->port, how, t->log,
 			 tail);

@@ -60,7 +60,6 @@ unsigned long long proc_start_ticks(pid_t pid);
 /* up.json of the run, written to a temporary file and renamed. */
 int run_write_up_json(struct ditto_synth_run *r);
 /* The last lines of a tier's log into out. */
-void run_log_tail(const char *log, char *out, size_t len);
 /* SIGTERM to every tier (front first) and its group, SIGKILL after the
  * grace; reaps them. Removes up.json when remove_json. */
 void run_stop_all(struct ditto_synth_run *r, bool remove_json);

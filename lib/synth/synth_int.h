@@ -139,6 +139,12 @@ struct config_in {
  */
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
 
+/* ---- build.c ---- */
+#define SYNTH_LOG_TAIL 600
+/* The last SYNTH_LOG_TAIL bytes of a log into out, starting at a line
+ * (a build's, a graph tier's): what an error message ends with. */
+void synth_log_tail(const char *log, char *out, size_t len);
+
 /* ---- upstream_gen.c: the children the clone calls ---- */
 struct ditto_edge;
 /* `static const struct rt_upstream upstreams[]` (and its histograms) into
