@@ -76,9 +76,12 @@ void graph_manifest_write(const struct gplan *p, struct dbuf *b)
 {
 	dbuf_puts(b, "{\"schema\":1,\n  ");
 	put_key_str(b, "front", p->nodes[p->front].name);
+	/* Kept nodes are not started: the order names the clones only. */
 	dbuf_puts(b, ",\n  \"start_order\":[");
-	for (size_t i = 0; i < p->n; i++) {
-		dbuf_puts(b, i ? "," : "");
+	for (size_t i = 0, n = 0; i < p->n; i++) {
+		if (p->nodes[p->order[i]].kind != GNODE_CLONE)
+			continue;
+		dbuf_puts(b, n++ ? "," : "");
 		put_str(b, p->nodes[p->order[i]].name);
 	}
 	dbuf_puts(b, "],\n  \"nodes\":[\n");

@@ -214,6 +214,21 @@ def test_keep_leaves_a_node_to_the_real_service(tmp_path):
     assert node(manifest(tmp_path / 'c'), 'redis-6379')['address'] == 'db.example:6379'
 
 
+def test_a_tree_with_a_kept_node_starts_its_clones_only(tmp_path):
+    """The start order names clones only (a kept node is not started): a
+    tree with one used to be refused by its own reader."""
+    rp, kept = free_port(), free_port()
+    m = graph_model(free_port(), free_port(), redis_port=rp)
+    ditto('synth', '-q', '--keep', 'redis-%d=127.0.0.1:%d' % (rp, kept), '-o', tmp_path / 'g',
+          save(m, tmp_path), timeout=600)
+    man = manifest(tmp_path / 'g')
+    assert man['start_order'] == ['back', 'front'], man['start_order']
+    with dt.up(tmp_path / 'g') as g:
+        assert sorted(t['name'] for t in g.tiers) == ['back', 'front']
+        back = next(t for t in g.tiers if t['name'] == 'back')
+        assert environ(back['pid'])['DITTO_UPSTREAM_REDIS_%d' % rp] == '127.0.0.1:%d' % kept
+
+
 def test_tree_replaces_only_what_libditto_wrote(tmp_path):
     m = graph_model(free_port(), free_port())
     other = tmp_path / 'mine'
