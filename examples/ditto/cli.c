@@ -107,6 +107,11 @@ void cli_getopt_start(void)
 	opterr = 0;
 }
 
+bool cli_model_is_graph(const struct ditto_model *m)
+{
+	return ditto_model_service_count(m) > 1 || ditto_graph_edge_count(ditto_model_graph(m));
+}
+
 int cli_load(const char *path, bool validate, struct ditto_model **out)
 {
 	DITTO_OPTS(ditto_load_opts, lo, .no_validate = !validate);

@@ -76,6 +76,9 @@ void cli_getopt_start(void);
 
 /* Load a model file, reporting failures; CLI_OK or CLI_EINPUT. */
 int cli_load(const char *path, bool validate, struct ditto_model **out);
+/* Whether m is a graph (several services, or edges): synth and tune then
+ * work on the graph tree. */
+bool cli_model_is_graph(const struct ditto_model *m);
 
 /* Whole-string number parsing; false on junk, sign or overflow. */
 bool cli_parse_u64(const char *s, uint64_t *out);

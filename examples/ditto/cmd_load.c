@@ -19,7 +19,7 @@
 #define CMD "load"
 
 enum { O_HOST = 256, O_FRAMING, O_MODEL, O_SERVICE, O_MODE, O_QPS, O_WARMUP, O_VALUE, O_SHARE,
-       O_SEED, O_TIMEOUT, O_DEADLINE, O_JSON, O_PORT };
+       O_SEED, O_TIMEOUT, O_DEADLINE, O_JSON, O_PORT, O_PATH };
 
 struct load_args {
 	struct ditto_loadgen_opts *o;
@@ -57,6 +57,7 @@ static void usage(FILE *f)
 	      "      --seed N            seed of arrivals and keys (default 1)\n"
 	      "      --timeout S         an answer later than this is a timeout error\n"
 	      "                          (default 5, or the whole run if shorter)\n"
+	      "      --path P            target of HTTP requests (default /)\n"
 	      "      --deadline S        end with an error if the run is not done S seconds\n"
 	      "                          after it started (default with -n and no -d: 60\n"
 	      "                          plus 0.01 per request; else none)\n"
@@ -151,6 +152,7 @@ static int option(int c, const char *arg, struct load_args *a)
 		if ((rc = number("--deadline", arg, &o->deadline_s)) || o->deadline_s == 0)
 			return rc ? rc : cli_usage_error(CMD, "--deadline: '%s' is not > 0", arg);
 		return 0;
+	case O_PATH: o->http_path = arg; return 0;
 	case O_JSON: a->json = true; return 0;
 	default: return -1;
 	}
@@ -289,6 +291,7 @@ int cmd_load(int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "deadline", required_argument, NULL, O_DEADLINE },
+		{ "path", required_argument, NULL, O_PATH },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

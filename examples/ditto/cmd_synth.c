@@ -133,11 +133,6 @@ static int synth_graph_run(const struct synth_args *a, const struct ditto_model 
 	return a->deploy ? deploy_after_synth(a->output, a->deploy, a->no_build, a->quiet) : CLI_OK;
 }
 
-static bool model_is_graph(const struct ditto_model *m)
-{
-	return ditto_model_service_count(m) > 1 || ditto_graph_edge_count(ditto_model_graph(m));
-}
-
 int synth_run(const struct synth_args *a)
 {
 	DITTO_OPTS(ditto_synth_opts, so, .service = a->service, .seed = a->seed, .port = a->port,
@@ -148,7 +143,7 @@ int synth_run(const struct synth_args *a)
 
 	if ((rc = cli_load(a->model, false, &m)))
 		return rc;
-	if (!a->service && model_is_graph(m)) {
+	if (!a->service && cli_model_is_graph(m)) {
 		rc = synth_graph_run(a, m);
 		ditto_model_free(m);
 		return rc;

@@ -16,10 +16,12 @@
 #define CMD "tune"
 
 struct tune_args {
-	const char *model, *output, *service, *cc, *json, *plot, *save;
+	const char *model, *output, *service, *cc, *json, *plot, *save, *path;
+	const char *keep[64];
+	size_t nkeep;
 	char **original;
 	uint64_t seed, requests, iterations, port, original_port, connections;
-	double bound, latency_s;
+	double bound, latency_s, seconds;
 	bool latency, quiet;
 };
 
@@ -43,15 +45,26 @@ static void usage(FILE *f)
 	      "targets), adjust the model's tuning knobs, and repeat. DIR keeps the best clone\n"
 	      "so far (also on Ctrl-C); the model with its tuning section is saved.\n"
 	      "\n"
+	      "A model of several services (a graph) is tuned as a graph unless --service picks\n"
+	      "one: the graph tree is started as `ditto up` starts it, its front tier loaded,\n"
+	      "and each tier's CPU time per request held to its original's in the profile\n"
+	      "(one knob per tier); ORIGINAL COMMAND then starts the whole original graph,\n"
+	      "for the end-to-end latency rows of --latency.\n"
+	      "\n"
 	      "Options:\n"
 	      "  -o, --output DIR          clone directory (required; new, empty or a clone tree)\n"
 	      "  -s, --service NAME        service of the model (default: the first)\n"
 	      "      --original-port P     port ORIGINAL COMMAND listens on (default: the model's)\n"
 	      "  -P, --port P              port for the clone while measured (default: a free one)\n"
+	      "      --seconds S           graphs: seconds of load per measurement (default 4)\n"
+	      "      --path P              graphs: an HTTP front is loaded with GETs of P\n"
+	      "                            (default /)\n"
+	      "      --keep NAME=HOST:PORT graphs: node NAME is not cloned (nor tuned): its\n"
+	      "                            callers are given HOST:PORT (repeatable)\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
 	      "  -n, --requests N          requests per measurement (default 30000)\n"
-	      "  -c, --connections N       connections of the load (default 4)\n"
+	      "  -c, --connections N       connections of the load (default 4; graphs: 2)\n"
 	      "  -L, --latency             also measure latency against load and throughput\n"
 	      "      --latency-seconds S   seconds per latency load point (default 3)\n"
 	      "  -j, --json FILE           write the report as JSON ('-': standard output)\n"
@@ -69,7 +82,8 @@ static void usage(FILE *f)
 	      "usage error. A Ctrl-C stop that leaves a clone is judged the same way.\n"
 	      "\n"
 	      "Example:\n"
-	      "  ditto tune redis.msgpack -o redis-clone -- redis-server --port 6390 --save ''\n",
+	      "  ditto tune redis.msgpack -o redis-clone -- redis-server --port 6390 --save ''\n"
+	      "  ditto tune shop.msgpack -o shop-clone -L --original-port 8080 -- ./start-shop\n",
 	      f);
 }
 
@@ -153,23 +167,11 @@ static int outputs(const struct tune_args *a, struct ditto_model *m,
 	return rc;
 }
 
-static int run(struct tune_args *a)
+static int finish_run(struct tune_args *a, struct ditto_model *m, struct ditto_tune_report *r,
+		      int err)
 {
-	DITTO_OPTS(ditto_tune_opts, to, .dir = a->output, .service = a->service,
-		   .original_argv = a->original, .original_port = (unsigned)a->original_port,
-		   .port = (unsigned)a->port, .max_iterations = (unsigned)a->iterations,
-		   .bound = a->bound, .requests = a->requests, .connections = (unsigned)a->connections,
-		   .latency = a->latency, .latency_s = a->latency_s, .seed = a->seed, .cc = a->cc,
-		   .progress = on_progress, .user = &a->quiet, .stop = &stop_flag);
-	struct ditto_tune_report *r = NULL;
-	struct ditto_model *m = NULL;
-	int err, rc;
+	int rc;
 
-	if ((rc = cli_load(a->model, false, &m)))
-		return rc;
-	signal(SIGINT, on_sigint);
-	err = ditto_tune(m, &to, &r);
-	signal(SIGINT, SIG_DFL);
 	if (err && !r) {
 		ditto_model_free(m);
 		return cli_fail(CMD, err);
@@ -184,6 +186,59 @@ static int run(struct tune_args *a)
 	ditto_tune_report_free(r);
 	ditto_model_free(m);
 	return rc;
+}
+
+static int run_graph(struct tune_args *a, struct ditto_model *m)
+{
+	DITTO_OPTS(ditto_tune_graph_opts, to, .dir = a->output, .original_argv = a->original,
+		   .original_port = (unsigned)a->original_port,
+		   .max_iterations = (unsigned)a->iterations, .bound = a->bound,
+		   .connections = (unsigned)a->connections, .duration_s = a->seconds,
+		   .latency = a->latency, .latency_s = a->latency_s, .http_path = a->path,
+		   .keep = a->keep,
+		   .keep_count = a->nkeep, .seed = a->seed, .cc = a->cc, .progress = on_progress,
+		   .user = &a->quiet, .stop = &stop_flag);
+	struct ditto_tune_report *r = NULL;
+	int err;
+
+	if (a->port || a->requests) {
+		ditto_model_free(m);
+		return cli_usage_error(CMD, "%s is for one service: a graph's tiers keep their "
+				       "ports and are loaded for --seconds", a->port ? "--port" :
+				       "--requests");
+	}
+	signal(SIGINT, on_sigint);
+	err = ditto_tune_graph(m, &to, &r);
+	signal(SIGINT, SIG_DFL);
+	return finish_run(a, m, r, err);
+}
+
+static int run(struct tune_args *a)
+{
+	DITTO_OPTS(ditto_tune_opts, to, .dir = a->output, .service = a->service,
+		   .original_argv = a->original, .original_port = (unsigned)a->original_port,
+		   .port = (unsigned)a->port, .max_iterations = (unsigned)a->iterations,
+		   .bound = a->bound, .requests = a->requests, .connections = (unsigned)a->connections,
+		   .latency = a->latency, .latency_s = a->latency_s, .seed = a->seed, .cc = a->cc,
+		   .progress = on_progress, .user = &a->quiet, .stop = &stop_flag);
+	struct ditto_tune_report *r = NULL;
+	struct ditto_model *m = NULL;
+	int err, rc;
+
+	if ((rc = cli_load(a->model, false, &m)))
+		return rc;
+	if (!a->service && cli_model_is_graph(m))
+		return run_graph(a, m);
+	if (a->nkeep || a->seconds || a->path) {
+		ditto_model_free(m);
+		return cli_usage_error(CMD, "%s is for a graph (a model of several services, "
+				       "tuned without --service)", a->nkeep ? "--keep" :
+				       a->seconds ? "--seconds" : "--path");
+	}
+	signal(SIGINT, on_sigint);
+	err = ditto_tune(m, &to, &r);
+	signal(SIGINT, SIG_DFL);
+	return finish_run(a, m, r, err);
 }
 
 static int number(const char *opt, const char *arg, uint64_t max, uint64_t *out)
@@ -214,6 +269,16 @@ static int option(int c, const char *arg, struct tune_args *a)
 			return cli_usage_error(CMD, "--latency-seconds: '%s' is not in (0, 3600)", arg);
 		return 0;
 	case 'L': a->latency = true; return 0;
+	case 'T':
+		if (!cli_parse_f64(arg, &a->seconds) || !(a->seconds > 0 && a->seconds < 3600))
+			return cli_usage_error(CMD, "--seconds: '%s' is not in (0, 3600)", arg);
+		return 0;
+	case 'G': a->path = arg; return 0;
+	case 'E':
+		if (a->nkeep == sizeof(a->keep) / sizeof(a->keep[0]))
+			return cli_usage_error(CMD, "at most %zu --keep", a->nkeep);
+		a->keep[a->nkeep++] = arg;
+		return 0;
 	case 'j': a->json = arg; return 0;
 	case 'p': a->plot = arg; return 0;
 	case 'W': a->save = arg; return 0;
@@ -236,6 +301,9 @@ int cmd_tune(int argc, char **argv)
 		{ "connections", required_argument, NULL, 'c' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "latency-seconds", required_argument, NULL, 'S' },
+		{ "seconds", required_argument, NULL, 'T' },
+		{ "keep", required_argument, NULL, 'E' },
+		{ "path", required_argument, NULL, 'G' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "save", required_argument, NULL, 'W' },

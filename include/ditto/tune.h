@@ -108,6 +108,11 @@ struct ditto_loadgen_opts {
 	 * requests or its duration (0: for a run with a request count and no
 	 * duration, 60 s plus 10 ms per request; otherwise no deadline). */
 	double deadline_s;
+	/* Since 0.5. Target of HTTP requests (NULL: "/"): it must start with
+	 * '/' and hold printable ASCII without spaces, at most 1024 bytes
+	 * (else -EINVAL). A front tier whose / answers 404 is loaded where
+	 * its clients go. */
+	const char *http_path;
 	size_t :0;
 };
 
@@ -398,6 +403,78 @@ struct ditto_tune_report;
  */
 DITTO_API int ditto_tune(struct ditto_model *m, const struct ditto_tune_opts *opts,
 			 struct ditto_tune_report **out);
+
+/* Since 0.5. */
+struct ditto_tune_graph_opts {
+	size_t sz;
+	/* Where the graph tree is written and rebuilt (required); the best
+	 * tree so far is kept there when the loop ends for any reason. */
+	const char *dir;
+	/* Command that starts the whole original graph, its front tier
+	 * listening on original_port (0: the model's front port): the
+	 * end-to-end latency rows set the clone graph against it. NULL: the
+	 * front's recorded throughput stands for the original's. */
+	char *const *original_argv;
+	unsigned original_port;
+	/* Iterations at most (0: 8), and the relative error bound of each
+	 * tier's CPU time per request (0: 0.05). */
+	unsigned max_iterations;
+	double bound;
+	/* The load of each measurement: closed loop on the front tier with
+	 * this many connections (0: 2) for this many seconds (0: 4), after a
+	 * second of warm-up. */
+	unsigned connections;
+	double duration_s;
+	/* Also load both graphs at a low, a medium and a high share of the
+	 * original's saturation, with noise rows (needs original_argv for
+	 * the curves; slower), latency_s seconds per point (0: 3). */
+	bool latency;
+	double latency_s;
+	/* Target of the HTTP requests to an HTTP front (NULL: "/"), all GETs:
+	 * where the front's clients go (a front whose / answers 404 would be
+	 * measured answering errors). */
+	const char *http_path;
+	/* As in ditto_synth_graph_opts (keep_count NAME=HOST:PORT strings:
+	 * nodes not cloned, not tuned). */
+	const char *const *keep;
+	size_t keep_count;
+	uint64_t seed;
+	const char *cc;
+	ditto_tune_progress_fn progress;
+	void *user;
+	const volatile int *stop;
+	size_t :0;
+};
+
+/*
+ * Tune the clone of a graph model (ditto_synth_graph_write()) tier by
+ * tier, each under the load it receives in the graph: every iteration
+ * writes the graph tree with the current knobs into DIR.try, builds it,
+ * starts it (ditto_synth_up()), drives its front tier with the model's
+ * framing and requests, and reads each tier's CPU time (its process tree,
+ * every thread, from /proc) over the requests the front answered. A
+ * tier's target is its original's CPU time in the profile over the
+ * requests the front served in the same window: CPU per request of the
+ * graph, so each tier is held to its share of the whole. The knob of a
+ * tier is "NODE/synth.cpu_scale" (its body's length; per node, see
+ * ditto_tuning_knobs()), stepped by a secant search per tier (the
+ * runtime's own cost is the intercept). Externals cloned from what their
+ * callers saw, and kept nodes, have no target. The best tree (smallest
+ * largest error) is moved into dir. The report has one row per tuned
+ * tier, "cpu_ns_per_request:NODE" (bound: opts->bound); with
+ * opts->latency, the end-to-end rows of ditto_tune() (p50/p99 at low,
+ * medium and high load, their noise rows, saturation_qps) between the
+ * original graph and the best clone graph. The iterations and the best
+ * knobs go to the model's tuning section, so that ditto_synth_graph_write()
+ * of the tuned model writes the tuned tree. Convergence and the verdict
+ * as ditto_tune(). Errors: -DITTO_EOPTS; -EINVAL the model is no graph,
+ * or no tier has a CPU time and requests to tune against (a profile of
+ * the tiers under load gives both); -ENOTEMPTY dir holds other files;
+ * -ECHILD no clone graph could be built and measured; -ECANCELED stopped
+ * before any was measured.
+ */
+DITTO_API int ditto_tune_graph(struct ditto_model *m, const struct ditto_tune_graph_opts *opts,
+			       struct ditto_tune_report **out);
 DITTO_API void ditto_tune_report_free(struct ditto_tune_report *r);
 /* Iterations run, and whether every tuned metric ended within bounds.
  * ditto_tune() returns 0 also when the loop did not converge (it ran as

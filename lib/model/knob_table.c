@@ -17,6 +17,10 @@ const struct synth_knob synth_knob_table[] = {
 	{ "synth.background_rate", offsetof(struct synth_knobs, background_rate), 1, 0.01, 100 },
 	{ "synth.hold_share", offsetof(struct synth_knobs, hold_share), 0, 0, 1 },
 	{ "synth.chase_scale", offsetof(struct synth_knobs, chase_scale), 1, 0, 10 },
+	/* A node.js tier spends milliseconds per request where the default
+	 * body is 10000 additions (thousands of times that); the limit on
+	 * body instructions per request (lib/synth/limits.c) caps it too. */
+	{ "synth.cpu_scale", offsetof(struct synth_knobs, cpu_scale), 1, 0.01, 1e5 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
 
@@ -26,6 +30,16 @@ const struct synth_knob *synth_knob_find(const char *name)
 		if (strcmp(synth_knob_table[i].name, name) == 0)
 			return &synth_knob_table[i];
 	return NULL;
+}
+
+const struct synth_knob *synth_knob_find_key(const char *key, size_t *scope_len)
+{
+	const char *slash = strrchr(key, '/');
+
+	*scope_len = slash ? (size_t)(slash - key) : 0;
+	if (slash && slash == key)
+		return NULL;
+	return synth_knob_find(slash ? slash + 1 : key);
 }
 
 double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d)

@@ -24,6 +24,8 @@ struct synth_knobs {
 	double hold_share;	/* share of epoll wake-ups whose responses wait for
 				 * the wake-up's last read (rt_net.hold_share) */
 	double chase_scale;	/* multiplies the profile's share of chased loads */
+	double cpu_scale;	/* multiplies the body again: the graph tuner's, for a
+				 * tier's CPU time per request in its graph */
 };
 struct synth_knob {
 	const char *name;
@@ -34,6 +36,11 @@ extern const struct synth_knob synth_knob_table[];
 extern const size_t synth_knob_count;
 /* The knob called name, or NULL. */
 const struct synth_knob *synth_knob_find(const char *name);
+/* The knob a tuning.knobs key names: "synth.NAME" for every service, or
+ * "SERVICE/synth.NAME" for one service only (the graph tuner's per-tier
+ * knobs, which take precedence there); *scope_len is the length of
+ * SERVICE (0 for an unscoped key). NULL when no knob is named. */
+const struct synth_knob *synth_knob_find_key(const char *key, size_t *scope_len);
 double *synth_knob_ptr(struct synth_knobs *k, const struct synth_knob *d);
 void synth_knobs_defaults(struct synth_knobs *k);
 

@@ -119,11 +119,12 @@ static void check_mix(struct vctx *v, const struct dnode *obj)
 static void check_knob_names(struct vctx *v, const struct dnode *obj)
 {
 	const struct dnode *knobs = dn_get(obj, "knobs");
+	size_t scope;
 
 	if (!v->warning || !knobs || knobs->type != DN_MAP)
 		return;
 	for (size_t i = 0; i < knobs->m.n; i++)
-		if (!synth_knob_find(knobs->m.m[i].key))
+		if (!synth_knob_find_key(knobs->m.m[i].key, &scope))
 			vwarning(v, "knobs", "'%s' is not a knob of this libditto (synth ignores it)",
 				 knobs->m.m[i].key);
 }

@@ -646,10 +646,10 @@ static uint64_t runtime_insts(const struct ditto_service *s, const struct synth_
 }
 
 /* Body instructions per request: the profile's less the runtime's own,
- * times the body_scale knob, within the limit. */
+ * times the body_scale and cpu_scale knobs, within the limit. */
 static unsigned insts_hist(struct cfg *g, const struct ditto_hist *ipr)
 {
-	struct bucket_map m = { .minus = runtime_insts(g->s, &g->k), .scale = g->k.body_scale };
+	struct bucket_map m = { .minus = runtime_insts(g->s, &g->k), .scale = g->k.body_scale * g->k.cpu_scale };
 	uint64_t top[2];
 
 	if (ipr && ditto_hist_bucket_count(ipr)) {
@@ -862,7 +862,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	 * default body's length stands in (as synth's warning says), so that
 	 * the clone does work per request and the tuner's body_scale has
 	 * something to scale. */
-	hist_ref(&g, hipr, ipr, (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale), out);
+	hist_ref(&g, hipr, ipr, (uint64_t)(DEFAULT_BODY_INSTS * g.k.body_scale * g.k.cpu_scale), out);
 	dbuf_printf(out, ",\n");
 	dbuf_put(out, sf.data, sf.len);
 	out->oom |= sf.oom;

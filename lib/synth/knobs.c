@@ -78,17 +78,31 @@ DITTO_API int ditto_synth_knob(size_t i, const char **name, double *dflt, double
 	return 0;
 }
 
-/* Values outside a knob's range are clamped, not refused: a hand-edited
- * model still synthesizes. */
-void synth_knobs_read(const struct ditto_values *v, struct synth_knobs *k)
+/* Keys of v scoped to `service` (scoped) or to every service. */
+static void read_keys(const struct ditto_values *v, const char *service, bool scoped,
+		      struct synth_knobs *k)
 {
-	synth_knobs_defaults(k);
-	for (size_t i = 0; v && i < synth_knob_count; i++) {
-		const struct synth_knob *d = &synth_knob_table[i];
+	for (size_t i = 0; i < ditto_values_size(v); i++) {
+		const struct synth_knob *d;
+		const char *key;
+		size_t n;
 		double x;
 
-		if (!ditto_values_get(v, d->name, &x) && isfinite(x))
-			*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
+		if (ditto_values_entry(v, i, &key, &x) || !(d = synth_knob_find_key(key, &n)) ||
+		    !isfinite(x) || (n > 0) != scoped)
+			continue;
+		if (scoped && (!service || strlen(service) != n || strncmp(key, service, n)))
+			continue;
+		*synth_knob_ptr(k, d) = fmin(fmax(x, d->min), d->max);
 	}
+}
+
+/* Values outside a knob's range are clamped, not refused: a hand-edited
+ * model still synthesizes. A service's own keys win over everyone's. */
+void synth_knobs_read(const struct ditto_values *v, const char *service, struct synth_knobs *k)
+{
+	synth_knobs_defaults(k);
+	read_keys(v, service, false, k);
+	read_keys(v, service, true, k);
 	pin_knobs(k);
 }

@@ -107,9 +107,10 @@ static int opts_read(const struct ditto_synth_opts *o, struct ditto_synth_opts *
 	r->knobs = OPTS_GET(o, knobs, NULL);
 	for (size_t i = 0; i < ditto_values_size(r->knobs); i++) {
 		const char *k = NULL;
+		size_t scope;
 
 		ditto_values_entry(r->knobs, i, &k, NULL);
-		if (!synth_knob_find(k))
+		if (!synth_knob_find_key(k, &scope))
 			return ditto_err(-EINVAL, "synth: '%s' is not a knob of this libditto "
 					 "(`ditto synth --help` lists them)", k);
 	}
@@ -133,7 +134,8 @@ static int generate(const struct ditto_model *m, const struct ditto_service *s,
 	config_processes(s, &lim);	/* the body's regions are per process */
 
 	in.window_s = ditto_meta_window_s(ditto_model_meta(m));
-	synth_knobs_read(o->knobs ? o->knobs : ditto_tuning_knobs(ditto_model_tuning(m)), &knobs);
+	synth_knobs_read(o->knobs ? o->knobs : ditto_tuning_knobs(ditto_model_tuning(m)),
+			 ditto_service_name(s), &knobs);
 	in.knobs = &knobs;
 	if ((err = body(s, o->seed, &knobs, &lim, asm_, &info)))
 		return err;

@@ -41,7 +41,7 @@ struct ditto_model;
 struct ditto_values;
 /* The knobs of v (a model's tuning.knobs or the caller's; NULL: none),
  * each absent one at its default, out-of-range ones clamped. */
-void synth_knobs_read(const struct ditto_values *v, struct synth_knobs *k);
+void synth_knobs_read(const struct ditto_values *v, const char *service, struct synth_knobs *k);
 
 /* What a model may ask of its clone (limits.c; documented in synth.h). */
 enum synth_limit {

@@ -34,7 +34,7 @@
 #define IN_MAX (LOADGEN_FRAME_MAX + LOADGEN_LINE_MAX)
 
 struct cfg {
-	const char *host;
+	const char *host, *path;
 	unsigned port, framing, conns;
 	enum ditto_load_mode mode;
 	double qps, duration_s, warmup_s, write_share, timeout_s, deadline_s;
@@ -344,6 +344,19 @@ static double default_timeout(const struct cfg *c)
 	return t;
 }
 
+/* It goes into a request line as is: no spaces, no control characters. */
+static bool http_path_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (p[0] != '/' || n > 1024)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] <= ' ' || p[i] > '~')
+			return false;
+	return true;
+}
+
 static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 {
 	struct cfg *c = &r->cfg;
@@ -366,6 +379,10 @@ static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 	c->timeout_s = OPTS_GET(o, timeout_s, 0.0);
 	c->stop = OPTS_GET(o, stop, NULL);
 	c->deadline_s = OPTS_GET(o, deadline_s, 0.0);
+	c->path = OPTS_GET(o, http_path, NULL);
+	if (c->path && !http_path_ok(c->path))
+		return ditto_err(-EINVAL, "load: HTTP path '%.64s' is not '/' and printable ASCII "
+				 "without spaces (at most 1024 bytes)", c->path);
 	if ((err = check_numbers(c)))
 		return err;
 	if (c->duration_s == 0 && !c->requests)
@@ -574,7 +591,8 @@ static void flush(struct run *r, struct conn *c, uint64_t now)
 
 static void send_request(struct run *r, struct conn *c, uint64_t intended, uint64_t now)
 {
-	struct loadgen_req q = { .host = r->cfg.host, .value_bytes = r->cfg.value_bytes };
+	struct loadgen_req q = { .host = r->cfg.host, .path = r->cfg.path,
+				 .value_bytes = r->cfg.value_bytes };
 
 	q.write = loadgen_has_writes(r->cfg.framing) && ditto_rng_double(&r->rng) < r->cfg.write_share;
 	q.key = ditto_rng_below(&r->rng, r->cfg.keys);
@@ -758,7 +776,8 @@ static int greet(const struct run *r, struct conn *c)
  * requests since a measured service pays for each. */
 static int preset_keys(struct run *r)
 {
-	struct loadgen_req q = { .write = true, .value_bytes = r->cfg.value_bytes, .host = r->cfg.host };
+	struct loadgen_req q = { .write = true, .value_bytes = r->cfg.value_bytes, .host = r->cfg.host,
+				 .path = r->cfg.path };
 	unsigned i = 0;
 	int err = 0;
 

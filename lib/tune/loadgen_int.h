@@ -26,6 +26,7 @@ struct loadgen_req {
 	uint64_t key;		/* < LOADGEN_KEYS */
 	uint64_t value_bytes;	/* value of a write; payload of length-prefixed and raw */
 	const char *host;	/* HTTP Host header */
+	const char *path;	/* HTTP request target (NULL: "/") */
 };
 
 /* Whether the framing has requests that read and requests that write. */

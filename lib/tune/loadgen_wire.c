@@ -88,14 +88,14 @@ static void mcbin(const struct loadgen_req *r, const char *key, struct dbuf *out
 
 static void http1(const struct loadgen_req *r, struct dbuf *out)
 {
-	const char *host = r->host ? r->host : "127.0.0.1";
+	const char *host = r->host ? r->host : "127.0.0.1", *path = r->path ? r->path : "/";
 
 	if (!r->write) {
-		dbuf_printf(out, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", host);
+		dbuf_printf(out, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
 		return;
 	}
-	dbuf_printf(out, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Length: %llu\r\n\r\n", host,
-		    (unsigned long long)r->value_bytes);
+	dbuf_printf(out, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %llu\r\n\r\n", path,
+		    host, (unsigned long long)r->value_bytes);
 	fill(out, r->value_bytes);
 }
 

@@ -178,17 +178,6 @@ static double errors(const struct loop *l, const struct ditto_metrics *clone,
 	return max;
 }
 
-static void copy_values(struct ditto_values *dst, const struct ditto_values *src)
-{
-	for (size_t i = 0; i < ditto_values_size(src); i++) {
-		const char *k;
-		double v;
-
-		if (!ditto_values_entry(src, i, &k, &v))
-			ditto_values_set(dst, k, v);
-	}
-}
-
 /* Every generator knob of src (its default where src lacks it) into dst:
  * maps have no removal, so a knob is reset by its default value. */
 static void copy_knobs(struct ditto_values *dst, const struct ditto_values *src)
@@ -199,7 +188,7 @@ static void copy_knobs(struct ditto_values *dst, const struct ditto_values *src)
 		ditto_values_get(src, synth_knob_table[i].name, &v);
 		ditto_values_set(dst, synth_knob_table[i].name, v);
 	}
-	copy_values(dst, src);
+	tune_values_copy(dst, src);
 }
 
 /* The candidate in try_dir becomes DIR: the old DIR is moved aside first,
@@ -259,7 +248,7 @@ static int iteration(struct loop *l)
 	if (!it)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	i = (unsigned)ditto_tuning_iter_index(it);
-	copy_values(ditto_tuning_iter_knobs_ensure(it), l->knobs);
+	tune_values_copy(ditto_tuning_iter_knobs_ensure(it), l->knobs);
 	tune_clone_cmd_init(&cmd, l->try_dir, port);
 	err = build_candidate(l, port);
 	err = err ? err : measure(l, cmd.argv, port, &clone);
@@ -322,7 +311,7 @@ static void resume_knobs(struct ditto_values *dst, const struct ditto_values *mo
 		const char *k;
 		double v;
 
-		if (!ditto_values_entry(model, i, &k, &v) && synth_knob_find(k))
+		if (!ditto_values_entry(model, i, &k, &v) && synth_knob_find(k))	/* not a tier's */
 			ditto_values_set(dst, k, v);
 	}
 }
@@ -378,7 +367,7 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 	/* The search's knobs first: the model's map keeps the order its keys
 	 * came in, as when the search wrote into it, and holds them if the
 	 * diagnosis fails. */
-	copy_values(knobs, l->knobs);
+	tune_values_copy(knobs, l->knobs);
 	/* The knobs where the search ended say whether it was at a limit. */
 	if ((err = tracks_diagnose(l->tracks, l->knobs, l->target, l->best, l->o.bound, l->report)))
 		return err;

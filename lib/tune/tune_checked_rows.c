@@ -95,10 +95,11 @@ int tune_checked_rows(struct ditto_model *m, struct ditto_service *s,
 {
 	struct tune_clone_cmd cmd;	/* the best clone, in opts->dir */
 	unsigned port = tune_free_port();
-	struct tune_side clone, orig = { o->original_argv, o->original_port, "original" };
+	struct tune_side clone, orig = { .argv = o->original_argv,
+						     .port = o->original_port, .name = "original" };
 
 	tune_clone_cmd_init(&cmd, o->dir, port);
-	clone = (struct tune_side){ cmd.argv, port, "clone" };
+	clone = (struct tune_side){ .argv = cmd.argv, .port = port, .name = "clone" };
 	profile_rows(m, s, o, o->original_argv ? &orig : NULL, &clone, r);
 	tune_cpu_rows(m, s, o, &clone, r);
 	if (o->latency)

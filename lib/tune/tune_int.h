@@ -68,6 +68,8 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 
 /* dst[name] += w * src[name] for every metric of src (0 where dst has
  * none yet). dst may be src: then it scales src by 1 + w. */
+/* Every entry of src set in dst. */
+void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
@@ -146,6 +148,11 @@ struct tune_side {
 	char *const *argv;
 	unsigned port;
 	const char *name;
+	/* A graph tree started with ditto_synth_up() instead of argv (its
+	 * front's port then). */
+	const char *graph_dir;
+	/* Non-NULL: the load is GETs of this target (an HTTP front). */
+	const char *http_path;
 };
 
 /* The rows of the clone's CPU windows: mix and dependency distances,

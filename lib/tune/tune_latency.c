@@ -22,6 +22,7 @@
 #include "tune_int.h"
 
 #include <ditto/model.h>
+#include <ditto/synth.h>
 
 
 static const struct {
@@ -35,9 +36,25 @@ struct live {
 	char dir[32], path[PATH_MAX], **argv;
 	struct mctx c;
 	struct svc svc;
+	struct ditto_synth_run *run;	/* a graph tree's tiers, instead of svc */
 	struct ditto_hist *pool;	/* latency of the current level */
 	double achieved;		/* summed over its rounds */
 };
+
+/* The graph's tiers as ditto up starts them; the load goes to its front. */
+static int graph_start(struct live *l, const char *dir)
+{
+	DITTO_OPTS(ditto_synth_up_opts, uo, .max_seconds = 3600);
+	const char *front, *colon;
+	int err = ditto_synth_up(dir, &uo, &l->run);
+
+	if (err)
+		return err;
+	front = ditto_synth_up_front(l->run);
+	colon = front ? strrchr(front, ':') : NULL;
+	l->c.load.port = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+	return l->c.load.port ? 0 : ditto_err(-EPROTO, "tune: the graph's front has no address");
+}
 
 static int live_start(struct live *l, struct ditto_model *m, struct ditto_service *s,
 		      const struct ditto_tune_opts *o, const struct tune_side *sd)
@@ -55,8 +72,14 @@ static int live_start(struct live *l, struct ditto_model *m, struct ditto_servic
 	l->c.load.requests = 0;
 	l->c.load.duration_s = o->latency_s;
 	l->c.load.connections = 16;
+	if (sd->http_path) {
+		l->c.load.http_path = sd->http_path;
+		l->c.load.write_share = -1;
+	}
 	if (!(l->pool = ditto_hist_new(DITTO_HIST_LOGLIN, 0)))
 		return ditto_err(-ENOMEM, "tune: out of memory");
+	if (sd->graph_dir)
+		return graph_start(l, sd->graph_dir);
 	err = native_argv(&l->c, l->path, &l->argv);
 	err = err ? err : svc_start(&l->c, l->argv, "service.log", sd->name, &l->svc);
 	return err ? err : svc_wait_ready(&l->c, &l->svc);
@@ -66,6 +89,7 @@ static void live_stop(struct live *l)
 {
 	if (l->svc.pid)
 		svc_stop(&l->svc);
+	ditto_synth_up_free(l->run);
 	free(l->argv);
 	ditto_hist_free(l->pool);
 	if (l->dir[0])

@@ -57,6 +57,17 @@ int tune_dir_check(const char *dir)
 	return err;
 }
 
+void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src)
+{
+	for (size_t i = 0; i < ditto_values_size(src); i++) {
+		const char *k;
+		double v;
+
+		if (!ditto_values_entry(src, i, &k, &v))
+			ditto_values_set(dst, k, v);
+	}
+}
+
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w)
 {
 	int err = 0;

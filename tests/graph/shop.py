@@ -127,17 +127,19 @@ class Shop:
     three append to; otlp_http_url, otlp_http_json_url, zipkin_url: URLs),
     sample_ratio (parent-based TraceIdRatio; None: AlwaysOn), nginx (a
     reverse proxy in front), env (more environment for the tiers, e.g.
-    OTEL_BSP_SCHEDULE_DELAY)."""
+    OTEL_BSP_SCHEDULE_DELAY), ports ({tier: port} to use; the others get
+    free ports)."""
 
     def __init__(self, otlp_file=None, otlp_http_url=None, otlp_http_json_url=None,
-                 zipkin_url=None, sample_ratio=None, nginx=False, env=None, start_timeout=20):
+                 zipkin_url=None, sample_ratio=None, nginx=False, env=None, start_timeout=20,
+                 ports=None):
         self.exporters = {'OTLP_FILE': otlp_file, 'OTLP_HTTP_URL': otlp_http_url,
                           'OTLP_HTTP_JSON_URL': otlp_http_json_url, 'ZIPKIN_URL': zipkin_url}
         self.sample_ratio = sample_ratio
         self.with_nginx = nginx
         self.extra_env = dict(env or {})
         self.start_timeout = start_timeout
-        self.ports = {}
+        self.ports = dict(ports or {})
         self.procs = {}
         self.returncodes = {}
         self.logs = {}
@@ -162,9 +164,9 @@ class Shop:
         self.dir = tempfile.mkdtemp(prefix='ditto-shop-')
         # nginx's workers (nobody, under root) read under this prefix.
         os.chmod(self.dir, 0o755)
-        taken = set()
+        taken = set(self.ports.values())
         for name in ORDER:
-            if name != 'nginx' or self.with_nginx:
+            if (name != 'nginx' or self.with_nginx) and name not in self.ports:
                 self.ports[name] = _free_port(taken)
         try:
             for name in ORDER:

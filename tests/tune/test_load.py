@@ -547,3 +547,48 @@ def test_http_client_and_server_errors_are_error_replies(misbehaving, status):
     res, err = load_fails('--port', srv.port, '--framing', 'http1', '-n', 20, '-c', 2, within=10)
     assert res['errors_by_kind'] == dict(NO_ERRORS, error_reply=20), res
     assert res['completed'] == 0, res
+
+
+def test_http_path_is_the_request_target_and_a_bad_one_is_refused():
+    """--path / ditto.load(path=): the GETs go to that target (a front whose
+    / answers 404 is loaded where its clients go); a target with a space or
+    a control character, which would split the request line, is refused."""
+    import http.server
+    seen = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+
+        def do_GET(self):
+            seen.append(self.path)
+            self.send_response(200 if self.path == '/page?x=1' else 404)
+            self.send_header('Content-Length', '2')
+            self.end_headers()
+            self.wfile.write(b'ok')
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        port = srv.server_address[1]
+        res = ditto.load(port, framing='http1', requests=20, connections=2, write_share=0,
+                         path='/page?x=1')
+        assert res['completed'] == 20 and res['errors'] == 0, res
+        assert set(seen) == {'/page?x=1'}, set(seen)
+        r = cli('load', '--json', '--port', port, '--framing', 'http1', '-n', '10', '-c', '1',
+                '--write-share', '0', check=False)
+        assert r.returncode == 4, r.stderr      # / answers 404: no request answered
+        assert json.loads(r.stdout)['errors_by_kind']['error_reply'] == 10, r.stdout
+        out, _ = load_json('--port', port, '--framing', 'http1', '-n', '10', '-c', '1',
+                           '--write-share', '0', '--path', '/page?x=1')
+        assert out['completed'] == 10 and out['errors'] == 0, out
+        for bad in ('page', '/a b', '/a\r\nX: y'):
+            with pytest.raises(ditto.DittoError) as ei:
+                ditto.load(port, framing='http1', requests=1, path=bad)
+            assert ei.value.code == -errno.EINVAL, bad
+    finally:
+        srv.shutdown()
+        srv.server_close()

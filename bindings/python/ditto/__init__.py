@@ -23,7 +23,7 @@ from .synth import build, deploy, synth, synth_knobs
 from .load import load
 from .measure import counters_available, measure
 from .otlp import OtlpReceiver
-from .tune import TuneReport, tune
+from .tune import TuneReport, tune, tune_graph
 from .graph import Edge, Graph, graph_compare, graph_dot
 from .model import (Comparison, Cpu, Meta, Metric, Model, Network, Outbound, Requests,
                     Service, Syscall, ThreadClass)
@@ -38,7 +38,7 @@ __all__ = ['Model', 'Hist', 'Metric', 'Comparison', 'Service', 'ThreadClass', 'S
            'STEP_MODES', 'Cpu', 'synth', 'synth_knobs', 'build', 'deploy', 'synth_graph',
            'build_graph', 'up', 'down', 'Up', 'BuildError', 'load',
            'LoadError',
-           'measure', 'counters_available', 'tune', 'TuneReport', 'import_traces',
+           'measure', 'counters_available', 'tune', 'tune_graph', 'TuneReport', 'import_traces',
            'TRACE_FORMATS', 'OtlpReceiver', 'Graph', 'Edge', 'graph_compare', 'graph_dot']
 
 # DITTO_MODEL_SCHEMA of the header this binding was written against.

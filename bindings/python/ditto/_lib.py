@@ -163,7 +163,7 @@ class LoadgenOpts(Structure):
                 ('duration_s', c_double), ('requests', c_uint64), ('warmup_s', c_double),
                 ('value_bytes', c_uint64), ('write_share', c_double), ('model', c_void_p),
                 ('service', c_char_p), ('seed', c_uint64), ('timeout_s', c_double),
-                ('stop', POINTER(c_int)), ('deadline_s', c_double)]
+                ('stop', POINTER(c_int)), ('deadline_s', c_double), ('http_path', c_char_p)]
 
 
 # tune: measurement
@@ -192,6 +192,16 @@ class TuneOpts(Structure):
                 ('requests', c_uint64), ('connections', c_uint), ('latency', c_bool),
                 ('latency_s', c_double), ('seed', c_uint64), ('cc', c_char_p),
                 ('progress', TUNE_PROGRESS_FN), ('user', c_void_p), ('stop', POINTER(c_int))]
+
+
+class TuneGraphOpts(Structure):
+    _fields_ = [('sz', c_size_t), ('dir', c_char_p), ('original_argv', POINTER(c_char_p)),
+                ('original_port', c_uint), ('max_iterations', c_uint), ('bound', c_double),
+                ('connections', c_uint), ('duration_s', c_double), ('latency', c_bool),
+                ('latency_s', c_double), ('http_path', c_char_p), ('keep', POINTER(c_char_p)),
+                ('keep_count', c_size_t),
+                ('seed', c_uint64), ('cc', c_char_p), ('progress', TUNE_PROGRESS_FN),
+                ('user', c_void_p), ('stop', POINTER(c_int))]
 
 
 def make_opts(cls, **fields):
@@ -281,6 +291,7 @@ _SIGS = {
     'ditto_counters_available': (c_bool, []),
     # tune: feedback loop
     'ditto_tune': (c_int, [_P, POINTER(TuneOpts), _PP]),
+    'ditto_tune_graph': (c_int, [_P, POINTER(TuneGraphOpts), _PP]),
     'ditto_tune_report_free': (None, [_P]),
     'ditto_tune_report_iterations': (c_uint, [_P]),
     'ditto_tune_report_converged': (c_bool, [_P]),

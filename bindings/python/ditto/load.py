@@ -28,7 +28,7 @@ def _framing(framing):
 
 def load(port, framing=None, host=None, mode='closed', qps=0, connections=8, duration=0,
          requests=0, warmup=0, value_bytes=0, write_share=None, model=None, service=None,
-         seed=0, timeout=0, deadline=0):
+         seed=0, timeout=0, deadline=0, path=None):
     """Run ditto_load_run() and return its result as a dict: offered_qps,
     achieved_qps, completed, errors, errors_by_kind {refused, reset, closed,
     timeout, unparseable, error_reply, other}, elapsed_s, bytes_sent,
@@ -38,6 +38,7 @@ def load(port, framing=None, host=None, mode='closed', qps=0, connections=8, dur
     'length-prefixed', 'raw', 'postgres'); None takes the model's. model is a Model or a
     path. mode is 'closed', 'poisson' or 'fixed' (open loop at qps).
     write_share None is the library's default (0.5); 0 sends no writes.
+    path is the target of HTTP requests (None: '/').
     Zeros elsewhere take the library's defaults (5 s unless requests is
     set; a 5 s answer timeout, or the whole run if shorter; value size from
     the model or 32 bytes; a deadline, with requests and no duration, of
@@ -58,7 +59,8 @@ def load(port, framing=None, host=None, mode='closed', qps=0, connections=8, dur
                        value_bytes=int(value_bytes), write_share=share,
                        model=model._p if model is not None else None,
                        service=_lib.encode(service) if service else None, seed=int(seed),
-                       timeout_s=float(timeout), deadline_s=float(deadline))
+                       timeout_s=float(timeout), deadline_s=float(deadline),
+                       http_path=_lib.encode(path) if path else None)
     res = c_void_p()
     rc = lib.ditto_load_run(byref(o), byref(res))
     # a failed run may still have a result: read its message first

@@ -220,12 +220,7 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
     other files, ...). When the loop fails after a clone was measured the
     library also gives a report: it is on the exception as .report (else
     .report is None)."""
-    if original is not None:
-        if isinstance(original, (str, bytes)):
-            raise TypeError('original must be a list of argv strings, not one string')
-        argv = (c_char_p * (len(original) + 1))(*[_lib.encode(a) for a in original], None)
-    else:
-        argv = None
+    argv = _argv(original)
     stop = c_int(0)
     o = _lib.make_opts(_lib.TuneOpts, original_port=int(original_port), port=int(port),
                        max_iterations=int(iterations), bound=float(bound),
@@ -233,10 +228,66 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
                        latency=bool(latency), latency_s=float(latency_seconds), seed=int(seed))
     # ctypes keeps what is assigned to c_char_p fields and arrays alive; the
     # locals below keep the argv array, callback and stop flag alive too.
-    if dir is not None and str(dir) != '':
-        o.dir = _lib.encode(str(dir))
     if service:
         o.service = _lib.encode(service)
+    fn = _fill(o, dir, cc, argv, progress, stop)
+    return _call(lib.ditto_tune, model, o, stop, 'ditto.tune')
+
+
+def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0,
+               connections=0, seconds=0, latency=False, latency_seconds=0, path=None, keep=(),
+               seed=0, cc=None, progress=None):
+    """Tune the clone of a graph model (several services) with
+    ditto_tune_graph(): write the graph tree into dir, build it, start it
+    as ditto.up() does, load its front tier, and hold each tier's CPU time
+    per request of the graph to its original's in the profile, one knob
+    per tier ("NODE/synth.cpu_scale" in model.knobs), repeating until every
+    tier is within bound. The best tree is kept in dir.
+
+    original       the command that starts the whole original graph (a list
+                   of argv strings), its front listening on original_port (0:
+                   the model's front port), for the end-to-end latency rows
+    iterations     iterations at most (0: 8)
+    bound          relative error bound of each tier's CPU per request (0: 0.05)
+    connections    connections of the load on the front (0: 2)
+    seconds        seconds of load per measurement (0: 4)
+    latency        also load both graphs at low, medium and high load: p50
+                   and p99 rows, their noise rows, saturation_qps
+    path           target of the GETs to an HTTP front (None: '/')
+    keep           NAME=HOST:PORT strings: nodes not cloned nor tuned
+    seed, cc, progress   as in tune()
+
+    Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
+    rows); Ctrl-C and errors as tune()."""
+    argv = _argv(original)
+    keep = [_lib.encode(k) for k in keep]
+    keep_arr = (c_char_p * max(len(keep), 1))(*keep)
+    stop = c_int(0)
+    o = _lib.make_opts(_lib.TuneGraphOpts, original_port=int(original_port),
+                       max_iterations=int(iterations), bound=float(bound),
+                       connections=int(connections), duration_s=float(seconds),
+                       latency=bool(latency), latency_s=float(latency_seconds),
+                       keep_count=len(keep), seed=int(seed),
+                       http_path=_lib.encode(path) if path else None)
+    if keep:
+        o.keep = ctypes.cast(keep_arr, ctypes.POINTER(c_char_p))
+    fn = _fill(o, dir, cc, argv, progress, stop)
+    return _call(lib.ditto_tune_graph, model, o, stop, 'ditto.tune_graph')
+
+
+def _argv(original):
+    if original is None:
+        return None
+    if isinstance(original, (str, bytes)):
+        raise TypeError('original must be a list of argv strings, not one string')
+    return (c_char_p * (len(original) + 1))(*[_lib.encode(a) for a in original], None)
+
+
+def _fill(o, dir, cc, argv, progress, stop):
+    """The fields tune() and tune_graph() share; returns the callback,
+    which the caller keeps alive while the call runs."""
+    if dir is not None and str(dir) != '':
+        o.dir = _lib.encode(str(dir))
     if cc:
         o.cc = _lib.encode(cc)
     if argv is not None:
@@ -249,15 +300,18 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
         fn = _lib.TUNE_PROGRESS_FN(on_progress)
         o.progress = fn
     o.stop = ctypes.pointer(stop)
+    return fn
 
+
+def _call(func, model, o, stop, what):
     out = c_void_p()
     with _StopOnSigint(stop) as guard:
-        rc = lib.ditto_tune(model._p, byref(o), byref(out))
+        rc = func(model._p, byref(o), byref(out))
         exc = error(rc) if rc < 0 else None   # read ditto_last_error() first
     report = TuneReport(out.value, interrupted=guard.interrupted) if out.value else None
     if exc is not None:
         if guard.interrupted and exc.code == -errno.ECANCELED and report is None:
-            raise KeyboardInterrupt('ditto.tune: stopped before any clone was measured') \
+            raise KeyboardInterrupt('%s: stopped before any clone was measured' % what) \
                 from exc
         exc.report = report
         raise exc

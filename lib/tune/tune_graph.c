@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The graph tuner: every tier's CPU time per request of the graph, set
+ * against its original's in the profile, in the graph itself (each tier
+ * under the load its callers give it), one knob per tier. Every
+ * candidate tree is written to DIR.try; the best so far is moved into
+ * DIR, so DIR always holds a built graph tree whatever stops the loop.
+ *
+ * CPU time rather than cachegrind's counts: a tier's share of the
+ * graph's time per request is what decides where the graph queues, it
+ * is measured with every tier running at once, and it needs neither
+ * valgrind (tens of times slower: the graph's timing would be another)
+ * nor counters (this kind of host has none). The single-service tuner
+ * (ditto_tune()) still matches one tier's code shape against its
+ * original run alone.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_int.h"
+#include "model_int.h"
+#include "synth_int.h"
+#include "tune_graph_int.h"
+#include "tune_int.h"
+
+#include <ditto/model.h>
+#include <ditto/synth.h>
+
+#define KNOB "synth.cpu_scale"
+
+struct gloop {
+	struct ditto_model *m;
+	struct ditto_tune_graph_opts o;
+	struct gplan plan;
+	bool planned;
+	const struct ditto_service *front;
+	struct gtier t[GRAPH_NODES_MAX];
+	size_t n;
+	struct ditto_values *knobs;
+	struct ditto_tune_report *report;
+	double best_error;
+	bool measured;
+	char try_dir[4096];
+};
+
+static bool stopped(const struct gloop *l)
+{
+	return l->o.stop && *l->o.stop;
+}
+
+static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_graph_opts *r)
+{
+	int err = OPTS_CHECK(o, ditto_tune_graph_opts);
+
+	if (err)
+		return err;
+	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	r->dir = OPTS_GET(o, dir, NULL);
+	r->original_argv = OPTS_GET(o, original_argv, NULL);
+	r->original_port = OPTS_GET(o, original_port, 0);
+	r->max_iterations = OPTS_GET(o, max_iterations, 0) ? OPTS_GET(o, max_iterations, 0) : 8;
+	r->bound = OPTS_GET(o, bound, 0) > 0 ? OPTS_GET(o, bound, 0) : 0.05;
+	r->connections = OPTS_GET(o, connections, 0) ? OPTS_GET(o, connections, 0) : 2;
+	r->duration_s = OPTS_GET(o, duration_s, 0) > 0 ? OPTS_GET(o, duration_s, 0) : 4;
+	r->latency = OPTS_GET(o, latency, false);
+	r->latency_s = OPTS_GET(o, latency_s, 0) > 0 ? OPTS_GET(o, latency_s, 0) : 3;
+	r->http_path = OPTS_GET(o, http_path, NULL);
+	r->keep = OPTS_GET(o, keep, NULL);
+	r->keep_count = OPTS_GET(o, keep_count, 0);
+	r->seed = OPTS_GET(o, seed, 0) ? OPTS_GET(o, seed, 0) : 1;
+	r->cc = OPTS_GET(o, cc, NULL);
+	r->progress = OPTS_GET(o, progress, NULL);
+	r->user = OPTS_GET(o, user, NULL);
+	r->stop = OPTS_GET(o, stop, NULL);
+	if (!r->dir || !*r->dir)
+		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
+	if (r->keep_count && !r->keep)
+		return ditto_err(-DITTO_EOPTS, "tune: keep_count without keep");
+	return 0;
+}
+
+static void knob_key(const struct gtier *t, char *key, size_t len)
+{
+	snprintf(key, len, "%s/" KNOB, t->name);
+}
+
+static uint64_t service_cpu_ns(const struct ditto_service *s)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < ditto_service_thread_count(s); i++)
+		ns += ditto_thread_class_cpu_ns(ditto_service_thread(s, i));
+	return ns;
+}
+
+/* Tiers to tune: cloned services of the plan with CPU time in the
+ * profile; their knobs from the model's (a tuned model resumes). */
+static int tiers_init(struct gloop *l)
+{
+	const struct ditto_tuning *tu = ditto_model_tuning(l->m);
+	uint64_t req;
+	char key[GRAPH_NAME_MAX + 32];
+
+	l->front = l->plan.nodes[l->plan.front].svc;
+	req = l->front ? ditto_requests_count(ditto_service_requests(l->front)) : 0;
+	if (!req)
+		return ditto_err(-EINVAL, "tune: the front tier '%s' %s: nothing to hold the tiers' "
+				 "CPU time per request to", l->plan.nodes[l->plan.front].name,
+				 l->front ? "served no request in the profile" : "is no profiled service");
+	for (size_t k = 0; k < l->plan.n; k++) {
+		const struct gnode *g = &l->plan.nodes[k];
+		struct gtier *t = &l->t[l->n];
+		uint64_t ns = g->svc ? service_cpu_ns(g->svc) : 0;
+
+		if (g->kind != GNODE_CLONE || !ns)
+			continue;
+		*t = (struct gtier){ .name = g->name, .target = (double)ns / (double)req, .knob = 1 };
+		knob_key(t, key, sizeof(key));
+		ditto_values_get(ditto_tuning_knobs(tu), key, &t->knob);
+		t->best_knob = t->knob;
+		l->n++;
+	}
+	if (!l->n)
+		return ditto_err(-EINVAL, "tune: no tier of the graph has CPU time in the model (a "
+				 "profile of the tiers under load records it)");
+	return 0;
+}
+
+static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune_graph_opts *o)
+{
+	int err;
+
+	l->m = m;
+	if ((err = opts_read(o, &l->o)))
+		return err;
+	if (!graph_model_is_graph(m))
+		return ditto_err(-EINVAL, "tune: the model is one service, not a graph: "
+				 "ditto_tune() tunes it");
+	if ((err = ditto_model_validate(m, NULL))) {
+		ditto_err_prefix("tune: the model is invalid");
+		return err;
+	}
+	if ((err = gplan_build(m, l->o.keep, l->o.keep_count, &l->plan)))
+		return err;
+	l->planned = true;
+	if ((err = tiers_init(l)) || (err = tune_dir_check(l->o.dir)))
+		return err;
+	snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir);
+	l->report = calloc(1, sizeof(*l->report));
+	l->knobs = ditto_values_new();
+	if (!l->report || !l->knobs)
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	/* Every other knob of the model (a tuned tier's code shape) stays. */
+	for (size_t i = 0; i < ditto_values_size(ditto_tuning_knobs(ditto_model_tuning(m))); i++) {
+		const char *k;
+		double v;
+		size_t scope;
+
+		if (!ditto_values_entry(ditto_tuning_knobs(ditto_model_tuning(m)), i, &k, &v) &&
+		    synth_knob_find_key(k, &scope))
+			ditto_values_set(l->knobs, k, v);
+	}
+	return 0;
+}
+
+static int set_knobs(struct gloop *l)
+{
+	char key[GRAPH_NAME_MAX + 32];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < l->n; i++) {
+		knob_key(&l->t[i], key, sizeof(key));
+		err = ditto_values_set(l->knobs, key, l->t[i].knob);
+	}
+	return err;
+}
+
+static int build_candidate(struct gloop *l)
+{
+	DITTO_OPTS(ditto_synth_graph_opts, so, .seed = l->o.seed, .knobs = l->knobs,
+		   .keep = l->o.keep, .keep_count = l->o.keep_count);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = l->o.cc);
+	int err;
+
+	synth_rm_tree(l->try_dir);
+	if ((err = set_knobs(l)))
+		return ditto_err(err, "tune: out of memory");
+	err = ditto_synth_graph_write(l->m, l->try_dir, &so);
+	return err ? err : ditto_synth_graph_build(l->try_dir, &bo);
+}
+
+static int measure(struct gloop *l)
+{
+	struct ditto_loadgen_opts load = {
+		.sz = sizeof(load), .mode = DITTO_LOAD_CLOSED,
+		.framing = ditto_service_framing(l->front), .connections = l->o.connections,
+		.duration_s = l->o.duration_s, .model = l->m, .service = ditto_service_name(l->front),
+		.seed = l->o.seed, .stop = l->o.stop, .http_path = l->o.http_path };
+
+	/* An HTTP front is loaded as its clients load it: GETs of a path. */
+	if (load.framing == DITTO_FRAMING_HTTP1)
+		load.write_share = -1;
+	if (load.framing == DITTO_FRAMING_UNKNOWN)
+		load.framing = DITTO_FRAMING_RAW;
+	return graph_measure(l->try_dir, &load, l->t, l->n);
+}
+
+/* Measured again and averaged: near the bound either way, one run's
+ * noise (a tier's CPU per request moves by several percent from run to
+ * run on a small host) would decide. */
+static int measure_again(struct gloop *l)
+{
+	double first[GRAPH_NODES_MAX];
+	int err;
+
+	for (size_t k = 0; k < l->n; k++)
+		first[k] = l->t[k].measured;
+	if ((err = measure(l)))
+		return err;
+	for (size_t k = 0; k < l->n; k++)
+		l->t[k].measured = (first[k] + l->t[k].measured) / 2;
+	return 0;
+}
+
+/* The largest error of the candidate; its tier's index in *worst. */
+static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
+{
+	char key[GRAPH_NAME_MAX + 32];
+	double max = -1;
+
+	for (size_t i = 0; i < l->n; i++) {
+		double e = model_rel_error(l->t[i].target, l->t[i].measured);
+
+		snprintf(key, sizeof(key), "cpu_ns_per_request:%s", l->t[i].name);
+		ditto_values_set(rec, key, e);
+		if (e > max) {
+			max = e;
+			*worst = i;
+		}
+	}
+	return max;
+}
+
+/* The candidate in try_dir becomes DIR (the old one moved aside first). */
+static int keep_best(struct gloop *l)
+{
+	char old[4200];
+
+	snprintf(old, sizeof(old), "%s.old", l->o.dir);
+	synth_rm_tree(old);
+	if (!access(l->o.dir, F_OK) && rename(l->o.dir, old))
+		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
+	if (rename(l->try_dir, l->o.dir))
+		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
+	synth_rm_tree(old);
+	return 0;
+}
+
+/*
+ * A tier's CPU per request is about a + b * knob: a the runtime's own
+ * work (reads, writes, calls to children), b the body's per unit. The
+ * first step assumes a = 0, which falls short of the target either way
+ * (a longer body still pays a; a shorter one cannot shed it), so it is
+ * not capped; then the secant through the last two points, at most a
+ * factor of 64 up and 8 down a step (a first step from a body that cost
+ * little beside the runtime can be 30 times short), so that one noisy run
+ * cannot throw it far. A slope that is not positive (noise larger than
+ * the step) falls back to the proportional guess.
+ */
+static void step(struct gtier *t, const struct synth_knob *d)
+{
+	double x = t->knob, y = t->measured, nx;
+
+	if (t->points == 2)
+		memmove(t->x, t->x + 1, sizeof(t->x[0])), memmove(t->y, t->y + 1, sizeof(t->y[0]));
+	t->x[t->points == 2 ? 1 : t->points] = x;
+	t->y[t->points == 2 ? 1 : t->points] = y;
+	t->points += t->points < 2;
+	nx = y > 0 ? x * t->target / y : x * 8;
+	if (t->points == 2 && t->x[1] != t->x[0]) {
+		double b = (t->y[1] - t->y[0]) / (t->x[1] - t->x[0]);
+
+		if (b > 0)
+			nx = fmin(fmax(x + (t->target - y) / b, x / 8), x * 64);
+	}
+	nx = fmin(fmax(nx, d->min), d->max);
+	t->at_limit = nx == x && (nx == d->min || nx == d->max);
+	t->knob = nx;
+}
+
+static void progress(struct gloop *l, unsigned i, double e, const char *worst, bool best,
+		     const char *note)
+{
+	if (l->o.progress)
+		l->o.progress(i, e, worst, best, note, l->o.user);
+	else
+		ditto_log(DITTO_LOG_INFO, "tune: iteration %u: max error %.1f%% (%s)%s: %s", i,
+			  100 * e, worst, best ? ", best so far" : "", note);
+}
+
+static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigned i)
+{
+	char note[512];
+
+	snprintf(note, sizeof(note), "clone graph failed: %s", ditto_last_error());
+	ditto_tuning_iter_set_note(it, note);
+	progress(l, i, 1, "none", false, note);
+	if (stopped(l))
+		return -ECANCELED;
+	for (size_t k = 0; k < l->n; k++)	/* back to the best knobs */
+		l->t[k].knob = l->t[k].best_knob;
+	return l->measured ? 0 : -ECHILD;
+}
+
+/* 1: every tier within bound; 0: go on; 2: no tier out of bound can
+ * move; < 0: an error that ends the loop. */
+static int iteration(struct gloop *l)
+{
+	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(ditto_model_tuning_ensure(l->m));
+	const struct synth_knob *d = synth_knob_find(KNOB);
+	size_t worst = 0;
+	unsigned i, moving = 0;
+	char note[512];
+	double e;
+	bool best, twice;
+	int err;
+
+	if (!it || set_knobs(l))
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	i = (unsigned)ditto_tuning_iter_index(it);
+	tune_values_copy(ditto_tuning_iter_knobs_ensure(it), l->knobs);
+	if ((err = build_candidate(l)) || (err = measure(l)))
+		return record_failure(l, it, i);
+	e = errors(l, ditto_tuning_iter_errors_ensure(it), &worst);
+	twice = e > l->o.bound / 2 && e < 2 * l->o.bound;
+	if (twice && (err = measure_again(l)))
+		return record_failure(l, it, i);
+	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
+	c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off)%s",
+		   l->t[worst].name, l->t[worst].measured, l->t[worst].target, 100 * e,
+		   twice ? " (mean of 2 runs)" : "");
+	ditto_tuning_iter_set_note(it, note);
+	best = !l->measured || e < l->best_error;
+	if (best) {
+		if ((err = keep_best(l)))
+			return err;
+		l->measured = true;
+		l->best_error = e;
+		for (size_t k = 0; k < l->n; k++) {
+			l->t[k].best_knob = l->t[k].knob;
+			l->t[k].best_measured = l->t[k].measured;
+		}
+		ditto_tuning_iter_set_accepted(it, true);
+	}
+	progress(l, i, e, l->t[worst].name, best, note);
+	if (e <= l->o.bound)
+		return 1;
+	for (size_t k = 0; k < l->n; k++)
+		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
+			step(&l->t[k], d);
+			moving += !l->t[k].at_limit;
+		}
+	return moving ? 0 : 2;
+}
+
+/* Why each tier left out of bound is out: its knob at a limit, or the
+ * iterations ran out while it moved. */
+static void stalls(struct gloop *l, unsigned ran)
+{
+	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[256];
+
+	for (size_t k = 0; k < l->n; k++) {
+		const struct gtier *t = &l->t[k];
+
+		if (model_rel_error(t->target, t->best_measured) <= l->o.bound)
+			continue;
+		snprintf(metric, sizeof(metric), "cpu_ns_per_request:%s", t->name);
+		knob_key(t, key, sizeof(key));
+		if (t->at_limit)
+			snprintf(text, sizeof(text), "%s is at its limit %g: %s", key, t->knob,
+				 t->best_measured > t->target ? "the clone's runtime alone costs "
+				 "more than the original's tier" : "the body cannot grow further");
+		else
+			snprintf(text, sizeof(text), "%s was still moving after %u iterations", key,
+				 ran);
+		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
+			     DITTO_TUNE_UNFINISHED, ran, text);
+	}
+}
+
+/* End to end: the original graph (its command) against the best clone
+ * graph in dir, at low, medium and high load, with noise rows. */
+static void latency(struct gloop *l)
+{
+	DITTO_OPTS(ditto_tune_opts, to, .dir = l->o.dir, .seed = l->o.seed,
+		   .connections = l->o.connections, .latency = true, .latency_s = l->o.latency_s,
+		   .stop = l->o.stop);
+	bool http = ditto_service_framing(l->front) == DITTO_FRAMING_HTTP1;
+	const char *path = !http ? NULL : l->o.http_path ? l->o.http_path : "/";
+	unsigned port = l->o.original_port;
+	struct tune_side orig, clone = { .graph_dir = l->o.dir, .name = "clone graph",
+					 .http_path = path };
+
+	if (!port && ditto_service_port_count(l->front))
+		port = ditto_service_port(l->front, 0);
+	orig = (struct tune_side){ .argv = l->o.original_argv, .port = port,
+				   .name = "original graph", .http_path = path };
+	tune_latency(l->m, (struct ditto_service *)l->front, &to,
+		     l->o.original_argv ? &orig : NULL, &clone, l->report);
+}
+
+/* The best knobs go to the model; the report compares the original's
+ * tiers with the best clone's. */
+static int finish(struct gloop *l, unsigned ran, bool converged)
+{
+	struct ditto_values *knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->m));
+	char metric[GRAPH_NAME_MAX + 32];
+
+	for (size_t k = 0; k < l->n; k++)
+		l->t[k].knob = l->t[k].best_knob;
+	if (set_knobs(l))
+		return ditto_err(-ENOMEM, "tune: out of memory");
+	tune_values_copy(knobs, l->knobs);
+	for (size_t k = 0; k < l->n; k++) {
+		snprintf(metric, sizeof(metric), "cpu_ns_per_request:%s", l->t[k].name);
+		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
+	}
+	l->report->iterations = ran;
+	l->report->converged = converged;
+	l->report->bound = l->o.bound;
+	stalls(l, ran);
+	if (l->o.latency && !stopped(l))
+		latency(l);
+	return report_verdict(l->report);
+}
+
+static void cleanup(struct gloop *l)
+{
+	synth_rm_tree(l->try_dir);
+	ditto_values_free(l->knobs);
+	ditto_tune_report_free(l->report);
+	if (l->planned)
+		gplan_free(&l->plan);
+}
+
+DITTO_API int ditto_tune_graph(struct ditto_model *m, const struct ditto_tune_graph_opts *opts,
+			       struct ditto_tune_report **out)
+{
+	struct gloop l = { 0 };
+	unsigned i = 0;
+	int err, rc = 0;
+
+	if (!out || !m)
+		return ditto_err(-DITTO_EOPTS, "tune: a model and an out pointer are needed");
+	*out = NULL;
+	err = setup(&l, m, opts);
+	for (; !err && i < l.o.max_iterations && rc == 0; i++) {
+		if (stopped(&l)) {
+			err = -ECANCELED;
+			break;
+		}
+		rc = iteration(&l);
+		err = rc < 0 ? rc : 0;
+	}
+	if (l.measured) {
+		int ferr = finish(&l, i, rc == 1);
+
+		err = err == -ECANCELED ? 0 : err ? err : ferr;
+		*out = l.report;
+		l.report = NULL;
+	} else if (err == -ECANCELED) {
+		ditto_err(err, "tune: stopped before any clone graph was measured");
+	} else if (err == -ECHILD) {
+		ditto_err_prefix("tune: no clone graph could be built and measured");
+	}
+	cleanup(&l);
+	return err;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The graph tuner's parts: the tiers' CPU time from /proc
+ * (tune_graph_cpu.c), one measurement of a running clone graph
+ * (tune_graph_run.c) and the loop (tune_graph.c).
+ */
+#ifndef DITTO_TUNE_GRAPH_INT_H
+#define DITTO_TUNE_GRAPH_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ditto/tune.h>
+
+#include "graph_int.h"
+
+/* CPU nanoseconds so far of each tree roots[k] (the process and its
+ * descendants, every thread) into ns[k]; a root <= 0 gets 0. */
+int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns);
+
+/* One tier under tuning. */
+struct gtier {
+	const char *name;	/* the plan's node name */
+	double target;		/* the original's CPU ns per front request */
+	double knob;		/* its synth.cpu_scale now */
+	double measured;	/* the candidate's CPU ns per front request */
+	double best_knob, best_measured;
+	double x[2], y[2];	/* the last two (knob, measured), for the secant */
+	unsigned points;
+	bool at_limit;
+};
+
+/*
+ * Start the graph tree in dir (ditto_synth_up()), drive its front tier
+ * closed-loop (load: port set here) for a warm-up second and then the
+ * load's duration, and set tiers[i].measured to each tier's CPU ns per
+ * request the front answered. Every tier is stopped before returning.
+ */
+int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier *tiers,
+		  size_t n);
+
+#endif /* DITTO_TUNE_GRAPH_INT_H */

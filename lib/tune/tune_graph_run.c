@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One measurement of a clone graph: started as `ditto up` starts it,
+ * loaded through its front tier, each tier's CPU time read around the
+ * recorded run. The warm-up run before it connects the load's
+ * connections and the tiers' pooled connections to their children, so
+ * that the recorded run is the steady state the profile saw.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "tune_graph_int.h"
+
+#include <ditto/synth.h>
+
+static int front_port(const struct ditto_synth_run *run, unsigned *port)
+{
+	const char *a = ditto_synth_up_front(run), *colon = a ? strrchr(a, ':') : NULL;
+
+	*port = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+	return *port ? 0 : ditto_err(-EPROTO, "tune: the graph's front tier has no address");
+}
+
+static int tier_pids(const struct ditto_synth_run *run, const struct gtier *tiers, size_t n,
+		     pid_t *pids)
+{
+	for (size_t i = 0; i < n; i++) {
+		pids[i] = 0;
+		for (size_t k = 0; k < ditto_synth_up_tier_count(run); k++) {
+			const char *name;
+			int pid;
+
+			if (!ditto_synth_up_tier(run, k, &name, &pid, NULL) &&
+			    !strcmp(name, tiers[i].name))
+				pids[i] = pid;
+		}
+		if (pids[i] <= 0)
+			return ditto_err(-ESRCH, "tune: tier '%s' is not running", tiers[i].name);
+	}
+	return 0;
+}
+
+static int load_once(struct ditto_loadgen_opts *load, double seconds, uint64_t *completed)
+{
+	struct ditto_load_result *res = NULL;
+	double d = load->duration_s;
+	int err;
+
+	load->duration_s = seconds;
+	err = ditto_load_run(load, &res);
+	load->duration_s = d;
+	if (!err && completed) {
+		uint64_t e = ditto_load_result_errors(res);
+
+		*completed = ditto_load_result_completed(res);
+		if (e * 20 > *completed)
+			ditto_warn("tune: %llu of the clone graph's %llu requests failed",
+				   (unsigned long long)e, (unsigned long long)(*completed + e));
+	}
+	ditto_load_result_free(res);
+	return err;
+}
+
+static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
+		       struct gtier *tiers, size_t n)
+{
+	pid_t pids[GRAPH_NODES_MAX];
+	uint64_t before[GRAPH_NODES_MAX], after[GRAPH_NODES_MAX], done = 0;
+	int err = front_port(run, &load->port);
+
+	err = err ? err : tier_pids(run, tiers, n, pids);
+	err = err ? err : load_once(load, 1, NULL);
+	err = err ? err : tier_cpu_ns(pids, n, before);
+	err = err ? err : load_once(load, load->duration_s, &done);
+	err = err ? err : tier_cpu_ns(pids, n, after);
+	/* A tier that died meanwhile would read as cheap: ask the runner. */
+	err = err ? err : ditto_synth_up_wait(run, 0);
+	if (!err && !done)
+		err = ditto_err(-EIO, "tune: the clone graph answered no request");
+	for (size_t i = 0; !err && i < n; i++)
+		/* A thread that ended took its time with it: never negative. */
+		tiers[i].measured = after[i] > before[i] ?
+				    (double)(after[i] - before[i]) / (double)done : 0;
+	return err;
+}
+
+int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier *tiers,
+		  size_t n)
+{
+	DITTO_OPTS(ditto_synth_up_opts, uo, .max_seconds = 600);
+	struct ditto_synth_run *run = NULL;
+	int err;
+
+	if (n > GRAPH_NODES_MAX)
+		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
+	if ((err = ditto_synth_up(dir, &uo, &run)))
+		return err;
+	err = measure_run(run, load, tiers, n);
+	ditto_synth_up_free(run);
+	return err;
+}

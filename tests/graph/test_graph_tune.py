@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+"""Tuning a clone graph (issue 21, item 6): the traced shop behind nginx
+is profiled with the kernel graph, then `ditto tune` of the graph model
+writes, builds and runs the clone graph (as `ditto up` does), loads its
+front tier, and holds each tier's CPU time per request of the graph to
+the original's in the profile, one knob per tier; then it starts the
+original graph (tests/graph/shop_run.py) and the best clone graph side by
+side for the end-to-end latency rows at low, medium and high load, with
+the original against itself as the noise floor.
+
+Untuned, the clone graph of this shop answers 8-10 times faster than the
+original (the profile has no CPU windows: every tier's body is the default
+one). The test asserts that every tier ends within the bound, that the
+tuned knobs are in the saved model per tier (so `ditto synth` of it gives
+the tuned tree), and that the latency rows are there for both graphs;
+the table is printed.
+
+Real node, redis-server, memcached, nginx on 127.0.0.1; the profiler is
+the real BPF collector (root)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import ditto
+from shop import Shop, install
+from test_graph_clone import CLI, PROFILED, free_port, profile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BOUND = 0.08
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which('node') is None, reason='node is not installed'),
+    pytest.mark.skipif(os.geteuid() != 0, reason='profiling needs root'),
+]
+
+
+@pytest.fixture(scope='module')
+def tuned(tmp_path_factory):
+    install()
+    d = tmp_path_factory.mktemp('tune')
+    model = str(d / 'shop.dm')
+    with Shop(nginx=True) as shop:
+        profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
+                shop.url('/page'), free_port())
+    port = free_port()
+    r = subprocess.run([CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '6', '-b', str(BOUND),
+                        '--seconds', '3', '--path', '/page', '-L', '--latency-seconds', '2', '-j',
+                        str(d / 'report.json'), '--save', str(d / 'tuned.dm'),
+                        '--original-port', str(port), '--', sys.executable,
+                        os.path.join(HERE, 'shop_run.py'), str(port)],
+                       capture_output=True, text=True, timeout=1500)
+    print(r.stdout)
+    print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
+    report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None
+    return {'rc': r.returncode, 'stderr': r.stderr, 'report': report, 'dir': d,
+            'model': model}
+
+
+def rows(report):
+    return {row['metric']: row for row in report['rows']}
+
+
+def test_every_tier_is_tuned_within_the_bound(tuned):
+    assert tuned['report'] is not None, tuned['stderr'][-3000:]
+    cpu = {k.split(':', 1)[1]: v for k, v in rows(tuned['report']).items()
+           if k.startswith('cpu_ns_per_request:')}
+    assert set(cpu) == set(PROFILED), cpu
+    for tier, row in sorted(cpu.items()):
+        assert row['original'] > 0 and row['clone'] > 0, (tier, row)
+        assert row['error'] <= BOUND, (tier, row)
+    assert tuned['rc'] == 0 and tuned['report']['converged'], tuned['stderr'][-3000:]
+
+
+def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
+    m = ditto.Model.load(str(tuned['dir'] / 'tuned.dm'))
+    scales = {k.split('/')[0]: v for k, v in m.knobs.items() if k.endswith('/synth.cpu_scale')}
+    assert set(scales) == set(PROFILED), dict(m.knobs)
+    # The node tiers spend milliseconds per request, nginx a fraction of one.
+    assert scales['front'] > 10 * scales['nginx'], scales
+    assert m.warnings() == []
+    assert len(m.tuning_iterations) >= 2
+    # The tree tune kept is the best one's: it builds and its manifest is whole.
+    man = json.load(open(tuned['dir'] / 'tree' / 'graph.json'))
+    assert {n['name'] for n in man['nodes']} >= set(PROFILED)
+    for n in man['nodes']:
+        assert os.access(tuned['dir'] / 'tree' / n['dir'] / 'clone', os.X_OK), n
+
+
+def test_end_to_end_latency_rows_set_the_clone_graph_against_the_original(tuned):
+    r = rows(tuned['report'])
+    print('\n%-22s %14s %14s' % ('metric', 'original', 'clone'))
+    for level in ('low', 'medium', 'high'):
+        for k in ('p50_ns_' + level, 'p99_ns_' + level, 'p99_ns_%s_noise' % level):
+            assert k in r, sorted(r)
+            assert r[k]['original'] > 0 and r[k]['clone'] > 0, r[k]
+            print('%-22s %14.0f %14.0f' % (k, r[k]['original'], r[k]['clone']))
+    sat = r['saturation_qps']
+    print('%-22s %14.1f %14.1f' % ('saturation_qps', sat['original'], sat['clone']))
+    assert sat['original'] > 0 and sat['clone'] > 0, sat
