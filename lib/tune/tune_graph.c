@@ -263,30 +263,51 @@ static int keep_best(struct gloop *l)
 
 /*
  * A tier's CPU per request is about a + b * knob: a the runtime's own
- * work (reads, writes, calls to children), b the body's per unit. The
- * first step assumes a = 0, which falls short of the target either way
- * (a longer body still pays a; a shorter one cannot shed it), so it is
- * not capped; then the secant through the last two points, at most a
- * factor of 64 up and 8 down a step (a first step from a body that cost
- * little beside the runtime can be 30 times short), so that one noisy run
- * cannot throw it far. A slope that is not positive (noise larger than
- * the step) falls back to the proportional guess.
+ * work (reads, writes, calls to children), b the body's per unit, and a
+ * run's noise on top (several percent on a small host). The line is
+ * fitted through every point so far (least squares: two close points
+ * alone give a slope that is mostly noise), and the knob goes where it
+ * meets the target. Since a >= 0, the proportional step (a = 0) is the
+ * least the knob must grow when the tier is short of its target, and the
+ * most it may shrink to when it is over: the fit is held to that side of
+ * it, and to a factor of 64 up and 8 down a step. With one point, or a
+ * fit whose slope is not positive, the proportional step is taken.
  */
+static bool fit(const struct gtier *t, double *a, double *b)
+{
+	double n = t->points, sx = 0, sy = 0, sxx = 0, sxy = 0, d;
+
+	for (unsigned i = 0; i < t->points; i++) {
+		sx += t->x[i];
+		sy += t->y[i];
+		sxx += t->x[i] * t->x[i];
+		sxy += t->x[i] * t->y[i];
+	}
+	d = n * sxx - sx * sx;
+	if (t->points < 2 || d <= 1e-12 * n * sxx)
+		return false;
+	*b = (n * sxy - sx * sy) / d;
+	*a = (sy - *b * sx) / n;
+	return *b > 0;
+}
+
 static void step(struct gtier *t, const struct synth_knob *d)
 {
-	double x = t->knob, y = t->measured, nx;
+	double x = t->knob, y = t->measured, prop, nx, a, b;
 
-	if (t->points == 2)
-		memmove(t->x, t->x + 1, sizeof(t->x[0])), memmove(t->y, t->y + 1, sizeof(t->y[0]));
-	t->x[t->points == 2 ? 1 : t->points] = x;
-	t->y[t->points == 2 ? 1 : t->points] = y;
-	t->points += t->points < 2;
-	nx = y > 0 ? x * t->target / y : x * 8;
-	if (t->points == 2 && t->x[1] != t->x[0]) {
-		double b = (t->y[1] - t->y[0]) / (t->x[1] - t->x[0]);
-
-		if (b > 0)
-			nx = fmin(fmax(x + (t->target - y) / b, x / 8), x * 64);
+	if (t->points == GTIER_POINTS) {
+		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (GTIER_POINTS - 1));
+		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (GTIER_POINTS - 1));
+		t->points--;
+	}
+	t->x[t->points] = x;
+	t->y[t->points++] = y;
+	prop = y > 0 ? x * t->target / y : x * 8;
+	nx = prop;
+	if (fit(t, &a, &b)) {
+		nx = (t->target - a) / b;
+		nx = y < t->target ? fmax(nx, prop) : fmin(nx, prop);
+		nx = fmin(fmax(nx, x / 8), x * 64);
 	}
 	nx = fmin(fmax(nx, d->min), d->max);
 	t->at_limit = nx == x && (nx == d->min || nx == d->max);

@@ -19,6 +19,8 @@
  * descendants, every thread) into ns[k]; a root <= 0 gets 0. */
 int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns);
 
+#define GTIER_POINTS 6
+
 /* One tier under tuning. */
 struct gtier {
 	const char *name;	/* the plan's node name */
@@ -26,7 +28,7 @@ struct gtier {
 	double knob;		/* its synth.cpu_scale now */
 	double measured;	/* the candidate's CPU ns per front request */
 	double best_knob, best_measured;
-	double x[2], y[2];	/* the last two (knob, measured), for the secant */
+	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	unsigned points;
 	bool at_limit;
 };
