@@ -257,7 +257,8 @@ struct rt_upstream {
 struct rt_config {
 	const char *service;	/* the model's service name */
 	/* The model has the graph from traces, and this service is in none
-	 * of its edges: the original exported no spans, nor does the clone. */
+	 * of its edges: the original exported no spans and carried no trace
+	 * context, nor does the clone (no traceparent on its calls). */
 	bool untraced;
 	enum rt_framing framing;
 	uint16_t port;		/* default listen port */
