@@ -337,6 +337,8 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, const stru
 		synth_limit(g->lim, SYNTH_LIMIT_SLEEP, top);
 	else if (!strcmp(e->kind, "RT_REPLAY_MMAP"))
 		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
+	else if (!strcmp(e->kind, "RT_REPLAY_MPROTECT") || !strcmp(e->kind, "RT_REPLAY_MADVISE"))
+		synth_limit(g->lim, SYNTH_LIMIT_PAGES, top);
 }
 
 /* `.fail = { ... }`: the shares of c's calls that fail, by errno. */
