@@ -103,9 +103,14 @@ def free_base(n):
     sys.exit('no %d free ports in a row' % n)
 
 
+def say(what):
+    print('graph-accuracy: ' + what, file=sys.stderr, flush=True)
+
+
 def profile(cli, targets, out, url, otlp_port):
     """The graph model (JSON) of targets ({name: (pid, port)}) under
     wrk -c1 on url; spans to 127.0.0.1:otlp_port when given."""
+    say('profiling %s' % ', '.join('%s=%d/%d' % (n, p, q) for n, (p, q) in sorted(targets.items())))
     args = [cli, 'profile', '-q', '-d', str(PROFILE_SECONDS), '-W', '0', '--graph', '-o', out]
     if otlp_port:
         args += ['--otlp-listen', '127.0.0.1:%d' % otlp_port]
@@ -116,7 +121,7 @@ def profile(cli, targets, out, url, otlp_port):
     wrk(url, PROFILE_SECONDS - 3, 1)
     _, err = prof.communicate(timeout=180)
     if prof.returncode:
-        sys.exit('profile failed: ' + err)
+        sys.exit('profile of %s failed: %s' % (out, err))
     js = subprocess.run([cli, 'model', 'json', out], capture_output=True, text=True, check=True)
     return json.loads(js.stdout)
 
@@ -229,7 +234,8 @@ def main():
             wrk(front, 2, 4)
             clone = profile(cli, tiers, os.path.join(tmp, 'clone.dm'), front, None)
             perf = {}
-            for _ in range(rounds):
+            for i in range(rounds):
+                say('round %d of %d' % (i + 1, rounds))
                 for name, conns in LOADS:
                     for side, u in (('orig', url), ('clone', front)):
                         perf.setdefault((side, name), []).append(wrk(u, seconds, conns))
