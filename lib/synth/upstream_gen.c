@@ -257,9 +257,12 @@ int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, 
 			    ditto_call_order_name(ditto_edge_order(e)));
 		dbuf_free(&env);
 	}
-	dbuf_puts(b, "\nThe clone prints one line per child at exit: calls, errors, timeouts,\n"
-		     "skipped. HTTP calls carry a W3C traceparent; RESP and memcache calls\n"
-		     "carry none (their protocols have no field for it).\n");
+	dbuf_puts(b, "\nThe clone prints one line per child at exit: calls, errors, timeouts,\n");
+	if (upstream_untraced(m, from))
+		dbuf_puts(b, "skipped. Its original carried no trace context, nor do its calls.\n");
+	else
+		dbuf_puts(b, "skipped. HTTP calls carry a W3C traceparent; RESP and memcache calls\n"
+			     "carry none (their protocols have no field for it).\n");
 	return err;
 }
 
