@@ -126,6 +126,8 @@ enum rt_replay {
 	RT_REPLAY_FUTEX_WAKE,		/* FUTEX_WAKE on a private word (no waiter) */
 	RT_REPLAY_MMAP,			/* anonymous mmap of size bytes, then munmap */
 	RT_REPLAY_MMAP_FILE,		/* private read-only map of the scratch file */
+	RT_REPLAY_MPROTECT,		/* mprotect of size bytes of a thread's region, unchanged */
+	RT_REPLAY_MADVISE,		/* madvise(MADV_DONTNEED) of size bytes of that region */
 };
 
 /* One kind of call issued per request at its model rate. */
@@ -257,7 +259,8 @@ struct rt_upstream {
 struct rt_config {
 	const char *service;	/* the model's service name */
 	/* The model has the graph from traces, and this service is in none
-	 * of its edges: the original exported no spans, nor does the clone. */
+	 * of its edges: the original exported no spans and carried no trace
+	 * context, nor does the clone (no traceparent on its calls). */
 	bool untraced;
 	enum rt_framing framing;
 	uint16_t port;		/* default listen port */

@@ -34,6 +34,7 @@
 #define DATA_MAX (16u << 20)	/* bytes of one file call */
 #define SLEEP_MAX_NS 250000000ull	/* keeps a stop prompt (synth.h's caps) */
 #define MMAP_MAX (1ull << 30)
+#define REGION_MAX (64ull << 20)	/* what mprotect and madvise replays cover at most */
 
 /* The argument shape of a file data call, from its number. */
 struct shape {
@@ -69,6 +70,7 @@ struct rt_replayer {
 	char absent[sizeof(rt_scratch_path) + 8];	/* a path that never exists */
 	char notdir[sizeof(rt_scratch_path) + 8];	/* one through a regular file */
 	uint32_t futex_word;
+	void *region;	/* REGION_MAX reserved, never touched: mprotect, madvise */
 };
 
 /* The number decides the shape (the wrong shape would pass an iovec array
@@ -143,6 +145,8 @@ void rt_replay_free(struct rt_replayer *r)
 	for (unsigned i = 0; i < rt_config.ncalls; i++)
 		if (r->e[i].fd >= 0)
 			close(r->e[i].fd);
+	if (r->region)
+		munmap(r->region, REGION_MAX);
 	free(r->e);
 	free(r->data);
 	free(r);
@@ -289,6 +293,32 @@ static void do_mmap(const struct rt_call *c, struct rt_rng *rng)
 		munmap(p, size);
 }
 
+/*
+ * A garbage collector's and an allocator's page work (V8 in node makes
+ * about as many mprotect and madvise calls as mmap): on a region of the
+ * thread's own, reserved at the first such call and never touched, so
+ * that the protection stays what it was and DONTNEED drops nothing.
+ */
+static void do_page_call(struct rt_replayer *r, const struct rt_call *c, struct rt_rng *rng)
+{
+	uint64_t page = 4096, size = rt_hist_draw(&c->size, rng);
+
+	if (!r->region) {
+		r->region = mmap(NULL, REGION_MAX, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (r->region == MAP_FAILED) {
+			r->region = NULL;
+			return;
+		}
+	}
+	size = size > REGION_MAX ? REGION_MAX : size;
+	size = size < page ? page : (size + page - 1) / page * page;
+	if (c->kind == RT_REPLAY_MPROTECT)
+		mprotect(r->region, size, PROT_READ | PROT_WRITE);
+	else
+		madvise(r->region, size, MADV_DONTNEED);
+}
+
 /* An open that fails with err; an fd it got all the same is closed. */
 static void open_failing(const struct rt_replayer *r, const struct rt_call *c, int err)
 {
@@ -416,6 +446,10 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 	case RT_REPLAY_MMAP:
 	case RT_REPLAY_MMAP_FILE:
 		do_mmap(c, rng);
+		break;
+	case RT_REPLAY_MPROTECT:
+	case RT_REPLAY_MADVISE:
+		do_page_call(r, c, rng);
 		break;
 	}
 }

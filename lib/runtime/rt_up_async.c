@@ -26,8 +26,10 @@ static struct {
 	pthread_cond_t wake;
 	struct rt_up_call *q;	/* QUEUE_MAX calls begun, their replies unread */
 	unsigned head, len;
+	/* started: the caller runs in this process (a forked child has
+	 * none: forked() clears it, so that no request pays a getpid(),
+	 * which a profile of the clone would count per request) */
 	bool stop, started;
-	pid_t pid;		/* the process the caller runs in */
 	pthread_t tid;
 	struct rt_thread t;	/* the shared pools */
 } aq = { .lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -58,8 +60,14 @@ static void *caller(void *arg)
 	return NULL;
 }
 
+static void forked(void)
+{
+	aq.started = false;
+}
+
 int rt_up_async_start(void)
 {
+	static bool hooked;
 	bool any = false;
 
 	for (unsigned i = 0; i < rt_config.nupstreams; i++)
@@ -75,7 +83,13 @@ int rt_up_async_start(void)
 	}
 	aq.stop = false;
 	aq.head = aq.len = 0;
-	aq.pid = getpid();
+	if (!hooked && pthread_atfork(NULL, NULL, forked)) {
+		rt_up_thread_fini(&aq.t);
+		free(aq.q);
+		aq.q = NULL;
+		return -1;
+	}
+	hooked = true;
 	if (rt_thread_start(&aq.tid, caller, NULL, "the async caller")) {
 		rt_up_thread_fini(&aq.t);
 		free(aq.q);
@@ -88,7 +102,7 @@ int rt_up_async_start(void)
 
 void rt_up_async_stop(void)
 {
-	if (!aq.started || aq.pid != getpid())
+	if (!aq.started)
 		return;
 	pthread_mutex_lock(&aq.lock);
 	aq.stop = true;
@@ -106,7 +120,7 @@ void rt_up_async_push(struct rt_thread *t, const struct rt_up_ctx *ctx)
 	struct rt_up_call k;
 	bool room;
 
-	if (!aq.started || aq.pid != getpid()) {
+	if (!aq.started) {
 		rt_up_batch(t, ctx, 1);
 		return;
 	}

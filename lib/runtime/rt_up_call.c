@@ -223,7 +223,11 @@ static int start(struct rt_thread *t, struct rt_thread *pool, pthread_mutex_t *l
 	rt_traceparent_format(tp, ctx->trace_id, k->span, ctx->flags);
 	k->c.out.len = k->c.out_off = 0;
 	k->c.in.len = 0;
-	if (rt_up_request(u->framing, ctx->size, u->framing == RT_FRAMING_HTTP1 ? tp : NULL,
+	/* A clone of a tier that carried no trace context (nginx in front of
+	 * traced tiers) carries none: its children's requests keep their
+	 * original sizes, and they start their traces as the originals did. */
+	if (rt_up_request(u->framing, ctx->size,
+			  u->framing == RT_FRAMING_HTTP1 && !rt_config.untraced ? tp : NULL,
 			  &k->c.out)) {
 		fail(k);
 		return -1;

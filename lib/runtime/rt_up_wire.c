@@ -48,18 +48,23 @@ static int put_fill(struct rt_buf *out, size_t n, char c)
 	return 0;
 }
 
-/* GET without a body when it is as large as asked, else a POST whose
- * Content-Length body makes up the size. */
+/* GET without a body when it is as large as asked, its Host name
+ * lengthened up to the size (a 35-byte request stays 35 bytes), else a
+ * POST whose Content-Length body makes up the size. */
 static int http_request(uint64_t size, const char *tp, struct rt_buf *out)
 {
-	static const char get[] = "GET / HTTP/1.1\r\nHost: ditto\r\n";
-	static const char post[] = "POST / HTTP/1.1\r\nHost: ditto\r\n";
+	static const char get[] = "GET / HTTP/1.1\r\nHost: ditto";
+	static const char post[] = "POST / HTTP/1.1\r\nHost: ditto";
 	static const char ctype[] = "Content-Type: application/octet-stream\r\nContent-Length: ";
 	size_t tpl = tp ? strlen("traceparent: \r\n") + strlen(tp) : 0;
-	uint64_t fixed = sizeof(post) - 1 + tpl + sizeof(ctype) - 1 + 4, n = fit(size, fixed);
+	uint64_t fixed = sizeof(post) - 1 + 2 + tpl + sizeof(ctype) - 1 + 4, n = fit(size, fixed);
+	uint64_t get_len = sizeof(get) - 1 + 2 + tpl + 2;
 	int err = 0;
 
 	err |= rt_buf_puts(out, n ? post : get);
+	if (!n && size > get_len)
+		err |= put_fill(out, (size_t)(size - get_len), 'x');
+	err |= rt_buf_puts(out, "\r\n");
 	if (tp)
 		err |= rt_buf_puts(out, "traceparent: ") | rt_buf_puts(out, tp) | rt_buf_puts(out, "\r\n");
 	if (n)

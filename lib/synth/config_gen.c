@@ -174,19 +174,8 @@ static unsigned hist_arrays(struct cfg *g, const struct ditto_hist *h)
  */
 static unsigned hist_arrays_at_mean(struct cfg *g, const struct ditto_hist *h, double mean)
 {
-	struct bucket_map m = { .point = true };
-	double base = 0, span = 0, total = 0;
+	struct bucket_map m = { .point = true, .at = synth_mean_point(h, mean) };
 
-	for (size_t i = 0; h && i < ditto_hist_bucket_count(h); i++) {
-		uint64_t lo, hi, c;
-
-		ditto_hist_bucket(h, i, &lo, &hi, &c);
-		base += (double)lo * c;
-		span += (double)(hi - lo) * c;
-		total += c;
-	}
-	m.at = span > 0 ? (mean * total - base) / span : 0;
-	m.at = m.at < 0 ? 0 : m.at > 1 ? 1 : m.at;
 	return hist_emit(g, h, &m);
 }
 
@@ -348,6 +337,8 @@ static void runtime_caps(struct cfg *g, const struct replay_entry *e, const stru
 		synth_limit(g->lim, SYNTH_LIMIT_SLEEP, top);
 	else if (!strcmp(e->kind, "RT_REPLAY_MMAP"))
 		synth_limit(g->lim, SYNTH_LIMIT_MMAP, top);
+	else if (!strcmp(e->kind, "RT_REPLAY_MPROTECT") || !strcmp(e->kind, "RT_REPLAY_MADVISE"))
+		synth_limit(g->lim, SYNTH_LIMIT_PAGES, top);
 }
 
 /* `.fail = { ... }`: the shares of c's calls that fail, by errno. */

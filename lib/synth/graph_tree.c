@@ -19,6 +19,20 @@
 
 #include <ditto/synth.h>
 
+/* The exact bytes a caller sent to and got from the external, from its
+ * outbound totals: with them the clone's sizes keep their mean, not the
+ * middle of their log2 buckets (edge_bytes.c). */
+static void bytes_seen(const struct ditto_model *m, const char *from, const char *to,
+		       uint64_t *req, uint64_t *resp)
+{
+	const struct ditto_outbound *o = edge_outbound(m, from, to);
+
+	if (o) {
+		*req += ditto_outbound_request_bytes_total(o);
+		*resp += ditto_outbound_response_bytes_total(o);
+	}
+}
+
 /* A leaf service for an external from what its callers saw: its framing
  * and port, one request per call, the calls' sizes, and their latency as
  * the service time. Built on the copy cm, never on the caller's model. */
@@ -27,7 +41,7 @@ static int external_service(struct ditto_model *cm, const struct gplan *p, size_
 	const struct gnode *g = &p->nodes[k];
 	struct ditto_service *s = ditto_model_add_service(cm, g->name);
 	struct ditto_requests *r = s ? ditto_service_requests_ensure(s) : NULL;
-	uint64_t calls = 0;
+	uint64_t calls = 0, req_total = 0, resp_total = 0;
 	int err = 0;
 
 	if (!r)
@@ -43,6 +57,7 @@ static int external_service(struct ditto_model *cm, const struct gplan *p, size_
 		if (p->edges[j].to != k)
 			continue;
 		calls += ditto_edge_calls(e);
+		bytes_seen(cm, p->nodes[p->edges[j].from].name, g->name, &req_total, &resp_total);
 		if ((err = ditto_hist_merge(ditto_requests_request_bytes_ensure(r),
 					    ditto_edge_request_bytes(e))) ||
 		    (err = ditto_hist_merge(ditto_requests_response_bytes_ensure(r),
@@ -52,6 +67,10 @@ static int external_service(struct ditto_model *cm, const struct gplan *p, size_
 			ditto_err(err, "synth: external '%s': the sizes and latency of the calls "
 				  "to it do not merge", g->name);
 	}
+	if (!err && req_total)
+		err = ditto_requests_set_request_bytes_total(r, req_total);
+	if (!err && resp_total)
+		err = ditto_requests_set_response_bytes_total(r, resp_total);
 	return err ? err : ditto_requests_set_count(r, calls);
 }
 

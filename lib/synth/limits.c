@@ -40,6 +40,8 @@ static const struct limit_def defs[SYNTH_LIMIT_COUNT] = {
 	[SYNTH_LIMIT_FILE_CALL] = { "bytes moved by one file call", 16u << 20, 16u << 20 },
 	[SYNTH_LIMIT_SLEEP] = { "nanoseconds in one replayed sleep", 250e6, 250e6 },
 	[SYNTH_LIMIT_MMAP] = { "bytes in one replayed mmap", 1u << 30, 1u << 30 },
+	/* the runtime's REGION_MAX (rt_replay.c) */
+	[SYNTH_LIMIT_PAGES] = { "bytes in one replayed mprotect or madvise", 64u << 20, 64u << 20 },
 	[SYNTH_LIMIT_WRITES] = { "writes per response", 1024, 1024 },
 };
 

@@ -128,6 +128,10 @@ int replay_map(const char *name, enum ditto_fd_kind k, struct replay_entry *e)
 		e->kind = "RT_REPLAY_FUTEX_WAKE";
 		return 0;
 	case SC_MEM:
+		if (!strcmp(name, "mprotect") || !strcmp(name, "madvise")) {
+			e->kind = name[1] == 'p' ? "RT_REPLAY_MPROTECT" : "RT_REPLAY_MADVISE";
+			return 0;
+		}
 		if (strcmp(name, "mmap"))
 			return -ENOENT;	/* the mmap replay unmaps what it maps */
 		/* a file's mapping maps the scratch file (Apache maps what it sends) */

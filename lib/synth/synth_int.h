@@ -60,6 +60,7 @@ enum synth_limit {
 	SYNTH_LIMIT_FILE_CALL,
 	SYNTH_LIMIT_SLEEP,
 	SYNTH_LIMIT_MMAP,
+	SYNTH_LIMIT_PAGES,
 	SYNTH_LIMIT_WRITES,
 	SYNTH_LIMIT_COUNT
 };
@@ -144,6 +145,21 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 /* The last SYNTH_LOG_TAIL bytes of a log into out, starting at a line
  * (a build's, a graph tier's): what an error message ends with. */
 void synth_log_tail(const char *log, char *out, size_t len);
+
+/* ---- edge_bytes.c: exact bytes per call of a graph edge ---- */
+struct ditto_hist;
+struct ditto_outbound;
+/* The outbound entry of service `from` for the endpoint the child `to`
+ * listens on; NULL when there is none. */
+const struct ditto_outbound *edge_outbound(const struct ditto_model *m, const char *from,
+					   const char *to);
+/* Mean request / response bytes per call from its exact totals; 0 when
+ * the model has none. */
+double edge_request_mean(const struct ditto_model *m, const char *from, const char *to);
+double edge_response_mean(const struct ditto_model *m, const char *from, const char *to);
+/* The relative place in [0, 1] inside each of h's buckets at which one
+ * value per bucket makes h's mean `mean` (clamped). */
+double synth_mean_point(const struct ditto_hist *h, double mean);
 
 /* ---- upstream_gen.c: the children the clone calls ---- */
 struct ditto_edge;

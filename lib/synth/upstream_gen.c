@@ -95,11 +95,14 @@ double upstream_calls_per_request(const struct ditto_edge *e)
 }
 
 /* A histogram's arrays as `static const uint64_t NAME_lo[]...`, its
- * buckets made half-open; its initializer into init. Empty: dflt. */
+ * buckets made half-open; its initializer into init. Empty: dflt. With
+ * mean > 0, each bucket is narrowed to the one value at the place that
+ * makes the draws' mean `mean` (synth_mean_point()). */
 static void hist(struct dbuf *b, struct dbuf *init, const char *name, unsigned id,
-		 const struct ditto_hist *h, uint64_t dflt)
+		 const struct ditto_hist *h, uint64_t dflt, double mean)
 {
 	size_t n = ditto_hist_total(h) ? ditto_hist_bucket_count(h) : 0;
+	double at = mean > 0 && n ? synth_mean_point(h, mean) : -1;
 	uint64_t cum = 0;
 
 	for (int pass = 0; n && pass < 3; pass++) {
@@ -109,6 +112,10 @@ static void hist(struct dbuf *b, struct dbuf *init, const char *name, unsigned i
 			uint64_t lo, hi, c;
 
 			ditto_hist_bucket(h, i, &lo, &hi, &c);
+			if (at >= 0 && hi != UINT64_MAX) {
+				lo += (uint64_t)llround(at * (double)(hi - lo));
+				hi = lo;
+			}
 			cum += pass == 2 ? c : 0;
 			dbuf_printf(b, "%s%lluULL", i ? ", " : " ", (unsigned long long)(
 				    pass == 0 ? lo : pass == 1 ? (hi == UINT64_MAX ? hi : hi + 1) : cum));
@@ -173,13 +180,13 @@ static void entry(const struct ditto_model *m, const char *from, const struct di
 	dbuf_free(&env);
 	dbuf_printf(tab, ", .framing = %s,\n\t  .fanout = ", rt_framing_of(f));
 	if (ditto_hist_total(ditto_edge_fanout(e)))
-		hist(b, tab, "fan", id, ditto_edge_fanout(e), 1);
+		hist(b, tab, "fan", id, ditto_edge_fanout(e), 1, 0);
 	else
 		fanout_from_mean(b, tab, id, cpr);
 	dbuf_puts(tab, ",\n\t  .request_bytes = ");
-	hist(b, tab, "req", id, ditto_edge_request_bytes(e), 64);
+	hist(b, tab, "req", id, ditto_edge_request_bytes(e), 64, edge_request_mean(m, from, to));
 	dbuf_puts(tab, ",\n\t  .response_bytes = ");
-	hist(b, tab, "resp", id, ditto_edge_response_bytes(e), 64);
+	hist(b, tab, "resp", id, ditto_edge_response_bytes(e), 64, edge_response_mean(m, from, to));
 	dbuf_printf(tab, ",\n\t  .order = %s, .async = %s },\n",
 		    ditto_edge_order(e) == DITTO_ORDER_PARALLEL ? "RT_ORDER_PARALLEL" : "RT_ORDER_SEQUENTIAL",
 		    ditto_edge_mode(e) == DITTO_CALL_ASYNC ? "true" : "false");
@@ -250,9 +257,12 @@ int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, 
 			    ditto_call_order_name(ditto_edge_order(e)));
 		dbuf_free(&env);
 	}
-	dbuf_puts(b, "\nThe clone prints one line per child at exit: calls, errors, timeouts,\n"
-		     "skipped. HTTP calls carry a W3C traceparent; RESP and memcache calls\n"
-		     "carry none (their protocols have no field for it).\n");
+	dbuf_puts(b, "\nThe clone prints one line per child at exit: calls, errors, timeouts,\n");
+	if (upstream_untraced(m, from))
+		dbuf_puts(b, "skipped. Its original carried no trace context, nor do its calls.\n");
+	else
+		dbuf_puts(b, "skipped. HTTP calls carry a W3C traceparent; RESP and memcache calls\n"
+			     "carry none (their protocols have no field for it).\n");
 	return err;
 }
 

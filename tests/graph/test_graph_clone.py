@@ -25,6 +25,7 @@ import pytest
 import ditto
 from graph_truth import EDGES
 from shop import Shop, install
+import tier_rates
 
 CLI = os.environ.get('DITTO_CLI', 'ditto')
 PROFILED = ('nginx', 'front', 'back', 'audit')
@@ -64,10 +65,11 @@ def free_port():
 
 def profile(targets, out, url, otlp_port, seconds=6):
     """Profile targets ({name: (pid, port)}) with the graph, and the spans
-    they send to 127.0.0.1:otlp_port, while wrk -c1 drives url; the model
-    as JSON."""
-    args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out,
-            '--otlp-listen', '127.0.0.1:%d' % otlp_port]
+    they send to 127.0.0.1:otlp_port (None: no receiver), while wrk -c1
+    drives url; the model as JSON."""
+    args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
+    if otlp_port:
+        args += ['--otlp-listen', '127.0.0.1:%d' % otlp_port]
     for name, (pid, port) in sorted(targets.items()):
         args += ['--pid', str(pid), '--name', '%d=%s' % (port, name)]
     prof = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -93,8 +95,15 @@ def run(tmp_path_factory):
     with Shop(nginx=True, otlp_http_url='http://127.0.0.1:%d/v1/traces' % otlp,
               env={'OTEL_BSP_SCHEDULE_DELAY': '200'}) as shop:
         ports = dict(shop.ports)
-        orig = profile({t: (shop.pids[t], ports[t]) for t in PROFILED}, orig_dm, shop.url('/page'),
-                       otlp)
+        targets = {t: (shop.pids[t], ports[t]) for t in PROFILED}
+        orig = profile(targets, orig_dm, shop.url('/page'), otlp)
+        # Again: the original against itself is the noise a per-tier rate
+        # carries from one profile to the next. Without the span receiver:
+        # the tiers' exporters kept their connections to the first one's,
+        # opened before this window, which the profiler cannot tell from
+        # served ones (front read 2.56 and wrote 1.56 times per request
+        # instead of 1.0 and 0.01); refused, they open none.
+        orig2 = profile(targets, str(d / 'orig2.dm'), shop.url('/page'), None)
         orig_perf = wrk(shop.url('/page'), 5, 1)
     # The shop is stopped: the clone tiers take the original's ports.
     r = subprocess.run([CLI, 'synth', orig_dm, '-o', tree], capture_output=True, text=True)
@@ -119,7 +128,10 @@ def run(tmp_path_factory):
             'orig_traces': edges(orig, rename, 'traces'),
             'clone_traces': edges(clone, rename, 'traces'),
             'orig_perf': orig_perf, 'clone_perf': clone_perf, 'manifest': manifest,
-            'tiers': tiers}
+            'tiers': tiers, 'ports': ports, 'orig_model': orig,
+            'orig_services': tier_rates.services(orig),
+            'orig2_services': tier_rates.services(orig2),
+            'clone_services': tier_rates.services(clone, rename)}
 
 
 def test_the_tree_has_a_tier_per_node(run):
@@ -167,3 +179,59 @@ def test_end_to_end_latency_side_by_side(run):
     for k in ('rps', 'p50_ms', 'p99_ms'):
         print('%-10s %12.2f %12.2f' % (k, o[k], c[k]))
     assert c['requests'] > 0 and o['requests'] > 0
+
+
+
+def test_per_tier_syscalls_per_request(run):
+    """Every profiled tier's system calls per served request, by kind
+    (tests/graph/tier_rates.py), original against clone and against a
+    second profile of the original. redis and memcached are left out:
+    the originals are externals of the profile (it covers the shop's
+    four tiers), so no syscall table of theirs exists to compare with;
+    their bytes are compared in test_per_tier_bytes_per_request.
+
+    Kinds a tier makes per request (its sockets' reads and writes, and
+    any other kind not PACED) hold within 5%. PACED kinds (waits, futex,
+    memory mappings) follow the pace of the service, not its requests,
+    and a second profile of the original moves them by more than 5%
+    (measured: docs/graph.md); each is asserted against that spread, the
+    clone within max(5%, 3 x the original's own spread) of the original,
+    the spread of a kind's group (tier_rates.GROUPS: the memory kinds
+    follow one garbage collector) its largest kind's:
+    a clone that waits or maps per request unlike the original still
+    fails. The node tiers' waits and futex calls are known clone defects
+    (tier_rates.KNOWN): they pass within a factor of 3 of the original,
+    printed as known."""
+    o, o2, c = run['orig_services'], run['orig2_services'], run['clone_services']
+    rows = tier_rates.syscall_rows(o, o2, c, PROFILED)
+    print('\n%-6s %-12s %9s %9s %9s %7s %7s %7s' % ('tier', 'kind', 'original', 'again', 'clone',
+                                                   'self', 'error', 'bound'))
+    bad = []
+    for t, k, a, a2, cl in rows:
+        verdict, bound = tier_rates.syscall_verdict(rows, t, k, a, cl)
+        print('%-6s %-12s %9.3f %9.3f %9.3f %6.1f%% %6.1f%% %6.1f%%  %s' % (
+            t, k, a, a2, cl, 100 * tier_rates.rel(a, a2), 100 * tier_rates.rel(a, cl),
+            100 * bound, verdict))
+        if verdict == 'OUT':
+            bad.append((t, k, a, a2, cl, round(bound, 3)))
+    assert not bad, bad
+
+
+def test_per_tier_bytes_per_request(run):
+    """Socket bytes per served request in and out, within 1%: the four
+    profiled tiers against their originals; the clones of redis and
+    memcached against what the original's callers sent them and got
+    back (the originals are externals: their callers' view is all the
+    profile has, and what their clones were made from)."""
+    ports = run['ports']
+    rows = tier_rates.bytes_rows(run['orig_model'], run['orig_services'], run['clone_services'],
+                                 PROFILED, {t: ports[t] for t in ('redis', 'memcached')})
+    print('\n%-10s %10s %10s %10s %10s %7s %7s' % ('tier', 'in', 'clone in', 'out', 'clone out',
+                                                 'err in', 'err out'))
+    for t, i, o, ci, co in rows:
+        print('%-10s %10.1f %10.1f %10.1f %10.1f %6.2f%% %6.2f%%' % (
+            t, i, ci, o, co, 100 * tier_rates.rel(i, ci), 100 * tier_rates.rel(o, co)))
+    bound = tier_rates.BYTES_BOUND
+    bad = [r for r in rows if tier_rates.rel(r[1], r[3]) > bound or
+           tier_rates.rel(r[2], r[4]) > bound]
+    assert not bad, bad

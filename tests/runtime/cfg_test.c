@@ -120,6 +120,10 @@ static const struct rt_call calls[] = {
 	{ .name = "mmap", .nr = SYS_mmap, .kind = RT_REPLAY_MMAP, .per_request = 0.35, .size = HIST(map) },
 	{ .name = "mmap", .nr = SYS_mmap, .kind = RT_REPLAY_MMAP_FILE, .per_request = 0.2,
 	  .size = HIST(map) },
+	{ .name = "mprotect", .nr = SYS_mprotect, .kind = RT_REPLAY_MPROTECT, .per_request = 0.3,
+	  .size = HIST(map) },
+	{ .name = "madvise", .nr = SYS_madvise, .kind = RT_REPLAY_MADVISE, .per_request = 0.25,
+	  .size = HIST(map) },
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 #define SCRATCH (1u << 20)

@@ -659,7 +659,7 @@ def scenario_mysql(clone):
 # What tests/runtime/cfg_test.c's replay table asks per request.
 EXPECTED = {'read': 0.5, 'pwritev': 0.25, 'fdatasync': 0.1, 'openat': 0.3, 'close': 0.3,
             'newfstatat': 0.4, 'clock_nanosleep': 0.2, 'sched_yield': 0.15, 'futex': 1.5,
-            'mmap': 0.55, 'munmap': 0.55}
+            'mmap': 0.55, 'munmap': 0.55, 'mprotect': 0.3, 'madvise': 0.25}
 
 
 def strace_counts(path):
