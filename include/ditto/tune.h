@@ -466,8 +466,10 @@ struct ditto_tune_graph_opts {
  * medium and high load, their noise rows, saturation_qps) between the
  * original graph and the best clone graph. The iterations and the best
  * knobs go to the model's tuning section, so that ditto_synth_graph_write()
- * of the tuned model writes the tuned tree. Convergence and the verdict
- * as ditto_tune(). Errors: -DITTO_EOPTS; -EINVAL the model is no graph,
+ * of the tuned model writes the tuned tree. The report is converged when
+ * every tier is within bound and, with the latency rows, each bounded
+ * p99 row (low and medium load) is within its bound too; the verdict
+ * names the worst tier, and the end-to-end row that is out. Errors: -DITTO_EOPTS; -EINVAL the model is no graph,
  * or no tier has a CPU time and requests to tune against (a profile of
  * the tiers under load gives both); -ENOTEMPTY dir holds other files;
  * -ECHILD no clone graph could be built and measured; -ECANCELED stopped

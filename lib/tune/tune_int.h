@@ -68,6 +68,9 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 
 /* dst[name] += w * src[name] for every metric of src (0 where dst has
  * none yet). dst may be src: then it scales src by 1 + w. */
+/* The graph tuner's rows: this prefix and the tier's name. */
+#define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
+
 /* Every entry of src set in dst. */
 void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);

