@@ -141,7 +141,7 @@ def print_syscalls(orig, orig2, clone):
                                                  'self', 'error', 'bound'))
     rows = tier_rates.syscall_rows(orig, orig2, clone, TIERS)
     for t, k, a, a2, c in rows:
-        verdict, bound = tier_rates.syscall_verdict(rows, t, k, a, c)
+        verdict, bound = tier_rates.syscall_verdict(rows, t, k, a, c, a2)
         print('%-6s %-10s %9.3f %9.3f %9.3f %7s %7s %7s  %s' % (
             t, k, a, a2, c, pct(tier_rates.rel(a, a2)), pct(tier_rates.rel(a, c)), pct(bound),
             verdict))

@@ -34,7 +34,9 @@ from shop import Shop, install
 from test_graph_clone import CLI, PROFILED, free_port, profile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BOUND = 0.08
+# The loop aims at 5%; a tier's CPU per request moves by several percent
+# between runs on this kind of host, so the test holds the best to 10%.
+AIM, BOUND = 0.05, 0.10
 
 pytestmark = [
     pytest.mark.skipif(shutil.which('node') is None, reason='node is not installed'),
@@ -51,7 +53,7 @@ def tuned(tmp_path_factory):
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
                 shop.url('/page'), free_port())
     port = free_port()
-    r = subprocess.run([CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '6', '-b', str(BOUND),
+    r = subprocess.run([CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '6', '-b', str(AIM),
                         '--seconds', '3', '--path', '/page', '-L', '--latency-seconds', '2', '-j',
                         str(d / 'report.json'), '--save', str(d / 'tuned.dm'),
                         '--original-port', str(port), '--', sys.executable,
@@ -109,6 +111,8 @@ def test_end_to_end_latency_rows_set_the_clone_graph_against_the_original(tuned)
     # leave the graph not converged (exit 3), and the verdict names one.
     out = [k for k, v in r.items() if k.startswith('p99_ns_') and v['bound'] > 0 and
            v['error'] > v['bound']]
-    assert tuned['report']['converged'] == (not out), (out, tuned['report']['verdict'])
-    assert tuned['rc'] == (3 if out else 0), tuned['stderr'][-3000:]
+    tiers = all(v['error'] <= AIM for k, v in r.items() if k.startswith('cpu_ns_per_request:'))
+    converged = tiers and not out
+    assert tuned['report']['converged'] == converged, (out, tuned['report']['verdict'])
+    assert tuned['rc'] == (0 if converged else 3), tuned['stderr'][-3000:]
     assert not out or 'end to end: p99_ns_' in tuned['report']['verdict']
