@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core_int.h"
 #include "model_int.h"
@@ -34,7 +33,7 @@ struct loop {
 	struct track tracks[TUNE_TRACKS];
 	double best_error;
 	unsigned backends;	/* of every measurement: as the original's */
-	char try_dir[4096], old_dir[4096];
+	char try_dir[4096];
 };
 
 static bool stopped(const struct loop *l)
@@ -191,20 +190,9 @@ static void copy_knobs(struct ditto_values *dst, const struct ditto_values *src)
 	tune_values_copy(dst, src);
 }
 
-/* The candidate in try_dir becomes DIR: the old DIR is moved aside first,
- * so a crash between the renames leaves one of them whole. */
 static int keep_best(struct loop *l)
 {
-	struct stat st;
-
-	snprintf(l->old_dir, sizeof(l->old_dir), "%s.old", l->o.dir);
-	synth_rm_tree(l->old_dir);
-	if (!stat(l->o.dir, &st) && rename(l->o.dir, l->old_dir))
-		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
-	if (rename(l->try_dir, l->o.dir))
-		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
-	synth_rm_tree(l->old_dir);
-	return 0;
+	return tune_keep_best(l->try_dir, l->o.dir);
 }
 
 static int build_candidate(struct loop *l, unsigned port)

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core_int.h"
 #include "model_int.h"
@@ -246,19 +245,9 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 	return max;
 }
 
-/* The candidate in try_dir becomes DIR (the old one moved aside first). */
 static int keep_best(struct gloop *l)
 {
-	char old[4200];
-
-	snprintf(old, sizeof(old), "%s.old", l->o.dir);
-	synth_rm_tree(old);
-	if (!access(l->o.dir, F_OK) && rename(l->o.dir, old))
-		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
-	if (rename(l->try_dir, l->o.dir))
-		return ditto_err(-errno, "tune: %s: %s", l->o.dir, strerror(errno));
-	synth_rm_tree(old);
-	return 0;
+	return tune_keep_best(l->try_dir, l->o.dir);
 }
 
 /*

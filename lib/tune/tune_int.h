@@ -71,6 +71,9 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 /* The graph tuner's rows: this prefix and the tier's name. */
 #define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
 
+/* The candidate in try_dir becomes dir: the old dir is moved aside
+ * first, so a crash between the renames leaves one of them whole. */
+int tune_keep_best(const char *try_dir, const char *dir);
 /* Every entry of src set in dst. */
 void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);

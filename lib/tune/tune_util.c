@@ -57,6 +57,21 @@ int tune_dir_check(const char *dir)
 	return err;
 }
 
+int tune_keep_best(const char *try_dir, const char *dir)
+{
+	char old[4200];
+	struct stat st;
+
+	snprintf(old, sizeof(old), "%s.old", dir);
+	synth_rm_tree(old);
+	if (!stat(dir, &st) && rename(dir, old))
+		return ditto_err(-errno, "tune: %s: %s", dir, strerror(errno));
+	if (rename(try_dir, dir))
+		return ditto_err(-errno, "tune: %s: %s", dir, strerror(errno));
+	synth_rm_tree(old);
+	return 0;
+}
+
 void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src)
 {
 	for (size_t i = 0; i < ditto_values_size(src); i++) {
