@@ -374,6 +374,9 @@ def test_taken_port_is_replaced_and_wired(built):
     man = manifest(built)
     back_port = node(man, 'back')['port']
     with socket.socket() as s:
+        # The earlier tests' back tier closed its connections first: their
+        # TIME_WAIT would refuse a plain bind; a listener still holds it.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(('127.0.0.1', back_port))
         s.listen()
         with dt.up(built) as g:
