@@ -345,7 +345,7 @@ static double default_timeout(const struct cfg *c)
 }
 
 /* It goes into a request line as is: no spaces, no control characters. */
-static bool http_path_ok(const char *p)
+bool loadgen_http_path_ok(const char *p)
 {
 	size_t n = strlen(p);
 
@@ -380,7 +380,7 @@ static int opts_read(const struct ditto_loadgen_opts *o, struct run *r)
 	c->stop = OPTS_GET(o, stop, NULL);
 	c->deadline_s = OPTS_GET(o, deadline_s, 0.0);
 	c->path = OPTS_GET(o, http_path, NULL);
-	if (c->path && !http_path_ok(c->path))
+	if (c->path && !loadgen_http_path_ok(c->path))
 		return ditto_err(-EINVAL, "load: HTTP path '%.64s' is not '/' and printable ASCII "
 				 "without spaces (at most 1024 bytes)", c->path);
 	if ((err = check_numbers(c)))

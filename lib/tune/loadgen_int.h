@@ -29,6 +29,9 @@ struct loadgen_req {
 	const char *path;	/* HTTP request target (NULL: "/") */
 };
 
+/* Whether path may be the target of our HTTP requests: '/' first,
+ * printable ASCII without spaces, at most 1024 bytes. */
+bool loadgen_http_path_ok(const char *path);
 /* Whether the framing has requests that read and requests that write. */
 bool loadgen_has_writes(unsigned framing);
 /* Append one request in the framing's encoding to out (out->oom on no

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "loadgen_int.h"
 #include "model_int.h"
 #include "synth_int.h"
 #include "tune_graph_int.h"
@@ -80,6 +81,9 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
 	if (r->keep_count && !r->keep)
 		return ditto_err(-DITTO_EOPTS, "tune: keep_count without keep");
+	if (r->http_path && !loadgen_http_path_ok(r->http_path))
+		return ditto_err(-EINVAL, "tune: HTTP path '%.64s' is not '/' and printable ASCII "
+				 "without spaces (at most 1024 bytes)", r->http_path);
 	return 0;
 }
 
@@ -97,11 +101,30 @@ static uint64_t service_cpu_ns(const struct ditto_service *s)
 	return ns;
 }
 
+/* Nodes the front's load reaches through the edges (reach[k]). */
+static void reachable(const struct gplan *p, bool *reach)
+{
+	bool more = true;
+
+	for (size_t k = 0; k < p->n; k++)
+		reach[k] = k == p->front;
+	while (more) {
+		more = false;
+		for (size_t i = 0; i < p->ne; i++)
+			if (reach[p->edges[i].from] && !reach[p->edges[i].to])
+				more = reach[p->edges[i].to] = true;
+	}
+}
+
 /* Tiers to tune: cloned services of the plan with CPU time in the
- * profile; their knobs from the model's (a tuned model resumes). */
+ * profile that the front's load reaches (another root's tiers would get
+ * no load whatever their knob); their knobs from the model's (a tuned
+ * model resumes), within the knob's range. */
 static int tiers_init(struct gloop *l)
 {
 	const struct ditto_tuning *tu = ditto_model_tuning(l->m);
+	const struct synth_knob *d = synth_knob_find(KNOB);
+	bool reach[GRAPH_NODES_MAX];
 	uint64_t req;
 	char key[GRAPH_NAME_MAX + 32];
 
@@ -111,6 +134,7 @@ static int tiers_init(struct gloop *l)
 		return ditto_err(-EINVAL, "tune: the front tier '%s' %s: nothing to hold the tiers' "
 				 "CPU time per request to", l->plan.nodes[l->plan.front].name,
 				 l->front ? "served no request in the profile" : "is no profiled service");
+	reachable(&l->plan, reach);
 	for (size_t k = 0; k < l->plan.n; k++) {
 		const struct gnode *g = &l->plan.nodes[k];
 		struct gtier *t = &l->t[l->n];
@@ -118,9 +142,15 @@ static int tiers_init(struct gloop *l)
 
 		if (g->kind != GNODE_CLONE || !ns)
 			continue;
+		if (!reach[k]) {
+			ditto_warn("tune: tier '%s' is not reached from the front '%s': not tuned",
+				   g->name, l->plan.nodes[l->plan.front].name);
+			continue;
+		}
 		*t = (struct gtier){ .name = g->name, .target = (double)ns / (double)req, .knob = 1 };
 		knob_key(t, key, sizeof(key));
 		ditto_values_get(ditto_tuning_knobs(tu), key, &t->knob);
+		t->knob = isfinite(t->knob) ? fmin(fmax(t->knob, d->min), d->max) : 1;
 		t->best_knob = t->knob;
 		l->n++;
 	}
@@ -149,7 +179,9 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 	l->planned = true;
 	if ((err = tiers_init(l)) || (err = tune_dir_check(l->o.dir)))
 		return err;
-	snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir);
+	if (snprintf(l->try_dir, sizeof(l->try_dir), "%s.try", l->o.dir) >=
+	    (int)sizeof(l->try_dir))
+		return ditto_err(-ENAMETOOLONG, "tune: %s: path too long", l->o.dir);
 	l->report = calloc(1, sizeof(*l->report));
 	l->knobs = ditto_values_new();
 	if (!l->report || !l->knobs)
@@ -300,6 +332,7 @@ static void step(struct gtier *t, const struct synth_knob *d)
 	}
 	nx = fmin(fmax(nx, d->min), d->max);
 	t->at_limit = nx == x && (nx == d->min || nx == d->max);
+	t->limit = nx;
 	t->knob = nx;
 }
 
@@ -392,7 +425,7 @@ static void stalls(struct gloop *l, unsigned ran)
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", t->name);
 		knob_key(t, key, sizeof(key));
 		if (t->at_limit)
-			snprintf(text, sizeof(text), "%s is at its limit %g: %s", key, t->knob,
+			snprintf(text, sizeof(text), "%s is at its limit %g: %s", key, t->limit,
 				 t->best_measured > t->target ? "the clone's runtime alone costs "
 				 "more than the original's tier" : "the body cannot grow further");
 		else
@@ -427,24 +460,34 @@ static void latency(struct gloop *l)
 /* The end-to-end check is part of the verdict: tiers each within bound
  * whose graph answers in twice the original's p99 do not stand in for
  * it, and the loop is not called converged then. */
-static int verdict(struct ditto_tune_report *r)
+static int verdict(struct ditto_tune_report *r, bool latency)
 {
 	const struct tune_row *w = NULL;
+	bool rows = false;
 	char *v;
 	int err;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct tune_row *row = &r->rows[i];
 
+		rows |= !strncmp(row->metric, "p99_ns_", 7) && row->bound > 0;
 		if (!strncmp(row->metric, "p99_ns_", 7) && row->bound > 0 &&
 		    row->error > row->bound && (!w || row->error > w->error))
 			w = row;
 	}
-	r->converged &= !w;
-	if ((err = report_verdict(r)) || !w)
+	/* Asked for and not measured (the original failed, a stop): the
+	 * whole was not checked, which is no pass. */
+	r->converged &= !w && (rows || !latency);
+	if ((err = report_verdict(r)) || (!w && (rows || !latency)))
 		return err;
-	if (asprintf(&v, "%s; end to end: %s %.2f%% off the original graph's (bound %.2f%%)",
-		     r->verdict, w->metric, 100 * w->error, 100 * w->bound) < 0)
+	if (!w)
+		err = asprintf(&v, "%s; end to end: not measured (the warning before the "
+			       "report says why)", r->verdict);
+	else
+		err = asprintf(&v, "%s; end to end: %s %.2f%% off the original graph's "
+			       "(bound %.2f%%)", r->verdict, w->metric, 100 * w->error,
+			       100 * w->bound);
+	if (err < 0)
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	free(r->verdict);
 	r->verdict = v;
@@ -473,7 +516,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	stalls(l, ran);
 	if (l->o.latency && !stopped(l))
 		latency(l);
-	return verdict(l->report);
+	return verdict(l->report, l->o.latency && l->o.original_argv);
 }
 
 static void cleanup(struct gloop *l)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CPU time of a running tier: its process and every descendant, every
- * thread. Per thread from /proc/PID/task/TID/schedstat (nanoseconds: a
- * tier that costs a fraction of a millisecond per request would move by
- * whole clock ticks in /proc/PID/stat over a few seconds), else the
- * process's utime + stime in ticks where the kernel has no schedstat.
+ * thread. Per process from its CPU-time clock (clock_getcpuclockid():
+ * nanoseconds, threads that ended included; a tier that costs a fraction
+ * of a millisecond per request would move by whole clock ticks in
+ * /proc/PID/stat over a few seconds), else the sum of its live threads'
+ * /proc/PID/task/TID/schedstat, else utime + stime in ticks.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core_int.h"
@@ -77,7 +79,11 @@ static uint64_t process_ns(pid_t pid, uint64_t ticks)
 {
 	uint64_t ns = 0;
 	long hz = sysconf(_SC_CLK_TCK);
+	clockid_t clk;
+	struct timespec ts;
 
+	if (!clock_getcpuclockid(pid, &clk) && !clock_gettime(clk, &ts))
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (!threads_ns(pid, &ns))
 		return ns;
 	return ticks * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));

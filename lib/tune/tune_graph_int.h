@@ -31,6 +31,7 @@ struct gtier {
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	unsigned points;
 	bool at_limit;
+	double limit;		/* the knob's value when at_limit */
 };
 
 /*

@@ -90,7 +90,9 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier *tiers,
 		  size_t n)
 {
-	DITTO_OPTS(ditto_synth_up_opts, uo, .max_seconds = 600);
+	/* No backstop of its own (a long --seconds would outlast one): the
+	 * run is freed on every path, and PR_SET_PDEATHSIG covers a kill. */
+	DITTO_OPTS(ditto_synth_up_opts, uo);
 	struct ditto_synth_run *run = NULL;
 	int err;
 

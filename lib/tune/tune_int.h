@@ -66,16 +66,17 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 
 /* ---- helpers (tune_util.c) ---- */
 
-/* dst[name] += w * src[name] for every metric of src (0 where dst has
- * none yet). dst may be src: then it scales src by 1 + w. */
 /* The graph tuner's rows: this prefix and the tier's name. */
 #define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
 
 /* The candidate in try_dir becomes dir: the old dir is moved aside
- * first, so a crash between the renames leaves one of them whole. */
+ * first, so a crash between the renames leaves one of them whole (and a
+ * failed second rename puts the old one back). */
 int tune_keep_best(const char *try_dir, const char *dir);
 /* Every entry of src set in dst. */
 void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
+/* dst[name] += w * src[name] for every metric of src (0 where dst has
+ * none yet). dst may be src: then it scales src by 1 + w. */
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */

@@ -44,7 +44,7 @@ struct live {
 /* The graph's tiers as ditto up starts them; the load goes to its front. */
 static int graph_start(struct live *l, const char *dir)
 {
-	DITTO_OPTS(ditto_synth_up_opts, uo, .max_seconds = 3600);
+	DITTO_OPTS(ditto_synth_up_opts, uo);	/* stopped by live_stop() */
 	const char *front, *colon;
 	int err = ditto_synth_up(dir, &uo, &l->run);
 
@@ -103,6 +103,12 @@ static int live_run(struct live *l)
 	int err = ditto_load_run(&l->c.load, &res);
 
 	if (err) {	/* nothing answered, say: a failed run's result is ours too */
+		ditto_load_result_free(res);
+		return err;
+	}
+	/* A dead inner tier can make the front answer errors fast: a clone
+	 * graph must still be whole after every run. */
+	if (l->run && (err = ditto_synth_up_wait(l->run, 0))) {
 		ditto_load_result_free(res);
 		return err;
 	}

@@ -66,8 +66,12 @@ int tune_keep_best(const char *try_dir, const char *dir)
 	synth_rm_tree(old);
 	if (!stat(dir, &st) && rename(dir, old))
 		return ditto_err(-errno, "tune: %s: %s", dir, strerror(errno));
-	if (rename(try_dir, dir))
-		return ditto_err(-errno, "tune: %s: %s", dir, strerror(errno));
+	if (rename(try_dir, dir)) {
+		int err = -errno;
+
+		rename(old, dir);	/* dir keeps the best so far */
+		return ditto_err(err, "tune: %s: %s", dir, strerror(-err));
+	}
 	synth_rm_tree(old);
 	return 0;
 }

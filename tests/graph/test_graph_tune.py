@@ -58,7 +58,7 @@ def tuned(tmp_path_factory):
                         str(d / 'report.json'), '--save', str(d / 'tuned.dm'),
                         '--original-port', str(port), '--', sys.executable,
                         os.path.join(HERE, 'shop_run.py'), str(port)],
-                       capture_output=True, text=True, timeout=1500)
+                       capture_output=True, text=True, timeout=1100)
     print(r.stdout)
     print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
     report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None

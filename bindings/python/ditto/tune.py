@@ -260,6 +260,8 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
     rows); Ctrl-C and errors as tune()."""
     argv = _argv(original)
+    if isinstance(keep, (str, bytes)):
+        raise TypeError('keep must be a list of NAME=HOST:PORT strings, not one string')
     keep = [_lib.encode(k) for k in keep]
     keep_arr = (c_char_p * max(len(keep), 1))(*keep)
     stop = c_int(0)
