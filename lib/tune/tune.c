@@ -208,11 +208,7 @@ static int build_candidate(struct loop *l, unsigned port)
 static void progress(struct loop *l, unsigned i, double e, const char *worst, bool best,
 		     const char *note)
 {
-	if (l->o.progress)
-		l->o.progress(i, e, worst, best, note, l->o.user);
-	else
-		ditto_log(DITTO_LOG_INFO, "tune: iteration %u: max error %.1f%% (%s)%s: %s", i,
-			  100 * e, worst, best ? ", best so far" : "", note);
+	tune_progress(l->o.progress, l->o.user, i, e, worst, best, note);
 }
 
 /* One candidate: build, measure, record. Returns 1 when every tuned

@@ -162,6 +162,7 @@ static int tiers_init(struct gloop *l)
 
 static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune_graph_opts *o)
 {
+	const struct ditto_values *model_knobs = ditto_tuning_knobs(ditto_model_tuning(m));
 	int err;
 
 	l->m = m;
@@ -186,14 +187,14 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 	l->knobs = ditto_values_new();
 	if (!l->report || !l->knobs)
 		return ditto_err(-ENOMEM, "tune: out of memory");
-	/* Every other knob of the model (a tuned tier's code shape) stays. */
-	for (size_t i = 0; i < ditto_values_size(ditto_tuning_knobs(ditto_model_tuning(m))); i++) {
+	/* Every other knob of the model (a tuned tier's code shape) stays;
+	 * names this libditto does not know would be refused by synth. */
+	for (size_t i = 0; i < ditto_values_size(model_knobs); i++) {
 		const char *k;
 		double v;
 		size_t scope;
 
-		if (!ditto_values_entry(ditto_tuning_knobs(ditto_model_tuning(m)), i, &k, &v) &&
-		    synth_knob_find_key(k, &scope))
+		if (!ditto_values_entry(model_knobs, i, &k, &v) && synth_knob_find_key(k, &scope))
 			ditto_values_set(l->knobs, k, v);
 	}
 	return 0;
@@ -339,11 +340,7 @@ static void step(struct gtier *t, const struct synth_knob *d)
 static void progress(struct gloop *l, unsigned i, double e, const char *worst, bool best,
 		     const char *note)
 {
-	if (l->o.progress)
-		l->o.progress(i, e, worst, best, note, l->o.user);
-	else
-		ditto_log(DITTO_LOG_INFO, "tune: iteration %u: max error %.1f%% (%s)%s: %s", i,
-			  100 * e, worst, best ? ", best so far" : "", note);
+	tune_progress(l->o.progress, l->o.user, i, e, worst, best, note);
 }
 
 static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigned i)

@@ -21,6 +21,11 @@ int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns);
 
 #define GTIER_POINTS 6
 
+struct ditto_synth_run;
+
+/* The port of a running graph's front tier ("127.0.0.1:PORT"). */
+int graph_front_port(const struct ditto_synth_run *run, unsigned *port);
+
 /* One tier under tuning. */
 struct gtier {
 	const char *name;	/* the plan's node name */

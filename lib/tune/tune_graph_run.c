@@ -16,7 +16,7 @@
 
 #include <ditto/synth.h>
 
-static int front_port(const struct ditto_synth_run *run, unsigned *port)
+int graph_front_port(const struct ditto_synth_run *run, unsigned *port)
 {
 	const char *a = ditto_synth_up_front(run), *colon = a ? strrchr(a, ':') : NULL;
 
@@ -69,7 +69,7 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 {
 	pid_t pids[GRAPH_NODES_MAX];
 	uint64_t before[GRAPH_NODES_MAX], after[GRAPH_NODES_MAX], done = 0;
-	int err = front_port(run, &load->port);
+	int err = graph_front_port(run, &load->port);
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
 	err = err ? err : load_once(load, 1, NULL);

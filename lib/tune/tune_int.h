@@ -69,6 +69,9 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 /* The graph tuner's rows: this prefix and the tier's name. */
 #define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
 
+/* An iteration to the caller's progress function, else to the log. */
+void tune_progress(ditto_tune_progress_fn fn, void *user, unsigned i, double e,
+		   const char *worst, bool best, const char *note);
 /* The candidate in try_dir becomes dir: the old dir is moved aside
  * first, so a crash between the renames leaves one of them whole (and a
  * failed second rename puts the old one back). */

@@ -19,6 +19,7 @@
 #include "core_int.h"
 #include "measure_int.h"
 #include "synth_int.h"
+#include "tune_graph_int.h"
 #include "tune_int.h"
 
 #include <ditto/model.h>
@@ -45,15 +46,9 @@ struct live {
 static int graph_start(struct live *l, const char *dir)
 {
 	DITTO_OPTS(ditto_synth_up_opts, uo);	/* stopped by live_stop() */
-	const char *front, *colon;
 	int err = ditto_synth_up(dir, &uo, &l->run);
 
-	if (err)
-		return err;
-	front = ditto_synth_up_front(l->run);
-	colon = front ? strrchr(front, ':') : NULL;
-	l->c.load.port = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
-	return l->c.load.port ? 0 : ditto_err(-EPROTO, "tune: the graph's front has no address");
+	return err ? err : graph_front_port(l->run, &l->c.load.port);
 }
 
 static int live_start(struct live *l, struct ditto_model *m, struct ditto_service *s,

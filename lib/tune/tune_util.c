@@ -57,6 +57,16 @@ int tune_dir_check(const char *dir)
 	return err;
 }
 
+void tune_progress(ditto_tune_progress_fn fn, void *user, unsigned i, double e,
+		   const char *worst, bool best, const char *note)
+{
+	if (fn)
+		fn(i, e, worst, best, note, user);
+	else
+		ditto_log(DITTO_LOG_INFO, "tune: iteration %u: max error %.1f%% (%s)%s: %s", i,
+			  100 * e, worst, best ? ", best so far" : "", note);
+}
+
 int tune_keep_best(const char *try_dir, const char *dir)
 {
 	char old[4200];
