@@ -38,9 +38,40 @@ def cpus_all():
                 if line.startswith('Cpus_allowed_list')][0]
 
 
-def profile_under_load(pid, load_argv, step_mode, windows=3):
+def established(port):
+    """Established connections whose local end is port (IPv4)."""
+    with open('/proc/net/tcp') as f:
+        next(f)
+        return sum(1 for line in f if int(line.split()[1].split(':')[1], 16) == port
+                   and line.split()[3] == '01')
+
+
+def cpu_ticks(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def wait_load_flowing(pid, port, clients, load, timeout=30):
+    """Windows taken while the load generator still connects (or pre-loads)
+    catch the server idle or accepting, not serving: wait until all its
+    clients are connected and the server is busy (a slow host, such as an
+    ASan build on a loaded CI machine, takes longer to get there)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        assert load.poll() is None, load.stderr.read()
+        before = cpu_ticks(pid)
+        time.sleep(0.3)
+        if established(port) >= clients and cpu_ticks(pid) - before >= 3:
+            return
+    pytest.fail('load on port %d never flowed: %d of %d clients connected'
+                % (port, established(port), clients))
+
+
+def profile_under_load(pid, port, clients, load_argv, step_mode, windows=3):
     load = subprocess.Popen(load_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
+        wait_load_flowing(pid, port, clients, load)
         with ditto.Profile(duration=2, cpu_windows=windows, cpu_window_insts=20000,
                            cpu_step_mode=step_mode) as p:
             p.attach(pid)
@@ -76,7 +107,7 @@ def test_redis_event_loop_gets_a_cpu_profile(server_factory, step_mode):
     port = free_port()
     srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
                           '--save', '', '--appendonly', 'no'], port)
-    model = profile_under_load(srv.pid, [need('redis-benchmark'), '-p', str(port), '-n',
+    model = profile_under_load(srv.pid, port, 8, [need('redis-benchmark'), '-p', str(port), '-n',
                                          '5000000', '-c', '8', '-t', 'get,set', '-q'],
                                step_mode)
     assert [c['thread_class'] for c in model.get('services[0].cpu')] == ['network']
@@ -91,7 +122,7 @@ def test_memcached_workers_get_a_cpu_profile(server_factory, step_mode):
     port = free_port()
     srv = server_factory([need('memcached'), '-t', '4', '-l', '127.0.0.1', '-p', str(port),
                           '-U', '0', '-u', 'root'], port)
-    model = profile_under_load(srv.pid, [need('memcaslap'), '-s', '127.0.0.1:%d' % port,
+    model = profile_under_load(srv.pid, port, 16, [need('memcaslap'), '-s', '127.0.0.1:%d' % port,
                                          '-T', '2', '-c', '16', '-t', '40s'], step_mode,
                                windows=4)
     classes = [c['thread_class'] for c in model.get('services[0].cpu')]
