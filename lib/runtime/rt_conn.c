@@ -176,45 +176,41 @@ void rt_conn_greet(struct rt_conn *c)
 	note(c);
 }
 
-/* Serves the complete requests in the input, in order. */
-static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
+/* req's response queued and sent (or held), then its work after the
+ * response: 1 sent, 0 the socket is full, -1 the connection ends. */
+static int answer(struct rt_conn *c, struct rt_thread *t, const struct rt_req *req)
 {
-	enum rt_want want = RT_WANT_READ;
-	size_t pos = 0;
+	size_t start = c->out.len;
+	int r = -1;
 
-	while (pos < c->in.len && !c->closing && !rt_stopping()) {
-		struct rt_req req;
-		long n = rt_frame_cut(c, c->in.data + pos, c->in.len - pos, &req);
-		size_t start = c->out.len;
-		int r;
-
-		if (n == 0)
-			break;
-		if (n < 0) {	/* malformed: this connection ends */
-			want = RT_WANT_CLOSE;
-			break;
-		}
-		if (req.serve) {
-			rt_trace_begin(t, &req);
-			rt_request_work(t);
-			t->again_acc += rt_config.net.again_per_request;
-		}
-		if (rt_frame_respond(c, &req, &t->rng, &c->out)) {
-			want = RT_WANT_CLOSE;
-			break;
-		}
-		pos += (size_t)n;
-		c->closing = req.close_after;
+	if (!rt_frame_respond(c, req, &t->rng, &c->out)) {
+		c->closing = req->close_after;
 		r = t->hold && !c->closing && hold(c, t) ? 1 : send_response(c, start);
-		if (req.serve) {
-			rt_request_after(t);
-			rt_stop_count_request();
-		}
-		if (r <= 0) {
-			want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
-			break;
-		}
 	}
+	if (req->serve) {
+		rt_request_after(t);
+		rt_stop_count_request();
+	}
+	return r;
+}
+
+/* A served request's body, replay and calls; true when it waits for its
+ * calls, parked (its bytes stay at the input's start). */
+static bool work(struct rt_conn *c, struct rt_thread *t, const struct rt_req *req, long n,
+		 size_t pos)
+{
+	rt_trace_begin(t, req);
+	t->again_acc += rt_config.net.again_per_request;
+	if (!t->parker) {
+		rt_request_work(t);
+		return false;
+	}
+	return rt_request_work_parked(t, c, req, n, c->in.data + pos);
+}
+
+/* After the requests up to pos: what the connection waits for. */
+static enum rt_want settle(struct rt_conn *c, size_t pos, enum rt_want want)
+{
 	rt_buf_drop(&c->in, pos);
 	trim(&c->in);
 	if (want == RT_WANT_READ && pending(c) && !c->held)
@@ -224,6 +220,47 @@ static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
 	c->want = want;
 	note(c);
 	return want;
+}
+
+/* Serves the complete requests in the input, in order. */
+static enum rt_want serve(struct rt_conn *c, struct rt_thread *t)
+{
+	enum rt_want want = RT_WANT_READ;
+	size_t pos = 0;
+
+	while (pos < c->in.len && !c->closing && !rt_stopping()) {
+		struct rt_req req;
+		long n = rt_frame_cut(c, c->in.data + pos, c->in.len - pos, &req);
+		int r;
+
+		if (n == 0)
+			break;
+		if (n < 0) {	/* malformed: this connection ends */
+			want = RT_WANT_CLOSE;
+			break;
+		}
+		if (req.serve && work(c, t, &req, n, pos)) {
+			want = RT_WANT_PARK;
+			break;
+		}
+		r = answer(c, t, &req);
+		pos += (size_t)n;
+		if (r <= 0) {
+			want = r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE;
+			break;
+		}
+	}
+	return settle(c, pos, want);
+}
+
+void rt_conn_resume(struct rt_conn *c, struct rt_thread *t, const struct rt_req *req, long len)
+{
+	int r = answer(c, t, req);
+
+	if (r <= 0)
+		settle(c, (size_t)len, r < 0 ? RT_WANT_CLOSE : RT_WANT_WRITE);
+	else if (settle(c, (size_t)len, RT_WANT_READ) == RT_WANT_READ)
+		serve(c, t);	/* the requests that came after it */
 }
 
 /* One read of up to n bytes onto c's input: its result, errno kept. */

@@ -148,6 +148,9 @@ void rt_traceparent_format(char out[RT_TRACEPARENT_LEN + 1], const uint8_t trace
 struct rt_up_conn {
 	int fd;
 	bool reused;		/* it served a call before this one */
+	/* in its thread's epoll set (rt_park.c), with these events */
+	bool watched;
+	uint32_t events;
 	struct rt_buf in, out;
 	size_t out_off;
 };
@@ -205,10 +208,19 @@ struct rt_thread {
 	struct rt_rng up_rng, id_rng;
 	struct rt_up_pool *up;	/* one per rt_config.upstreams */
 	struct rt_trace trace;	/* of the request being served */
+	/* Its epoll loop parks requests on their sync calls (rt_park.c);
+	 * NULL: they block. */
+	struct rt_parker *parker;
 };
 int rt_thread_init(struct rt_thread *t, uint64_t stream);
 void rt_thread_fini(struct rt_thread *t);
 void rt_request_work(struct rt_thread *t);	/* body, then replay */
+/* The same with the sync calls parked (t->parker set): true when req
+ * (len bytes at base, c's input) waits for them (rt_park_request()). */
+struct rt_conn;
+struct rt_req;
+bool rt_request_work_parked(struct rt_thread *t, struct rt_conn *c, const struct rt_req *req,
+			    long len, const char *base);
 void rt_request_after(struct rt_thread *t);	/* the body's share after the response */
 uint64_t rt_served(void);	/* requests this process served */
 /* The request's trace context (from req's traceparent, else fresh), at
@@ -224,6 +236,10 @@ void rt_up_thread_fini(struct rt_thread *t);
 void rt_up_calls(struct rt_thread *t, bool async);
 /* Calls ctx[0..n) made together (in flight at once), each to its end. */
 void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n);
+/* The sync calls of t's request, batch by batch in the order rt_up_calls()
+ * makes them, to emit(arg, ctx, n) (the draws as rt_up_calls() draws). */
+typedef void (*rt_up_emit_fn)(void *arg, const struct rt_up_ctx *ctx, unsigned n);
+void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg);
 /* One call to a child, from its start to its end. */
 enum rt_up_state { RT_UP_WRITING, RT_UP_READING, RT_UP_DONE, RT_UP_FAILED };
 
@@ -249,6 +265,15 @@ struct rt_up_call {
 void rt_up_call_begin(struct rt_thread *t, struct rt_thread *pool, pthread_mutex_t *lock,
 		      const struct rt_up_ctx *ctx, struct rt_up_call *k);
 void rt_up_calls_end(struct rt_thread *pool, struct rt_up_call *k, unsigned n);
+/* A call driven by its thread's event loop (rt_park.c): begun with
+ * rt_up_call_begin(t, t, NULL, ...), a step when its socket is ready, a
+ * failure (its socket could not be watched), its end (span, connection
+ * back to t's pool or closed). */
+void rt_up_call_step(struct rt_up_call *k);
+void rt_up_call_fail(struct rt_up_call *k);
+void rt_up_call_end(struct rt_thread *t, struct rt_up_call *k);
+/* Closes t's idle pooled connection fd (its child closed it); false: none. */
+bool rt_up_pool_forget(struct rt_thread *t, int fd);
 /* rt_up_async.c: a caller thread per process makes the async calls, so
  * that they delay neither this response nor the thread's next request. */
 int rt_up_async_start(void);
@@ -401,7 +426,9 @@ int rt_my_respond(struct rt_conn *c, const struct rt_req *req, struct rt_rng *rn
 int rt_frame_greet(struct rt_conn *c, struct rt_buf *out);
 
 /* ---- rt_conn.c: one connection's buffers and state ---- */
-enum rt_want { RT_WANT_READ, RT_WANT_WRITE, RT_WANT_CLOSE };
+/* RT_WANT_PARK: a request waits for its calls (rt_park.c), nothing is
+ * read or written until it is answered. */
+enum rt_want { RT_WANT_READ, RT_WANT_WRITE, RT_WANT_CLOSE, RT_WANT_PARK };
 
 struct rt_conn {
 	int fd;
@@ -424,6 +451,8 @@ struct rt_conn {
 	_Atomic uint64_t idle_since;
 	size_t cap_slot;
 	bool cap_shut;
+	struct rt_park *park;	/* its parked request (rt_park.c) */
+	uint32_t events;	/* what its epoll set watches (0: not in it) */
 };
 struct rt_conn *rt_conn_new(int fd);
 /* Once accepted and set up: what the framing sends first (MySQL's
@@ -433,6 +462,9 @@ void rt_conn_free(struct rt_conn *c);	/* closes the fd */
 enum rt_want rt_conn_readable(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_read_all(struct rt_conn *c, struct rt_thread *t);
 enum rt_want rt_conn_writable(struct rt_conn *c, struct rt_thread *t);
+/* The parked req (len bytes at the input's start) answered now that its
+ * calls ended, then the requests after it served; c->want is set. */
+void rt_conn_resume(struct rt_conn *c, struct rt_thread *t, const struct rt_req *req, long len);
 /* Blocking reads and writes until it closes or the clone stops. */
 void rt_conn_serve_blocking(struct rt_conn *c, struct rt_thread *t);
 /* The same for an accepted socket: set up, greeted, served, closed. */
@@ -496,6 +528,26 @@ void rt_worker_fini_one(struct rt_worker *w);
 bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable);
 void rt_worker_push(struct rt_worker *w, int fd);
 size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max);
+
+/* ---- rt_park.c: requests parked on their sync calls (epoll) ---- */
+/* epoll data of a call's socket: this bit and its fd (no address of a
+ * connection has it) */
+#define RT_PARK_TAG (1ull << 63)
+struct rt_parker;
+/* w's parker on its epoll set ep, if its requests make sync calls. */
+struct rt_parker *rt_park_open(struct rt_worker *w, int ep);
+void rt_park_close(struct rt_parker *pk);	/* parked requests dropped */
+/* After body and replay: true when req (len bytes at base in c's input)
+ * waits for its calls (c->park set); false: they all ended, answer now. */
+bool rt_park_request(struct rt_parker *pk, struct rt_conn *c, const struct rt_req *req,
+		     long len, const char *base);
+void rt_park_event(struct rt_parker *pk, uint64_t data);	/* a call's socket is ready */
+int rt_park_timeout_ms(const struct rt_parker *pk);	/* to the first deadline; -1: none */
+void rt_park_expire(struct rt_parker *pk);	/* calls past their deadline end */
+void rt_park_dying(struct rt_parker *pk);	/* answered connections that close, dropped */
+void rt_park_cancel(struct rt_parker *pk, struct rt_conn *c);	/* c is dropped */
+/* rt_net_epoll.c: c's events in the set follow its want (closes drop it). */
+void rt_net_epoll_rewatch(struct rt_worker *w, int ep, struct rt_conn *c);
 
 /* ---- the skeletons ---- */
 void rt_net_epoll_loop(struct rt_worker *w);

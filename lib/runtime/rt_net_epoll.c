@@ -22,12 +22,30 @@ static int watch(int ep, int op, int fd, uint32_t events, uint64_t data)
 	return epoll_ctl(ep, op, fd, &ev);
 }
 
+/* c's events in the set follow its want; a parked connection keeps
+ * what it had (rt_park.c), until an event comes for it. */
+void rt_net_epoll_rewatch(struct rt_worker *w, int ep, struct rt_conn *c)
+{
+	uint32_t ev = c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN;
+
+	if (c->want == RT_WANT_CLOSE) {
+		rt_worker_drop(w, c);
+		return;
+	}
+	if (c->want == RT_WANT_PARK || c->events == ev)
+		return;
+	if (watch(ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, ev, (uintptr_t)c)) {
+		rt_worker_drop(w, c);
+		return;
+	}
+	c->events = ev;
+}
+
 /* A new connection waits to read, or to write what it says first. */
 static void add_conn(struct rt_worker *w, int ep, struct rt_conn *c)
 {
-	if (c && watch(ep, EPOLL_CTL_ADD, c->fd, c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN,
-			(uintptr_t)c))
-		rt_worker_drop(w, c);
+	if (c)
+		rt_net_epoll_rewatch(w, ep, c);
 }
 
 static void on_listen(struct rt_worker *w, int ep, int lfd)
@@ -53,16 +71,25 @@ static void on_notify(struct rt_worker *w, int ep)
 			add_conn(w, ep, rt_worker_adopt(w, fds[i]));
 }
 
+/*
+ * A parked connection's event (the client sent more, or went away; its
+ * output drained) waits until its request is answered: out of the set
+ * meanwhile, so that a level-triggered event does not spin the loop. A
+ * connection answered and closing in this wake-up is dropped after it.
+ */
 static void on_conn(struct rt_worker *w, int ep, struct rt_conn *c, uint32_t events)
 {
-	enum rt_want before = c->want;
 	bool err = events & (EPOLLERR | EPOLLHUP);
 
-	if (!rt_worker_service(w, c, (events & EPOLLIN) || err, (events & EPOLLOUT) || err))
+	if (c->want == RT_WANT_PARK) {
+		if (c->events && !epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL))
+			c->events = 0;
 		return;
-	if (c->want != before &&
-	    watch(ep, EPOLL_CTL_MOD, c->fd, c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN, (uintptr_t)c))
-		rt_worker_drop(w, c);
+	}
+	if (c->want == RT_WANT_CLOSE)
+		return;
+	if (rt_worker_service(w, c, (events & EPOLLIN) || err, (events & EPOLLOUT) || err))
+		rt_net_epoll_rewatch(w, ep, c);
 }
 
 /*
@@ -142,7 +169,9 @@ static void dispatch(struct rt_worker *w, int ep, const struct epoll_event *ev, 
 
 	if (d == TAG_STOP)
 		return;		/* the loop condition sees it */
-	if (d == TAG_KICK)
+	if (d & RT_PARK_TAG)
+		rt_park_event(w->t.parker, d);
+	else if (d == TAG_KICK)
 		on_kick(w, ep, armed);
 	else if (d == TAG_NOTIFY)
 		on_notify(w, ep);
@@ -161,9 +190,7 @@ static void flushed(struct rt_conn *c, void *arg)
 {
 	struct flush_ctx *f = arg;
 
-	if (c->want == RT_WANT_CLOSE ||
-	    watch(f->ep, EPOLL_CTL_MOD, c->fd, EPOLLOUT, (uintptr_t)c))
-		rt_worker_drop(f->w, c);
+	rt_net_epoll_rewatch(f->w, f->ep, c);
 }
 
 /* The wake-up's held responses out (rt_net.hold_share). */
@@ -174,19 +201,32 @@ static void flush(struct rt_worker *w, int ep)
 	rt_conn_hold_flush(&w->t, flushed, &f);
 }
 
+/* The sooner of two waits in ms (-1: none). */
+static int timeout(int gate_ms, const struct rt_parker *pk)
+{
+	int park_ms = rt_park_timeout_ms(pk);
+
+	if (gate_ms < 0)
+		return park_ms;
+	return park_ms < 0 || gate_ms < park_ms ? gate_ms : park_ms;
+}
+
 void rt_net_epoll_loop(struct rt_worker *w)
 {
 	unsigned max = rt_config.net.epoll_events ? rt_config.net.epoll_events : RT_EPOLL_EVENTS_DEFAULT;
 	struct epoll_event *ev = calloc(max, sizeof(*ev));
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	bool armed = true;
+	struct rt_parker *pk = NULL;
 
+	if (ev && ep >= 0)
+		pk = rt_park_open(w, ep);
 	if (!ev || ep < 0 || setup(w, ep)) {
 		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
 		rt_fail();
 	}
 	while (rt_worker_running(w)) {
-		int n = epoll_wait(ep, ev, (int)max, gate_listen(w, ep, &armed));
+		int n = epoll_wait(ep, ev, (int)max, timeout(gate_listen(w, ep, &armed), pk));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -198,8 +238,13 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		rt_conn_hold_begin(&w->t);
 		for (int i = 0; i < n; i++)
 			dispatch(w, ep, &ev[i], armed);
+		if (pk)
+			rt_park_expire(pk);
 		flush(w, ep);
+		if (pk)
+			rt_park_dying(pk);
 	}
+	rt_park_close(pk);
 	if (ep >= 0)
 		close(ep);
 	free(ev);

@@ -68,6 +68,7 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	t->after_acc = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
+	t->parker = NULL;
 	t->body_state[0] = 0;
 	t->body_state[1] = 0;	/* the body's own; kept between requests */
 	t->replay = rt_replay_new();
@@ -133,7 +134,8 @@ static void run_body(struct rt_thread *t, uint64_t loops)
 	}
 }
 
-void rt_request_work(struct rt_thread *t)
+/* The body's share before the response, then the replayed calls. */
+static void request_begin(struct rt_thread *t)
 {
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
@@ -152,12 +154,33 @@ void rt_request_work(struct rt_thread *t)
 		run_body(t, loops - t->after_loops);
 	}
 	rt_replay_run(t->replay, &t->rng);
-	if (rt_config.nupstreams)
-		rt_up_calls(t, false);	/* the response waits for the sync calls */
+}
+
+static void request_counted(struct rt_thread *t)
+{
 	rt_background_served();
 	if (rt_opts.stats)	/* a shared counter is work the original did not do */
 		atomic_fetch_add_explicit(&served, 1, memory_order_relaxed);
 	t->served++;
+}
+
+void rt_request_work(struct rt_thread *t)
+{
+	request_begin(t);
+	if (rt_config.nupstreams)
+		rt_up_calls(t, false);	/* the response waits for the sync calls */
+	request_counted(t);
+}
+
+bool rt_request_work_parked(struct rt_thread *t, struct rt_conn *c, const struct rt_req *req,
+			    long len, const char *base)
+{
+	bool parked;
+
+	request_begin(t);
+	parked = rt_park_request(t->parker, c, req, len, base);
+	request_counted(t);
+	return parked;
 }
 
 /* The async calls, once the response was handed over, then the body's

@@ -138,6 +138,8 @@ static bool retry(struct rt_up_call *k, int err)
 	close(k->c.fd);
 	k->c.fd = rt_upstream_connect(k->up);
 	k->c.reused = false;
+	k->c.watched = false;
+	k->c.events = 0;
 	k->c.out_off = 0;
 	k->retried = true;
 	k->st = RT_UP_WRITING;
@@ -341,9 +343,11 @@ void rt_up_calls_end(struct rt_thread *pool, struct rt_up_call *k, unsigned n)
 	run(pool, k, n);
 }
 
-/* The calls of t's request on its sync edges (async false), or handed
- * to the process's async caller (rt_up_async.c). */
-void rt_up_calls(struct rt_thread *t, bool async)
+/* The calls of t's request on its sync edges, in the order they are
+ * made: emit(arg, ctx, n) gets each batch (calls in flight together),
+ * a sequential edge's calls one batch each, the parallel edges' calls
+ * together last. */
+void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
 {
 	struct rt_up_ctx par[BATCH_MAX];
 	unsigned np = 0;
@@ -352,7 +356,7 @@ void rt_up_calls(struct rt_thread *t, bool async)
 		const struct rt_upstream *u = &rt_config.upstreams[i];
 		uint64_t calls;
 
-		if (u->async != async)
+		if (u->async)
 			continue;
 		calls = rt_hist_draw(&u->fanout, &t->up_rng);
 		calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
@@ -361,21 +365,84 @@ void rt_up_calls(struct rt_thread *t, bool async)
 		for (; calls; calls--) {
 			struct rt_up_ctx one;
 
-			if (async) {
+			if (u->order != RT_ORDER_PARALLEL) {
 				context(t, i, &one);
-				rt_up_async_push(t, &one);
-			} else if (u->order != RT_ORDER_PARALLEL) {
-				context(t, i, &one);
-				rt_up_batch(t, &one, 1);
+				emit(arg, &one, 1);
 			} else {
 				context(t, i, &par[np]);
 				if (++np == BATCH_MAX) {
-					rt_up_batch(t, par, np);
+					emit(arg, par, np);
 					np = 0;
 				}
 			}
 		}
 	}
 	if (np)
-		rt_up_batch(t, par, np);
+		emit(arg, par, np);
+}
+
+static void run_now(void *t, const struct rt_up_ctx *ctx, unsigned n)
+{
+	rt_up_batch(t, ctx, n);
+}
+
+/* The calls of t's request on its sync edges (async false), made now, or
+ * handed to the process's async caller (rt_up_async.c). */
+void rt_up_calls(struct rt_thread *t, bool async)
+{
+	if (!async) {
+		rt_up_plan(t, run_now, t);
+		return;
+	}
+	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
+		const struct rt_upstream *u = &rt_config.upstreams[i];
+		uint64_t calls;
+
+		if (!u->async)
+			continue;
+		calls = rt_hist_draw(&u->fanout, &t->up_rng);
+		calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
+		for (; calls && !rt_upstream_configured(i); calls--)
+			rt_upstream_count(i, RT_UP_SKIPPED);
+		for (; calls; calls--) {
+			struct rt_up_ctx one;
+
+			context(t, i, &one);
+			rt_up_async_push(t, &one);
+		}
+	}
+}
+
+/* One step of a call its socket is ready for (rt_park.c). */
+void rt_up_call_step(struct rt_up_call *k)
+{
+	if (k->st == RT_UP_WRITING)
+		writing(k);
+	else if (k->st == RT_UP_READING)
+		reading(k);
+}
+
+void rt_up_call_fail(struct rt_up_call *k)
+{
+	fail(k);
+}
+
+void rt_up_call_end(struct rt_thread *t, struct rt_up_call *k)
+{
+	finish(t, k);
+}
+
+bool rt_up_pool_forget(struct rt_thread *t, int fd)
+{
+	for (unsigned i = 0; t->up && i < rt_config.nupstreams; i++) {
+		struct rt_up_pool *p = &t->up[i];
+
+		for (unsigned k = 0; k < p->n; k++)
+			if (p->idle[k].fd == fd) {
+				conn_close(&p->idle[k]);
+				p->idle[k] = p->idle[--p->n];
+				return true;
+			}
+	}
+	return false;
 }

@@ -112,6 +112,8 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 {
 	struct rt_conn *last = w->conns[--w->nconns];
 
+	if (c->park)
+		rt_park_cancel(w->t.parker, c);
 	rt_conn_hold_forget(&w->t, c);
 	rt_share_count(-1);
 	w->conns[c->slot] = last;
