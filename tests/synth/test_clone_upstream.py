@@ -235,6 +235,33 @@ def test_sync_calls_delay_the_response_async_do_not_parallel_overlap(tmp_path, p
 
 
 @pytest.mark.skipif(QUICK, reason='clones are built and driven in the plain build only')
+def test_an_event_loop_serves_other_connections_while_its_calls_wait(tmp_path, procs):
+    """An epoll front parks a request on its sync call (rt_park.c): four
+    connections' calls to a child that answers after 50 ms overlap, as
+    an event loop's do, instead of queueing behind one another (p50
+    200 ms when the serving thread waited); a call past
+    --upstream-timeout-ms ends as a timeout and the request is answered."""
+    port, log = http_child(tmp_path, procs, delay_ms=50)
+    tree = front_to(tmp_path, port, {2: 10}, 'sync', 'sequential', 'loop')
+    front = Run(tree, '--upstream', 'slow=127.0.0.1:%d' % port)
+    procs.append(front)
+    result = load(front.port, 40, connections=4)
+    counts = upstream(front.stop(), 'slow')
+    assert result['completed'] == 40 and not result.get('failed'), result
+    assert counts == {'calls': 80, 'errors': 0, 'timeouts': 0, 'skipped': 0}, counts
+    # two sequential 50 ms calls each: 100 ms alone, 400 ms queued behind 3
+    assert 100 <= p50_ms(result) < 200, result['latency_ns']
+
+    front = Run(tree, '--upstream', 'slow=127.0.0.1:%d' % port, '--upstream-timeout-ms', '20')
+    procs.append(front)
+    result = load(front.port, 8, connections=2)
+    counts = upstream(front.stop(), 'slow')
+    assert result['completed'] == 8 and not result.get('failed'), result
+    assert counts['calls'] == 16 and counts['timeouts'] == 16, counts
+    assert p50_ms(result) < 50, result['latency_ns']
+
+
+@pytest.mark.skipif(QUICK, reason='clones are built and driven in the plain build only')
 def test_dead_or_unconfigured_child_is_counted_and_the_front_serves(tmp_path, procs):
     m = d.Model()
     service(m, 'front', free_port())
