@@ -157,6 +157,25 @@ static const struct rt_background background[] = { { .name = "none" } };
 #define NBACKGROUND 0
 #endif
 
+#ifdef CFG_UPSTREAM
+/* two sequential calls, then two parallel ones, to length-prefixed
+ * children (--upstream seq=... --upstream par=...) */
+static const uint64_t two_lo[] = { 2 }, two_hi[] = { 3 }, two_cum[] = { 1 };
+static const uint64_t ubytes_lo[] = { 20 }, ubytes_hi[] = { 21 }, ubytes_cum[] = { 1 };
+static const struct rt_upstream upstreams[] = {
+	{ .name = "seq", .env = "DITTO_UPSTREAM_SEQ", .framing = RT_FRAMING_LENGTH_PREFIXED,
+	  .fanout = HIST(two), .request_bytes = HIST(ubytes), .response_bytes = HIST(ubytes),
+	  .order = RT_ORDER_SEQUENTIAL },
+	{ .name = "par", .env = "DITTO_UPSTREAM_PAR", .framing = RT_FRAMING_LENGTH_PREFIXED,
+	  .fanout = HIST(two), .request_bytes = HIST(ubytes), .response_bytes = HIST(ubytes),
+	  .order = RT_ORDER_PARALLEL },
+};
+#define NUPSTREAMS 2
+#else
+static const struct rt_upstream upstreams[] = { { .name = "none" } };
+#define NUPSTREAMS 0
+#endif
+
 extern void body_test(void *regions, uint64_t state[2]);
 static const uint64_t body_region_bytes = 65536;
 
@@ -191,6 +210,8 @@ const struct rt_config rt_config = {
 	.ncalls = NCALLS,
 	.background = background,
 	.nbackground = NBACKGROUND,
+	.upstreams = upstreams,
+	.nupstreams = NUPSTREAMS,
 	.scratch_bytes = SCRATCH,
 	.seed = 42,
 	.body = body_test,

@@ -1158,6 +1158,105 @@ def scenario_balance(clone):
     scenario_lp(clone)
 
 
+class LpChild:
+    """A length-prefixed child on a free port: a thread per connection,
+    each request answered (its own bytes back) after delay s; counts the
+    calls and the most it held at once."""
+
+    def __init__(self, delay):
+        self.delay, self.calls, self.busy, self.most = delay, 0, 0, 0
+        self.lock = threading.Lock()
+        self.srv = socket.create_server(('127.0.0.1', 0))
+        self.port = self.srv.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                s, _ = self.srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(s,), daemon=True).start()
+
+    def serve(self, s):
+        with s:
+            try:
+                while True:
+                    n = struct.unpack('>I', recv_exact(s, 4))[0]
+                    body = recv_exact(s, n)
+                    with self.lock:
+                        self.calls += 1
+                        self.busy += 1
+                        self.most = max(self.most, self.busy)
+                    time.sleep(self.delay)
+                    with self.lock:
+                        self.busy -= 1
+                    s.sendall(struct.pack('>I', n) + body)
+            except (OSError, ValueError, struct.error):
+                return
+
+    def close(self):
+        self.srv.close()
+
+
+def upstream_counts(text, name):
+    m = re.search(r'upstream %s: calls (\d+), errors (\d+), timeouts (\d+)' % name, text)
+    if not m:
+        fail('park: no counts of upstream %s in: %s' % (name, text))
+        return (0, 0, 0)
+    return tuple(int(x) for x in m.groups())
+
+
+def park_clients(clone, conns, n):
+    errors = []
+    ts = [threading.Thread(target=lp_client, args=(clone, n, errors)) for _ in range(conns)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for e in errors:
+        fail('park: client: ' + e)
+
+
+def scenario_park(exe):
+    """Each request makes two sequential calls, then two parallel ones, to
+    a child that answers after 30 ms: the event loop parks it and serves
+    its other connections meanwhile (the child holds more than the two
+    calls of one request at once), pipelined requests are answered in
+    order, clients that go away while parked, a clone stopped with
+    parked requests and calls past --upstream-timeout-ms end cleanly."""
+    child = LpChild(0.03)
+    ups = ['--upstream', 'seq=127.0.0.1:%d' % child.port,
+           '--upstream', 'par=127.0.0.1:%d' % child.port]
+    clone = Clone(exe, ups)
+    park_clients(clone, 4, 10)
+    if child.calls != 4 * 40 or child.most < 3:
+        fail('park: the child had %d calls (want 160), at most %d at once (want 3 or more)'
+             % (child.calls, child.most))
+    s = clone.connect()
+    s.sendall(b''.join(struct.pack('>I', 3) + b'abc' for _ in range(4)))
+    for _ in range(4):
+        lp_response(s)
+    for _ in range(5):	# gone while parked
+        g = clone.connect()
+        g.sendall(struct.pack('>I', 1) + b'x')
+        g.close()
+    lp_request(s, b'still there')
+    s.sendall(b''.join(struct.pack('>I', 3) + b'abc' for _ in range(8)))
+    clone.stop()	# 8 requests of 90 ms each in progress
+    text = clone.stderr()
+    if upstream_counts(text, 'seq')[1:] != (0, 0):
+        fail('park: errors or timeouts with a child in time: ' + text)
+    clone = Clone(exe, ups + ['--upstream-timeout-ms', '5'])
+    park_clients(clone, 2, 5)
+    clone.stop()
+    seq = upstream_counts(clone.stderr(), 'seq')
+    par = upstream_counts(clone.stderr(), 'par')
+    if seq[0] < 20 or seq[2] != seq[0] or par[2] != par[0]:
+        fail('park: calls past the 5 ms bound are not all timeouts: seq %s, par %s' % (seq, par))
+    child.close()
+
+
 SCENARIOS = {'lp': scenario_lp, 'balance': scenario_balance, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
              'mysql': scenario_mysql, 'forking': scenario_forking, 'serial': scenario_serial}
@@ -1197,6 +1296,8 @@ def main():
         scenario_turns(exe, want_threads)
     elif scenario == 'fdcap':
         scenario_fdcap(exe)
+    elif scenario == 'park':
+        scenario_park(exe)
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:
