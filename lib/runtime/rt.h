@@ -221,6 +221,12 @@ struct rt_net {
 	 * service time. The next request may then arrive while the thread
 	 * still works, and be read without a wait, as in the original. */
 	double after_response_share;
+	/* The serving thread's multiplexing waits per request (epoll): an
+	 * event loop such as node's turns once per I/O event, a timer or an
+	 * immediate callback, more often than once per request and reply;
+	 * the epoll skeleton waits without blocking (timeout 0) when it owes
+	 * waits at this rate. 0: none owed. */
+	double waits_per_request;
 };
 
 /* A background thread class: `threads` threads that each wake every

@@ -201,6 +201,7 @@ static bool work(struct rt_conn *c, struct rt_thread *t, const struct rt_req *re
 {
 	rt_trace_begin(t, req);
 	t->again_acc += rt_config.net.again_per_request;
+	t->wait_acc += rt_config.net.waits_per_request;
 	if (!t->parker) {
 		rt_request_work(t);
 		return false;

@@ -191,6 +191,7 @@ struct rt_thread {
 	uint64_t body_state[2];
 	struct rt_replayer *replay;
 	double again_acc;	/* reads owed at rt_net.again_per_request */
+	double wait_acc;	/* epoll waits owed at rt_net.waits_per_request */
 	uint64_t served;	/* requests served */
 	uint64_t empty_reads;	/* reads of its connections that found nothing */
 	/* Body loops of the request just served left for after its response,

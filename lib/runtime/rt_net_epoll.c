@@ -201,6 +201,28 @@ static void flush(struct rt_worker *w, int ep)
 	rt_conn_hold_flush(&w->t, flushed, &f);
 }
 
+/*
+ * The waits the thread owes at rt_net.waits_per_request, after its
+ * wake-up: on an epoll set of its own that holds nothing, so that they
+ * neither block nor take the readiness of its connections (waited on
+ * its set, the next request came in the second one, and the rate never
+ * caught up). A thread that waited more than that while idle owes
+ * nothing for it later.
+ */
+#define OWED_WAITS_MAX 64	/* at once */
+static void owed_waits(struct rt_thread *t, int owed_ep)
+{
+	struct epoll_event ev;
+
+	if (t->wait_acc < -RT_AGAIN_SURPLUS)
+		t->wait_acc = -RT_AGAIN_SURPLUS;
+	for (unsigned i = 0; owed_ep >= 0 && t->wait_acc >= 1 && i < OWED_WAITS_MAX; i++) {
+		if (epoll_wait(owed_ep, &ev, 1, 0) < 0 && errno != EINTR)
+			return;
+		t->wait_acc -= 1;
+	}
+}
+
 /* The sooner of two waits in ms (-1: none). */
 static int timeout(int gate_ms, const struct rt_parker *pk)
 {
@@ -218,6 +240,8 @@ void rt_net_epoll_loop(struct rt_worker *w)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	bool armed = true;
 	struct rt_parker *pk = NULL;
+	/* for owed waits (owed_waits()); none when the model owes none */
+	int owed_ep = rt_config.net.waits_per_request > 0 ? epoll_create1(EPOLL_CLOEXEC) : -1;
 
 	if (ev && ep >= 0)
 		pk = rt_park_open(w, ep);
@@ -227,6 +251,8 @@ void rt_net_epoll_loop(struct rt_worker *w)
 	}
 	while (rt_worker_running(w)) {
 		int n = epoll_wait(ep, ev, (int)max, timeout(gate_listen(w, ep, &armed), pk));
+
+		w->t.wait_acc -= 1;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -243,8 +269,11 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		flush(w, ep);
 		if (pk)
 			rt_park_dying(pk);
+		owed_waits(&w->t, owed_ep);
 	}
 	rt_park_close(pk);
+	if (owed_ep >= 0)
+		close(owed_ep);
 	if (ep >= 0)
 		close(ep);
 	free(ev);

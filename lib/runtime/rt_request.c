@@ -62,6 +62,7 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	rt_rng_seed(&t->hold_rng, rt_config.seed, HOLD_STREAMS | stream);
 	t->hold = false;
 	t->again_acc = 0;
+	t->wait_acc = 0;
 	t->served = 0;
 	t->empty_reads = 0;
 	t->after_loops = 0;

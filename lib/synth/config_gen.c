@@ -274,7 +274,7 @@ static unsigned head_read(struct cfg *g, const struct ditto_syscall *rd)
 static void net_section(struct cfg *g, struct dbuf *b)
 {
 	const struct ditto_syscall *rd = NULL, *wr = NULL, *mux = NULL;
-	double wpr = 1, accept_again = 0;
+	double wpr = 1, accept_again = 0, waits = 0;
 
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s); i++) {
 		const struct ditto_syscall *c = ditto_service_syscall(g->s, i);
@@ -288,8 +288,10 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			rd = c;
 		if (sock && replay_is_net_write(name) && (!wr || ditto_syscall_calls(c) > ditto_syscall_calls(wr)))
 			wr = c;
-		if (!strncmp(name, "epoll_wait", 10) || !strncmp(name, "epoll_pwait", 11))
+		if (!strncmp(name, "epoll_wait", 10) || !strncmp(name, "epoll_pwait", 11)) {
 			mux = c;
+			waits += g->requests > 0 ? ditto_syscall_calls(c) / g->requests : 0;
+		}
 		if (sock && (!strcmp(name, "accept4") || !strcmp(name, "accept")) && g->requests > 0)
 			accept_again += ditto_syscall_errors(c) / g->requests;
 	}
@@ -303,7 +305,7 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
 		    "\t\t.accept_again_per_request = %.6f,\n"
-		    "\t\t.after_response_share = %.4f,\n\t},\n",
+		    "\t\t.after_response_share = %.4f,\n\t\t.waits_per_request = %.6f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u, head_read(g, rd),
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -317,7 +319,9 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			1e12),
 		    num(g, "failed accept calls per request",
 			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12),
-		    after_response_share(g));
+		    after_response_share(g),
+		    num(g, "epoll waits per request",
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, waits), 1e12));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");

@@ -66,6 +66,9 @@
 #ifndef CFG_HEAD_READ
 #define CFG_HEAD_READ 0
 #endif
+#ifndef CFG_WAITS
+#define CFG_WAITS 0.0
+#endif
 #ifndef CFG_AFTER
 #define CFG_AFTER 0.0
 #endif
@@ -203,6 +206,7 @@ const struct rt_config rt_config = {
 		.hold_share = CFG_HOLD,
 		.again_per_request = CFG_AGAIN,
 		.after_response_share = CFG_AFTER,
+		.waits_per_request = CFG_WAITS,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

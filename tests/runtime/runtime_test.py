@@ -713,6 +713,19 @@ def scenario_replay(exe):
             fail('replay: %s: %.3f per request, want %.3f' % (name, got, rate))
 
 
+def scenario_waits(exe):
+    """The epoll loop waits at the model's rate (CFG_WAITS, 3 per
+    request), where one request at a time would make it wait once: the
+    owed waits do not block. Two runs: start-up and exit cancel out."""
+    small, large = 100, 600
+    t0 = time.time()
+    a, b = strace_run(exe, small), strace_run(exe, large)
+    got = (b.get('epoll_wait', 0) - a.get('epoll_wait', 0)) / (large - small)
+    print('  epoll_wait %.3f per request (want 3.000) in %.1f s' % (got, time.time() - t0))
+    if abs(got - 3.0) > 0.15:
+        fail('waits: %.3f epoll_wait per request, want 3.0' % got)
+
+
 # ---- the body's share after the response, under strace ----
 
 def scenario_after(exe, none):
@@ -1298,6 +1311,8 @@ def main():
         scenario_fdcap(exe)
     elif scenario == 'park':
         scenario_park(exe)
+    elif scenario == 'waits':
+        scenario_waits(exe)
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:
