@@ -295,6 +295,10 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		if (sock && (!strcmp(name, "accept4") || !strcmp(name, "accept")) && g->requests > 0)
 			accept_again += ditto_syscall_errors(c) / g->requests;
 	}
+	/* The original read its async calls' replies in these waits; the
+	 * clone's async caller thread waits for them in its own (about one
+	 * poll per call), which the serving thread does not owe again. */
+	waits = fmax(0, waits - upstream_async_calls(g->in->model, g->s));
 	if (wr && g->requests > 0)
 		wpr = synth_limit(g->lim, SYNTH_LIMIT_WRITES,
 				  fmax(1.0, ditto_syscall_calls(wr) / g->requests));
@@ -371,9 +375,29 @@ static bool skeleton_futex(const struct ditto_service *s, const struct replay_en
 	       ditto_network_network_dispatch(net) && ditto_network_network_threads(net);
 }
 
+/*
+ * Calls per request of c to replay. The runtime's async caller makes
+ * futex calls of its own, about two per async call (the serving thread's
+ * wake-up, the caller's wait): the original made none of those (node
+ * makes its async calls on its event loop), so its serving class's
+ * futex calls replay less by them (*owed: what is left to take off).
+ */
+static double replay_rate(const struct cfg *g, const struct ditto_syscall *c,
+			  const struct replay_entry *e, double *owed)
+{
+	double rate = ditto_syscall_calls(c) / g->requests, off;
+
+	if (strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE"))
+		return rate;
+	off = fmin(rate, *owed);
+	*owed -= off;
+	return rate - off;
+}
+
 /* One replay entry per modelled call the skeleton does not make itself. */
 static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 {
+	double owed_futex = 2 * upstream_async_calls(g->in->model, g->s);
 	unsigned n = 0;
 
 	dbuf_puts(b, "static const struct rt_call calls[] = {\n");
@@ -392,7 +416,7 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 		lit(g, b, ditto_syscall_name(c));
 		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
 			    e.nr, e.kind, num(g, "calls per request", synth_limit(g->lim, SYNTH_LIMIT_CALLS,
-					      ditto_syscall_calls(c) / g->requests), 1e12));
+					      replay_rate(g, c, &e, &owed_futex)), 1e12));
 		runtime_caps(g, &e, ditto_syscall_size(c));
 		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
 		dbuf_puts(b, ",\n\t  .offset = ");

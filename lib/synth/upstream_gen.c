@@ -229,6 +229,26 @@ unsigned upstream_count(const struct ditto_model *m, const struct ditto_service 
 	return n;
 }
 
+double upstream_async_calls(const struct ditto_model *m, const struct ditto_service *s)
+{
+	const struct ditto_graph *g = m ? ditto_model_graph(m) : NULL;
+	const char *from = ditto_service_name(s);
+	double calls = 0;
+
+	for (size_t i = 0; i < ditto_graph_edge_count(g); i++) {
+		const struct ditto_edge *e = ditto_graph_edge(g, i);
+		double cpr;
+
+		if (!first_to(g, i, from) || !strcmp(ditto_edge_to(e), from))
+			continue;
+		e = edge_to(g, from, ditto_edge_to(e));
+		cpr = upstream_calls_per_request(e);
+		if (ditto_edge_mode(e) == DITTO_CALL_ASYNC && isfinite(cpr) && cpr > 0)
+			calls += fmin(cpr, FANOUT_MAX);
+	}
+	return calls;
+}
+
 int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, struct dbuf *b)
 {
 	const struct ditto_graph *g = m ? ditto_model_graph(m) : NULL;
