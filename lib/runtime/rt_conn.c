@@ -447,6 +447,9 @@ void rt_conn_hold_flush(struct rt_thread *t, void (*changed)(struct rt_conn *c, 
 		int r;
 
 		c->held = false;
+		/* parked on a later request: what it answered goes now */
+		if (c->want == RT_WANT_PARK && pending(c) && send_response(c, c->out_off) < 0)
+			c->closing = true;	/* answered at the resume, then closed */
 		if (c->want != RT_WANT_READ)	/* already waits to write, or closes */
 			continue;
 		r = pending(c) ? send_response(c, c->out_off) : 1;

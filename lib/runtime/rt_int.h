@@ -275,6 +275,8 @@ void rt_up_call_fail(struct rt_up_call *k);
 void rt_up_call_end(struct rt_thread *t, struct rt_up_call *k);
 /* Closes t's idle pooled connection fd (its child closed it); false: none. */
 bool rt_up_pool_forget(struct rt_thread *t, int fd);
+/* t's pooled connections are in no epoll set (its loop's set closed). */
+void rt_up_pool_unwatched(struct rt_thread *t);
 /* rt_up_async.c: a caller thread per process makes the async calls, so
  * that they delay neither this response nor the thread's next request. */
 int rt_up_async_start(void);
@@ -549,6 +551,8 @@ void rt_park_dying(struct rt_parker *pk);	/* answered connections that close, dr
 void rt_park_cancel(struct rt_parker *pk, struct rt_conn *c);	/* c is dropped */
 /* rt_net_epoll.c: c's events in the set follow its want (closes drop it). */
 void rt_net_epoll_rewatch(struct rt_worker *w, int ep, struct rt_conn *c);
+/* The same without the drop: false when the set refused it. */
+bool rt_net_epoll_watch(int ep, struct rt_conn *c);
 
 /* ---- the skeletons ---- */
 void rt_net_epoll_loop(struct rt_worker *w);

@@ -24,21 +24,29 @@ static int watch(int ep, int op, int fd, uint32_t events, uint64_t data)
 
 /* c's events in the set follow its want; a parked connection keeps
  * what it had (rt_park.c), until an event comes for it. */
-void rt_net_epoll_rewatch(struct rt_worker *w, int ep, struct rt_conn *c)
+bool rt_net_epoll_watch(int ep, struct rt_conn *c)
 {
 	uint32_t ev = c->want == RT_WANT_WRITE ? EPOLLOUT : EPOLLIN;
 
-	if (c->want == RT_WANT_CLOSE) {
-		rt_worker_drop(w, c);
-		return;
+	/* parked while it waited to write: out of the set, else it would
+	 * wake the loop at once */
+	if (c->want == RT_WANT_PARK && (c->events & EPOLLOUT)) {
+		if (epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL))
+			return false;
+		c->events = 0;
 	}
 	if (c->want == RT_WANT_PARK || c->events == ev)
-		return;
-	if (watch(ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, ev, (uintptr_t)c)) {
-		rt_worker_drop(w, c);
-		return;
-	}
+		return true;
+	if (watch(ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, ev, (uintptr_t)c))
+		return false;
 	c->events = ev;
+	return true;
+}
+
+void rt_net_epoll_rewatch(struct rt_worker *w, int ep, struct rt_conn *c)
+{
+	if (c->want == RT_WANT_CLOSE || !rt_net_epoll_watch(ep, c))
+		rt_worker_drop(w, c);
 }
 
 /* A new connection waits to read, or to write what it says first. */

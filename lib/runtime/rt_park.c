@@ -53,7 +53,9 @@ struct park_slot {
 struct rt_parker {
 	struct rt_worker *w;
 	int ep;
-	struct rt_park *head;
+	/* by deadline: every batch has the same bound, so a park whose
+	 * batch begins goes last and the first is the soonest */
+	struct rt_park *head, *tail;
 	struct park_slot *byfd;
 	size_t nfd;
 	struct rt_conn **dying;	/* answered and closing: dropped after the wake-up */
@@ -150,7 +152,11 @@ static bool watch_call(struct rt_parker *pk, struct rt_park *p, unsigned i)
 	s->i = i;
 	if (k->c.watched && k->c.events == ev)
 		return true;
-	if (epoll_ctl(pk->ep, k->c.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, k->c.fd, &e))
+	/* a flag from another set (a thread's earlier loop) is tried the
+	 * other way once */
+	if (epoll_ctl(pk->ep, k->c.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, k->c.fd, &e) &&
+	    ((errno != ENOENT && errno != EEXIST) ||
+	     epoll_ctl(pk->ep, errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, k->c.fd, &e)))
 		return false;
 	k->c.watched = true;
 	k->c.events = ev;
@@ -161,7 +167,7 @@ static bool watch_call(struct rt_parker *pk, struct rt_park *p, unsigned i)
 static void end_call(struct rt_parker *pk, struct rt_park *p, struct rt_up_call *k)
 {
 	unslot(pk, p, k->c.fd);
-	if (k->c.fd >= 0 && k->c.watched && k->c.events != EPOLLIN) {
+	if (k->st == RT_UP_DONE && k->keep && k->c.watched && k->c.events != EPOLLIN) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u64 = tag(k->c.fd) };
 
 		if (epoll_ctl(pk->ep, EPOLL_CTL_MOD, k->c.fd, &e))
@@ -219,11 +225,13 @@ static bool next_batch(struct rt_parker *pk, struct rt_park *p)
 
 static void link_park(struct rt_parker *pk, struct rt_park *p)
 {
-	p->prev = NULL;
-	p->next = pk->head;
-	if (pk->head)
-		pk->head->prev = p;
-	pk->head = p;
+	p->next = NULL;
+	p->prev = pk->tail;
+	if (pk->tail)
+		pk->tail->next = p;
+	else
+		pk->head = p;
+	pk->tail = p;
 }
 
 static void unlink_park(struct rt_parker *pk, struct rt_park *p)
@@ -234,6 +242,8 @@ static void unlink_park(struct rt_parker *pk, struct rt_park *p)
 		pk->head = p->next;
 	if (p->next)
 		p->next->prev = p->prev;
+	else
+		pk->tail = p->prev;
 }
 
 static size_t offset(const char *q, const char *base)
@@ -298,21 +308,26 @@ static void resume(struct rt_parker *pk, struct rt_park *p)
 	t->after_loops = p->after_loops;
 	rt_conn_resume(c, t, &req, p->len);
 	park_free(p);
-	if (c->want == RT_WANT_CLOSE) {
+	if (c->want == RT_WANT_CLOSE || !rt_net_epoll_watch(pk->ep, c)) {
+		c->want = RT_WANT_CLOSE;
 		if (grow((void **)&pk->dying, &pk->capdying, pk->ndying + 1, sizeof(*pk->dying)))
 			pk->dying[pk->ndying++] = c;
 		else
-			rt_worker_drop(pk->w, c);
-		return;
+			rt_worker_drop(pk->w, c);	/* out of memory: now */
 	}
-	rt_net_epoll_rewatch(pk->w, pk->ep, c);
 }
 
 /* The batch ended: the next one, or the answer. */
 static void advance(struct rt_parker *pk, struct rt_park *p)
 {
-	if (!p->open && !next_batch(pk, p))
+	if (p->open)
+		return;
+	if (!next_batch(pk, p)) {
 		resume(pk, p);
+		return;
+	}
+	unlink_park(pk, p);
+	link_park(pk, p);
 }
 
 /* A pooled connection's event while it is idle: its child closed it (or
@@ -325,8 +340,9 @@ static void idle_event(struct rt_parker *pk, int fd)
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
-	if (!rt_up_pool_forget(&pk->w->t, fd))
-		epoll_ctl(pk->ep, EPOLL_CTL_DEL, fd, NULL);
+	/* not pooled: a socket closed in this wake-up, out of the set
+	 * already (its number may be a new connection's now) */
+	rt_up_pool_forget(&pk->w->t, fd);
 }
 
 void rt_park_event(struct rt_parker *pk, uint64_t data)
@@ -347,12 +363,11 @@ void rt_park_event(struct rt_parker *pk, uint64_t data)
 
 int rt_park_timeout_ms(const struct rt_parker *pk)
 {
-	uint64_t now = rt_now_ns(), first = UINT64_MAX;
+	uint64_t now = rt_now_ns(), first;
 
-	for (const struct rt_park *p = pk ? pk->head : NULL; p; p = p->next)
-		first = p->deadline < first ? p->deadline : first;
-	if (first == UINT64_MAX)
+	if (!pk || !pk->head)
 		return -1;
+	first = pk->head->deadline;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
 }
 
@@ -370,11 +385,7 @@ void rt_park_expire(struct rt_parker *pk)
 	uint64_t now = rt_now_ns();
 	struct rt_park *p;
 
-	for (;;) {
-		for (p = pk->head; p && p->deadline > now; p = p->next)
-			;
-		if (!p)
-			break;
+	while ((p = pk->head) && p->deadline <= now) {
 		cut(pk, p);
 		advance(pk, p);
 	}
@@ -421,6 +432,7 @@ void rt_park_close(struct rt_parker *pk)
 	while (pk->head)
 		rt_park_cancel(pk, pk->head->c);
 	rt_park_dying(pk);
+	rt_up_pool_unwatched(&pk->w->t);	/* the set closes: a next loop has its own */
 	pk->w->t.parker = NULL;
 	free(pk->byfd);
 	free(pk->dying);

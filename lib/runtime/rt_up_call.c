@@ -432,6 +432,15 @@ void rt_up_call_end(struct rt_thread *t, struct rt_up_call *k)
 	finish(t, k);
 }
 
+void rt_up_pool_unwatched(struct rt_thread *t)
+{
+	for (unsigned i = 0; t->up && i < rt_config.nupstreams; i++)
+		for (unsigned k = 0; k < t->up[i].n; k++) {
+			t->up[i].idle[k].watched = false;
+			t->up[i].idle[k].events = 0;
+		}
+}
+
 bool rt_up_pool_forget(struct rt_thread *t, int fd)
 {
 	for (unsigned i = 0; t->up && i < rt_config.nupstreams; i++) {

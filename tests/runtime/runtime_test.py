@@ -713,6 +713,28 @@ def scenario_replay(exe):
             fail('replay: %s: %.3f per request, want %.3f' % (name, got, rate))
 
 
+def scenario_park_serial(exe):
+    """A serial event loop serves each connection with an epoll set of its
+    own: its pooled connections to the child are watched again in the
+    next one (a call on one still marked as watched by the last set would
+    wait for an event that never comes: a timeout per call)."""
+    child = LpChild(0.002)
+    clone = Clone(exe, ['--upstream', 'seq=127.0.0.1:%d' % child.port,
+                        '--upstream', 'par=127.0.0.1:%d' % child.port])
+    for _ in range(5):
+        s = clone.connect()
+        for _ in range(3):
+            lp_request(s, b'x')
+        s.close()
+    clone.stop()
+    for name in ('seq', 'par'):
+        got = upstream_counts(clone.stderr(), name)
+        if got != (30, 0, 0):
+            fail('park-serial: upstream %s: calls, errors, timeouts %s, want (30, 0, 0)'
+                 % (name, got))
+    child.close()
+
+
 def scenario_waits(exe):
     """The epoll loop waits at the model's rate (CFG_WAITS, 3 per
     request), where one request at a time would make it wait once: the
@@ -1311,6 +1333,8 @@ def main():
         scenario_fdcap(exe)
     elif scenario == 'park':
         scenario_park(exe)
+    elif scenario == 'park-serial':
+        scenario_park_serial(exe)
     elif scenario == 'waits':
         scenario_waits(exe)
     elif scenario.startswith('order'):
