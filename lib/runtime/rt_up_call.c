@@ -343,6 +343,18 @@ void rt_up_calls_end(struct rt_thread *pool, struct rt_up_call *k, unsigned n)
 	run(pool, k, n);
 }
 
+/* Calls of edge i for t's request: the fan-out drawn, those to a child
+ * without an address counted as skipped. */
+static uint64_t fanout(struct rt_thread *t, unsigned i)
+{
+	uint64_t calls = rt_hist_draw(&rt_config.upstreams[i].fanout, &t->up_rng);
+
+	calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
+	for (; calls && !rt_upstream_configured(i); calls--)
+		rt_upstream_count(i, RT_UP_SKIPPED);
+	return calls;
+}
+
 /* The calls of t's request on its sync edges, in the order they are
  * made: emit(arg, ctx, n) gets each batch (calls in flight together),
  * a sequential edge's calls one batch each, the parallel edges' calls
@@ -354,15 +366,10 @@ void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
 
 	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
 		const struct rt_upstream *u = &rt_config.upstreams[i];
-		uint64_t calls;
 
 		if (u->async)
 			continue;
-		calls = rt_hist_draw(&u->fanout, &t->up_rng);
-		calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
-		for (; calls && !rt_upstream_configured(i); calls--)
-			rt_upstream_count(i, RT_UP_SKIPPED);
-		for (; calls; calls--) {
+		for (uint64_t calls = fanout(t, i); calls; calls--) {
 			struct rt_up_ctx one;
 
 			if (u->order != RT_ORDER_PARALLEL) {
@@ -395,16 +402,9 @@ void rt_up_calls(struct rt_thread *t, bool async)
 		return;
 	}
 	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
-		const struct rt_upstream *u = &rt_config.upstreams[i];
-		uint64_t calls;
-
-		if (!u->async)
+		if (!rt_config.upstreams[i].async)
 			continue;
-		calls = rt_hist_draw(&u->fanout, &t->up_rng);
-		calls = calls > FANOUT_MAX ? FANOUT_MAX : calls;
-		for (; calls && !rt_upstream_configured(i); calls--)
-			rt_upstream_count(i, RT_UP_SKIPPED);
-		for (; calls; calls--) {
+		for (uint64_t calls = fanout(t, i); calls; calls--) {
 			struct rt_up_ctx one;
 
 			context(t, i, &one);

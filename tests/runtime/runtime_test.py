@@ -214,6 +214,18 @@ def lp_client(clone, n, errors):
         errors.append(repr(e))
 
 
+def parallel_clients(clone, conns, n, what):
+    """conns clients at once, n requests each; their errors fail `what`."""
+    errors = []
+    ts = [threading.Thread(target=lp_client, args=(clone, n, errors)) for _ in range(conns)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for e in errors:
+        fail('%s: client: %s' % (what, e))
+
+
 def scenario_lp(clone):
     s = clone.connect()
     sizes = [lp_request(s, b'hello') for _ in range(200)]
@@ -230,15 +242,7 @@ def scenario_lp(clone):
         time.sleep(0.001)
     lp_response(s)
     lp_request(s, b'z' * (1 << 20))
-    # parallel clients
-    errors = []
-    ts = [threading.Thread(target=lp_client, args=(clone, 300, errors)) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    for e in errors:
-        fail('lp: client: ' + e)
+    parallel_clients(clone, 4, 300, 'lp')
     # malformed: a length above 64 MiB closes that connection only
     bad = clone.connect()
     bad.sendall(struct.pack('>I', 0xffffffff) + b'x')
@@ -1242,17 +1246,6 @@ def upstream_counts(text, name):
     return tuple(int(x) for x in m.groups())
 
 
-def park_clients(clone, conns, n):
-    errors = []
-    ts = [threading.Thread(target=lp_client, args=(clone, n, errors)) for _ in range(conns)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    for e in errors:
-        fail('park: client: ' + e)
-
-
 def scenario_park(exe):
     """Each request makes two sequential calls, then two parallel ones, to
     a child that answers after 30 ms: the event loop parks it and serves
@@ -1264,7 +1257,7 @@ def scenario_park(exe):
     ups = ['--upstream', 'seq=127.0.0.1:%d' % child.port,
            '--upstream', 'par=127.0.0.1:%d' % child.port]
     clone = Clone(exe, ups)
-    park_clients(clone, 4, 10)
+    parallel_clients(clone, 4, 10, 'park')
     if child.calls != 4 * 40 or child.most < 3:
         fail('park: the child had %d calls (want 160), at most %d at once (want 3 or more)'
              % (child.calls, child.most))
@@ -1283,7 +1276,7 @@ def scenario_park(exe):
     if upstream_counts(text, 'seq')[1:] != (0, 0):
         fail('park: errors or timeouts with a child in time: ' + text)
     clone = Clone(exe, ups + ['--upstream-timeout-ms', '5'])
-    park_clients(clone, 2, 5)
+    parallel_clients(clone, 2, 5, 'park')
     clone.stop()
     seq = upstream_counts(clone.stderr(), 'seq')
     par = upstream_counts(clone.stderr(), 'par')
