@@ -68,11 +68,11 @@ def wait_load_flowing(pid, port, clients, load, timeout=30):
                 % (port, established(port), clients))
 
 
-def profile_under_load(pid, port, clients, load_argv, step_mode, windows=3):
+def profile_under_load(pid, port, clients, load_argv, step_mode, windows=3, insts=20000):
     load = subprocess.Popen(load_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_load_flowing(pid, port, clients, load)
-        with ditto.Profile(duration=2, cpu_windows=windows, cpu_window_insts=20000,
+        with ditto.Profile(duration=2, cpu_windows=windows, cpu_window_insts=insts,
                            cpu_step_mode=step_mode) as p:
             p.attach(pid)
             p.run()
@@ -81,14 +81,14 @@ def profile_under_load(pid, port, clients, load_argv, step_mode, windows=3):
         stop(load)
 
 
-def check_cpu(model, thread_class, windows, step_mode):
+def check_cpu(model, thread_class, windows, step_mode, insts=20000):
     model.validate()
     cpu = model.get('services[0].cpu[%s]' % thread_class)
     assert 1 <= cpu['windows'] <= windows
     assert cpu['stepping'] == {step_mode: cpu['windows']}
     # Windows reach their budget: under load no system call blocks for
     # the whole window timeout (stepping past calls works).
-    assert cpu['instructions'] >= 20000 * cpu['windows'] * 0.9
+    assert cpu['instructions'] >= insts * cpu['windows'] * 0.9
     assert cpu['stepped_ns'] > 0
     assert cpu['undecoded'] < 0.05 * cpu['instructions']
     assert cpu['loads'] > 0.1 * cpu['instructions']
@@ -103,15 +103,22 @@ def check_cpu(model, thread_class, windows, step_mode):
     assert model.get('services[0].observed.counters.available') in (True, False)
 
 
+# A window counts instructions per request between two request reads in
+# it, and redis under redis-benchmark -c 8 runs some 21,000 between its
+# reads: three windows of 20,000 gave 0 to 3 samples (0 on CI and on a
+# check run once the load was flowing), three of 100,000 gave 15.
+REDIS_WINDOW = 100000
+
+
 def test_redis_event_loop_gets_a_cpu_profile(server_factory, step_mode):
     port = free_port()
     srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
                           '--save', '', '--appendonly', 'no'], port)
     model = profile_under_load(srv.pid, port, 8, [need('redis-benchmark'), '-p', str(port), '-n',
                                          '5000000', '-c', '8', '-t', 'get,set', '-q'],
-                               step_mode)
+                               step_mode, insts=REDIS_WINDOW)
     assert [c['thread_class'] for c in model.get('services[0].cpu')] == ['network']
-    check_cpu(model, 'network', 3, step_mode)
+    check_cpu(model, 'network', 3, step_mode, insts=REDIS_WINDOW)
     with socket.create_connection(('127.0.0.1', port), timeout=5) as s:
         s.sendall(b'PING\r\n')
         assert s.recv(16) == b'+PONG\r\n'
