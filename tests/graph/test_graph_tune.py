@@ -37,6 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The loop aims at 5%; a tier's CPU per request moves by several percent
 # between runs on this kind of host, so the test holds the best to 10%.
 AIM, BOUND = 0.05, 0.10
+# Sanitized build (meson.build): three iterations, no latency rows, and
+# the loop's output checked rather than its convergence.
+QUICK = bool(os.environ.get('DITTO_GRAPH_TUNE_QUICK'))
 
 pytestmark = [
     pytest.mark.skipif(shutil.which('node') is None, reason='node is not installed'),
@@ -53,12 +56,13 @@ def tuned(tmp_path_factory):
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
                 shop.url('/page'), free_port())
     port = free_port()
-    r = subprocess.run([CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '6', '-b', str(AIM),
-                        '--seconds', '3', '--path', '/page', '-L', '--latency-seconds', '2', '-j',
-                        str(d / 'report.json'), '--save', str(d / 'tuned.dm'),
-                        '--original-port', str(port), '--', sys.executable,
-                        os.path.join(HERE, 'shop_run.py'), str(port)],
-                       capture_output=True, text=True, timeout=1100)
+    argv = [CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '3' if QUICK else '6', '-b',
+            str(AIM), '--seconds', '3', '--path', '/page', '-j', str(d / 'report.json'),
+            '--save', str(d / 'tuned.dm')]
+    if not QUICK:
+        argv += ['-L', '--latency-seconds', '2', '--original-port', str(port), '--',
+                 sys.executable, os.path.join(HERE, 'shop_run.py'), str(port)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=1100)
     print(r.stdout)
     print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
     report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None
@@ -77,7 +81,7 @@ def test_every_tier_is_tuned_within_the_bound(tuned):
     assert set(cpu) == set(PROFILED), cpu
     for tier, row in sorted(cpu.items()):
         assert row['original'] > 0 and row['clone'] > 0, (tier, row)
-        assert row['error'] <= BOUND, (tier, row)
+        assert QUICK or row['error'] <= BOUND, (tier, row)
 
 
 def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
@@ -85,7 +89,7 @@ def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
     scales = {k.split('/')[0]: v for k, v in m.knobs.items() if k.endswith('/synth.cpu_scale')}
     assert set(scales) == set(PROFILED), dict(m.knobs)
     # The node tiers spend milliseconds per request, nginx a fraction of one.
-    assert scales['front'] > 10 * scales['nginx'], scales
+    assert QUICK or scales['front'] > 10 * scales['nginx'], scales
     assert m.warnings() == []
     assert len(m.tuning_iterations) >= 2
     # The tree tune kept is the best one's: it builds and its manifest is whole.
@@ -95,6 +99,7 @@ def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
         assert os.access(tuned['dir'] / 'tree' / n['dir'] / 'clone', os.X_OK), n
 
 
+@pytest.mark.skipif(QUICK, reason='no latency rows in the sanitized build\'s short loop')
 def test_end_to_end_latency_rows_set_the_clone_graph_against_the_original(tuned):
     r = rows(tuned['report'])
     print('\n%-22s %14s %14s' % ('metric', 'original', 'clone'))
