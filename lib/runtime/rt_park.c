@@ -374,7 +374,9 @@ int rt_park_timeout_ms(const struct rt_parker *pk)
 /* Every call of p's batch still in flight ends (out of time). */
 static void cut(struct rt_parker *pk, struct rt_park *p)
 {
-	for (unsigned i = 0; p->open && i < p->ncalls; i++)
+	if (!p->open)	/* ended already: its calls' connections are gone */
+		return;
+	for (unsigned i = 0; i < p->ncalls; i++)
 		if (in_flight(&p->calls[i]))
 			end_call(pk, p, &p->calls[i]);
 	p->open = 0;
