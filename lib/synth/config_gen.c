@@ -299,6 +299,11 @@ static void net_section(struct cfg *g, struct dbuf *b)
 	 * clone's async caller thread waits for them in its own (about one
 	 * poll per call), which the serving thread does not owe again. */
 	waits = fmax(0, waits - upstream_async_calls(g->in->model, g->s));
+	/* Owed waits are measured to help a graph's tiers (node's loop);
+	 * a lone redis clone owed none and went 22% over its syscalls per
+	 * request with them (scripts/quickstart.sh): not yet understood. */
+	if (!upstream_in_graph(g->in->model, g->s))
+		waits = 0;
 	if (wr && g->requests > 0)
 		wpr = synth_limit(g->lim, SYNTH_LIMIT_WRITES,
 				  fmax(1.0, ditto_syscall_calls(wr) / g->requests));

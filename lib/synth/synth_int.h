@@ -170,6 +170,8 @@ struct ditto_edge;
 unsigned upstream_section(const struct ditto_model *m, const struct ditto_service *s,
 			  struct dbuf *b, int *err);
 unsigned upstream_count(const struct ditto_model *m, const struct ditto_service *s);
+/* s calls or is called in m's graph. */
+bool upstream_in_graph(const struct ditto_model *m, const struct ditto_service *s);
 /* s's async calls per request (to its children, whatever their framing). */
 double upstream_async_calls(const struct ditto_model *m, const struct ditto_service *s);
 /* The README's list of children, env names and calls per request. */

@@ -229,6 +229,20 @@ unsigned upstream_count(const struct ditto_model *m, const struct ditto_service 
 	return n;
 }
 
+bool upstream_in_graph(const struct ditto_model *m, const struct ditto_service *s)
+{
+	const struct ditto_graph *g = m ? ditto_model_graph(m) : NULL;
+	const char *name = ditto_service_name(s);
+
+	for (size_t i = 0; i < ditto_graph_edge_count(g); i++) {
+		const struct ditto_edge *e = ditto_graph_edge(g, i);
+
+		if (!strcmp(ditto_edge_from(e), name) || !strcmp(ditto_edge_to(e), name))
+			return true;
+	}
+	return false;
+}
+
 double upstream_async_calls(const struct ditto_model *m, const struct ditto_service *s)
 {
 	const struct ditto_graph *g = m ? ditto_model_graph(m) : NULL;
