@@ -363,10 +363,11 @@ void rt_park_event(struct rt_parker *pk, uint64_t data)
 
 int rt_park_timeout_ms(const struct rt_parker *pk)
 {
-	uint64_t now = rt_now_ns(), first;
+	uint64_t now, first;
 
 	if (!pk || !pk->head)
-		return -1;
+		return -1;	/* nor a clock read: it is work the original did not do */
+	now = rt_now_ns();
 	first = pk->head->deadline;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
 }

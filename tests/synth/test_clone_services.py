@@ -64,6 +64,8 @@ def assert_cpu_close(orig, clone):
     vector instructions read two registers the body never wrote)."""
     mix_o, chased_o, tail_o = cpu_shape(orig)
     mix_c, chased_c, tail_c = cpu_shape(clone)
+    print('cpu shape: chased %.3f/%.3f, tail %.4f/%.4f (original/clone)'
+          % (chased_o, chased_c, tail_o, tail_c))
     assert mix_distance(mix_o, mix_c) <= 0.3, (mix_o, mix_c)
     assert 0.3 * chased_o <= chased_c <= 1.5 * chased_o + 0.02, (chased_o, chased_c)
     assert tail_c <= tail_o + 0.01, (tail_o, tail_c)
