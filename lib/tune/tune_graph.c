@@ -283,60 +283,6 @@ static int keep_best(struct gloop *l)
 	return tune_keep_best(l->try_dir, l->o.dir);
 }
 
-/*
- * A tier's CPU per request is about a + b * knob: a the runtime's own
- * work (reads, writes, calls to children), b the body's per unit, and a
- * run's noise on top (several percent on a small host). The line is
- * fitted through every point so far (least squares: two close points
- * alone give a slope that is mostly noise), and the knob goes where it
- * meets the target. Since a >= 0, the proportional step (a = 0) is the
- * least the knob must grow when the tier is short of its target, and the
- * most it may shrink to when it is over: the fit is held to that side of
- * it, and to a factor of 64 up and 8 down a step. With one point, or a
- * fit whose slope is not positive, the proportional step is taken.
- */
-static bool fit(const struct gtier *t, double *a, double *b)
-{
-	double n = t->points, sx = 0, sy = 0, sxx = 0, sxy = 0, d;
-
-	for (unsigned i = 0; i < t->points; i++) {
-		sx += t->x[i];
-		sy += t->y[i];
-		sxx += t->x[i] * t->x[i];
-		sxy += t->x[i] * t->y[i];
-	}
-	d = n * sxx - sx * sx;
-	if (t->points < 2 || d <= 1e-12 * n * sxx)
-		return false;
-	*b = (n * sxy - sx * sy) / d;
-	*a = (sy - *b * sx) / n;
-	return *b > 0;
-}
-
-static void step(struct gtier *t, const struct synth_knob *d)
-{
-	double x = t->knob, y = t->measured, prop, nx, a, b;
-
-	if (t->points == GTIER_POINTS) {
-		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (GTIER_POINTS - 1));
-		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (GTIER_POINTS - 1));
-		t->points--;
-	}
-	t->x[t->points] = x;
-	t->y[t->points++] = y;
-	prop = y > 0 ? x * t->target / y : x * 8;
-	nx = prop;
-	if (fit(t, &a, &b)) {
-		nx = (t->target - a) / b;
-		nx = y < t->target ? fmax(nx, prop) : fmin(nx, prop);
-		nx = fmin(fmax(nx, x / 8), x * 64);
-	}
-	nx = fmin(fmax(nx, d->min), d->max);
-	t->at_limit = nx == x && (nx == d->min || nx == d->max);
-	t->limit = nx;
-	t->knob = nx;
-}
-
 static void progress(struct gloop *l, unsigned i, double e, const char *worst, bool best,
 		     const char *note)
 {
@@ -402,7 +348,7 @@ static int iteration(struct gloop *l)
 		return 1;
 	for (size_t k = 0; k < l->n; k++)
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
-			step(&l->t[k], d);
+			gtier_step(&l->t[k], d->min, d->max);
 			moving += !l->t[k].at_limit;
 		}
 	return moving ? 0 : 2;

@@ -7,6 +7,7 @@
 #ifndef DITTO_TUNE_GRAPH_INT_H
 #define DITTO_TUNE_GRAPH_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,6 +39,10 @@ struct gtier {
 	bool at_limit;
 	double limit;		/* the knob's value when at_limit */
 };
+
+/* t's next knob, within [min, max], after its measured value at the
+ * knob it has (tune_graph_step.c); at_limit when it cannot move. */
+void gtier_step(struct gtier *t, double min, double max);
 
 /*
  * Start the graph tree in dir (ditto_synth_up()), drive its front tier

@@ -56,7 +56,7 @@ def tuned(tmp_path_factory):
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
                 shop.url('/page'), free_port())
     port = free_port()
-    argv = [CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '3' if QUICK else '6', '-b',
+    argv = [CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '3' if QUICK else '8', '-b',
             str(AIM), '--seconds', '3', '--path', '/page', '-j', str(d / 'report.json'),
             '--save', str(d / 'tuned.dm')]
     if not QUICK:

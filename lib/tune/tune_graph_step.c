@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The graph tuner's step of one tier's synth.cpu_scale, from the
+ * (knob, CPU per request) points measured so far.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tune_graph_int.h"
+
+/*
+ * A tier's CPU per request is about a + b * knob: a the runtime's own
+ * work (reads, writes, calls to children), b the body's per unit, and a
+ * run's noise on top (several percent on a small host). The line is
+ * fitted by least squares (two close points alone give a slope that is
+ * mostly noise) through the points near the target (within a factor of
+ * NEAR of it) when their knobs span a factor of SPAN or more, else
+ * through every point so far: a point far away, as the untuned one is,
+ * was measured with the other tiers' knobs elsewhere too, and the line
+ * moves with them (the tiers share two cores); near the target the local
+ * slope is the one that matters. The knob goes where the line meets the
+ * target. Since a >= 0, the proportional step (a = 0) is the least the
+ * knob must grow when the tier is short of its target, and the most it
+ * may shrink to when it is over: the fit is held to that side of it, to
+ * a factor of 64 up and 8 down a step, and to NEAR squared from a point
+ * near the target (a noisy local slope must not throw the knob far).
+ * With one point the proportional step is taken; when the fit's slope
+ * is not positive, the last move was lost in the noise (a tier whose
+ * runtime is most of its CPU, as a slow tier's is with the default
+ * body), and the step is the proportional one squared.
+ */
+#define NEAR 1.5
+#define SPAN 1.5	/* the least spread of the near knobs for a local fit */
+static bool near(const struct gtier *t, unsigned i)
+{
+	return t->y[i] >= t->target / NEAR && t->y[i] <= t->target * NEAR;
+}
+
+static bool fit(const struct gtier *t, double *a, double *b)
+{
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, d, lo = HUGE_VAL, hi = 0;
+	bool local;
+
+	for (unsigned i = 0; i < t->points; i++) {
+		if (near(t, i)) {
+			lo = fmin(lo, t->x[i]);
+			hi = fmax(hi, t->x[i]);
+		}
+	}
+	local = hi >= lo * SPAN;
+	for (unsigned i = 0; i < t->points; i++) {
+		if (local && !near(t, i))
+			continue;
+		n++;
+		sx += t->x[i];
+		sy += t->y[i];
+		sxx += t->x[i] * t->x[i];
+		sxy += t->x[i] * t->y[i];
+	}
+	d = n * sxx - sx * sx;
+	if (n < 2 || d <= 1e-12 * n * sxx)
+		return false;
+	*b = (n * sxy - sx * sy) / d;
+	*a = (sy - *b * sx) / n;
+	return *b > 0;
+}
+
+void gtier_step(struct gtier *t, double min, double max)
+{
+	double x = t->knob, y = t->measured, prop, nx, a, b;
+
+	if (t->points == GTIER_POINTS) {
+		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (GTIER_POINTS - 1));
+		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (GTIER_POINTS - 1));
+		t->points--;
+	}
+	t->x[t->points] = x;
+	t->y[t->points++] = y;
+	prop = y > 0 ? x * t->target / y : x * 8;
+	nx = prop;
+	if (t->points >= 2 && y > 0) {
+		if (fit(t, &a, &b)) {
+			nx = (t->target - a) / b;
+			nx = y < t->target ? fmax(nx, prop) : fmin(nx, prop);
+		} else {
+			nx = x * pow(t->target / y, 2);
+		}
+		nx = fmin(fmax(nx, x / 8), x * 64);
+		if (near(t, t->points - 1))
+			nx = fmin(fmax(nx, x / (NEAR * NEAR)), x * NEAR * NEAR);
+	}
+	nx = fmin(fmax(nx, min), max);
+	t->at_limit = nx == x && (nx == min || nx == max);
+	t->limit = nx;
+	t->knob = nx;
+}

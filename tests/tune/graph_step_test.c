@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit test of the graph tuner's step of a tier's synth.cpu_scale
+ * (lib/tune/tune_graph_step.c) on tiers whose CPU per request is a known
+ * function of the knob: the runtime's own work a plus the body's b per
+ * unit, where a is most of an untuned tier's CPU (a slow tier's default
+ * body is a small part of it), a line that bends (the tiers share the
+ * cores), a tier over its target, and run-to-run noise. Each must come
+ * within 5% of its target in a few steps, as the loop has 6 to 8 of them.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "tu.h"
+#include "tune_graph_int.h"
+
+#define KNOB_MIN 0.01
+#define KNOB_MAX 1e5
+
+/* A deterministic noise of +-amp, different at each step. */
+static double noise(unsigned i, double amp)
+{
+	static const double u[] = { 0.9, -0.7, 0.3, -1.0, 0.6, -0.2, 1.0, -0.5, 0.1, -0.8 };
+
+	return 1 + amp * u[i % (sizeof(u) / sizeof(u[0]))];
+}
+
+/* Steps until the tier is within aim of target; the steps it took. */
+static int converge(double target, double (*cpu)(double, int), double amp, double aim, int most)
+{
+	struct gtier t = { .name = "tier", .target = target, .knob = 1 };
+	int i;
+
+	for (i = 0; i < most; i++) {
+		t.measured = cpu(t.knob, i) * noise((unsigned)i, amp);
+		if (fabs(t.measured - target) / target <= aim)
+			break;
+		gtier_step(&t, KNOB_MIN, KNOB_MAX);
+		ck_assert_msg(!t.at_limit, "knob at its limit (%g)", t.knob);
+	}
+	printf("%.0f ns for %.0f after %d steps (knob %.1f)\n", t.measured, target, i, t.knob);
+	ck_assert_msg(i < most, "%.0f ns for %.0f after %d steps (knob %g)", t.measured, target, i,
+		      t.knob);
+	return i;
+}
+
+/* A node tier: 170 us of runtime, 3 us a knob unit; it needs ~2100. */
+static double node_tier(double k, int i)
+{
+	(void)i;
+	return 170e3 + 3e3 * k;
+}
+
+/* A bending line: each unit costs more as the tier takes more of the
+ * cores (the other tiers wait for them). */
+static double bending(double k, int i)
+{
+	(void)i;
+	return 140e3 + 900 * pow(k, 1.15);
+}
+
+/* Over its target untuned: the knob must shrink. */
+static double heavy(double k, int i)
+{
+	(void)i;
+	return 20e3 + 400e3 * k;
+}
+
+/* nginx in front of node tiers: its runtime's share grows by half once
+ * the tiers behind it are tuned (step 2 on) and take the cores; the
+ * points before that are off the line it is on now. */
+static double shifting(double k, int i)
+{
+	return (i < 2 ? 140e3 : 210e3) + 900 * k;
+}
+
+START_TEST(far_below_target)
+{
+	ck_assert_int_le(converge(6.49e6, node_tier, 0, 0.05, 6), 5);
+}
+END_TEST
+
+START_TEST(bending_line)
+{
+	converge(257e3, bending, 0, 0.05, 7);
+}
+END_TEST
+
+START_TEST(shifting_line)
+{
+	converge(289e3, shifting, 0.03, 0.05, 7);
+}
+END_TEST
+
+START_TEST(over_target)
+{
+	converge(100e3, heavy, 0, 0.05, 6);
+}
+END_TEST
+
+/* With 4% noise a run lands within 5% by chance now and then; the steps
+ * must not be thrown far by two noisy points close together. */
+START_TEST(noisy_runs)
+{
+	converge(6.49e6, node_tier, 0.04, 0.05, 8);
+	converge(257e3, bending, 0.04, 0.05, 8);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("graph_step");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, far_below_target);
+	tcase_add_test(tc, bending_line);
+	tcase_add_test(tc, shifting_line);
+	tcase_add_test(tc, over_target);
+	tcase_add_test(tc, noisy_runs);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
