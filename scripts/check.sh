@@ -35,7 +35,23 @@ build_and_test() { # DIR [meson setup options...]
 		grep -A4 'warning:' "$dir/ninja.log"
 		return 1
 	fi
-	meson test -C "$dir" --print-errorlogs -q
+	rc=0
+	meson test -C "$dir" --print-errorlogs -q || rc=$?
+	slowest "$dir"
+	return "$rc"
+}
+
+# The slowest tests of a run, for keeping the suite within CI's time.
+# shellcheck disable=SC2317 # called through build_and_test()
+slowest() { # DIR
+	python3 - "$1/meson-logs/testlog.json" <<'PY' || true
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+rows.sort(key=lambda r: -r['duration'])
+print('slowest of %d tests (%.0f s in all):' % (len(rows), sum(r['duration'] for r in rows)))
+for r in rows[:12]:
+    print('  %7.1f s  %s' % (r['duration'], r['name']))
+PY
 }
 
 step bootstrap scripts/bootstrap.sh
