@@ -63,10 +63,20 @@ def free_port():
         return s.getsockname()[1]
 
 
-def profile(targets, out, url, otlp_port, seconds=6):
+WARM_S = 3
+
+
+def profile(targets, out, url, otlp_port, seconds=6, warm=False):
     """Profile targets ({name: (pid, port)}) with the graph, and the spans
     they send to 127.0.0.1:otlp_port (None: no receiver), while wrk -c1
-    drives url; the model as JSON."""
+    drives url; the model as JSON. warm: load them first: a node tier
+    just started spends up to two to three times its later CPU per
+    request compiling (bench/graph_load_cpu.py), and the profile is of
+    the service as it runs, not as it starts. Not the clones: the
+    profiler cannot tell a connection a clone tier pooled before the
+    window from one of its own (it would count no request)."""
+    if warm:
+        wrk(url, WARM_S, 1)
     args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
     if otlp_port:
         args += ['--otlp-listen', '127.0.0.1:%d' % otlp_port]
@@ -96,7 +106,7 @@ def run(tmp_path_factory):
               env={'OTEL_BSP_SCHEDULE_DELAY': '200'}) as shop:
         ports = dict(shop.ports)
         targets = {t: (shop.pids[t], ports[t]) for t in PROFILED}
-        orig = profile(targets, orig_dm, shop.url('/page'), otlp)
+        orig = profile(targets, orig_dm, shop.url('/page'), otlp, warm=True)
         # Again: the original against itself is the noise a per-tier rate
         # carries from one profile to the next. Without the span receiver:
         # the tiers' exporters kept their connections to the first one's,

@@ -54,7 +54,7 @@ def tuned(tmp_path_factory):
     model = str(d / 'shop.dm')
     with Shop(nginx=True) as shop:
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
-                shop.url('/page'), free_port())
+                shop.url('/page'), free_port(), warm=True)
     port = free_port()
     argv = [CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '3' if QUICK else '8', '-b',
             str(AIM), '--seconds', '3', '--path', '/page', '-j', str(d / 'report.json'),

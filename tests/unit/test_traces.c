@@ -345,6 +345,60 @@ START_TEST(test_host_name_peer_is_no_address)
 }
 END_TEST
 
+/* An OTLP export: a serves one request and calls 127.0.0.1:7001 (or
+ * addr) with no server span for the call in the set; b, which the model
+ * profiled on port 7001, serves a request of another trace. */
+static struct ditto_model *missing_callee(const char *addr, const char *file)
+{
+	char otlp[2048];
+	struct ditto_model *m = ditto_model_new();
+	const char *path;
+	int n;
+	DITTO_OPTS(ditto_trace_opts, o);
+
+	n = snprintf(otlp, sizeof(otlp),
+		"{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+		"\"value\":{\"stringValue\":\"a\"}}]},\"scopeSpans\":[{\"spans\":["
+		"{\"traceId\":\"1\",\"spanId\":\"1\",\"kind\":2,\"startTimeUnixNano\":10,"
+		"\"endTimeUnixNano\":100},"
+		"{\"traceId\":\"1\",\"spanId\":\"2\",\"parentSpanId\":\"1\",\"kind\":3,"
+		"\"startTimeUnixNano\":20,\"endTimeUnixNano\":50,\"attributes\":["
+		"{\"key\":\"server.address\",\"value\":{\"stringValue\":\"%s\"}},"
+		"{\"key\":\"server.port\",\"value\":{\"intValue\":\"7001\"}}]}]}]},"
+		"{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+		"\"value\":{\"stringValue\":\"b\"}}]},\"scopeSpans\":[{\"spans\":["
+		"{\"traceId\":\"2\",\"spanId\":\"3\",\"kind\":2,\"startTimeUnixNano\":10,"
+		"\"endTimeUnixNano\":30}]}]}]}",
+		addr);
+	ck_assert(n > 0 && (size_t)n < sizeof(otlp));
+	path = write_tmp(file, otlp, (size_t)n);
+	ck_assert_int_eq(ditto_service_add_port(ditto_model_add_service(m, "b"), 7001), 0);
+	ck_assert_msg(ditto_profile_import_traces(m, &path, 1, &o) == 0, "%s", ditto_last_error());
+	ck_assert_int_eq(ditto_model_validate(m, NULL), 0);
+	return m;
+}
+
+START_TEST(test_missing_callee_on_a_profiled_port)
+{
+	/* found on the shop: front's keep-alive calls to back whose spans
+	 * the window missed became an external "tcp-PORT" beside back */
+	struct ditto_model *m = missing_callee("127.0.0.1", "local.json");
+	const struct ditto_graph *g = ditto_model_graph(m);
+
+	ck_assert_uint_eq(ditto_edge_calls(edge(m, "a", "b")), 1);
+	ck_assert_ptr_null(ditto_graph_find_external(g, "tcp-7001"));
+	ck_assert_ptr_null(ditto_graph_find_external(g, "b"));
+	ditto_model_free(m);
+
+	/* the same port on another host is not the profiled service */
+	m = missing_callee("10.1.2.3", "remote.json");
+	g = ditto_model_graph(m);
+	ck_assert_ptr_nonnull(ditto_graph_find_external(g, "tcp-7001"));
+	ck_assert_ptr_null(ditto_graph_find_source_edge(g, DITTO_EDGE_TRACES, "a", "b"));
+	ditto_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("traces");
@@ -356,6 +410,7 @@ int main(void)
 		return EXIT_FAILURE;
 	}
 	tcase_add_test(tc, test_otlp_json_lines);
+	tcase_add_test(tc, test_missing_callee_on_a_profiled_port);
 	tcase_add_test(tc, test_jaeger);
 	tcase_add_test(tc, test_zipkin_shared_ids);
 	tcase_add_test(tc, test_same_file_twice_counts_once);

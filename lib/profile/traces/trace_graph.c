@@ -51,7 +51,10 @@ struct call {
 	uint64_t start_ns;	/* the span's, for sorting without the set */
 	bool async;
 	bool overlapped;
+	bool local;		/* no callee span; to: a service of the model */
 };
+
+#define LOCAL_MAX 64
 
 struct builder {
 	struct trace_set *set;
@@ -61,6 +64,13 @@ struct builder {
 	struct call *calls;
 	size_t ncalls;
 	char **ext;		/* external node names, one per call without callee */
+	/* the model's services on this host that the spans name too:
+	 * a call to one of their ports whose server span is missing */
+	struct local_svc {
+		uint16_t port;
+		const char *name;
+	} local[LOCAL_MAX];
+	size_t nlocal;
 	uint64_t orphans, traces;
 	bool coarse;		/* every span starts on a whole millisecond */
 };
@@ -281,6 +291,51 @@ static const char *ext_prefix(const struct trace_span *sp)
 	return "tcp";
 }
 
+static bool loopback(const char *addr)
+{
+	return !addr || !*addr || strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0 ||
+	       strncmp(addr, "::ffff:127.", 11) == 0;
+}
+
+/*
+ * A call whose server span is not in the set (exported in a batch the
+ * window did not get, or by a service that exports none), to a port of
+ * a service of the model that the spans name too, on this host: a call
+ * to that service, not to an external "tcp-PORT" beside it.
+ */
+static const char *local_callee(const struct builder *b, const struct trace_span *sp)
+{
+	if (!sp->peer_port || !loopback(sp->peer_address))
+		return NULL;
+	for (size_t i = 0; i < b->nlocal; i++)
+		if (b->local[i].port == sp->peer_port)
+			return b->local[i].name;
+	return NULL;
+}
+
+static bool names_service(const struct trace_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (same(set->spans[i].service, name))
+			return true;
+	return false;
+}
+
+/* The model's services' ports whose names the spans carry (the first
+ * LOCAL_MAX ports). */
+static void find_local(struct builder *b, const struct ditto_model *m)
+{
+	for (size_t i = 0; i < ditto_model_service_count(m); i++) {
+		const struct ditto_service *s = ditto_model_service(m, i);
+		const char *name = ditto_service_name(s);
+
+		if (!name || !names_service(b->set, name))
+			continue;
+		for (size_t k = 0; k < ditto_service_port_count(s) && b->nlocal < LOCAL_MAX; k++)
+			b->local[b->nlocal++] = (struct local_svc){ ditto_service_port(s, k), name };
+	}
+}
+
 /* "<prefix>-<port>" (no port: the prefix alone), with control bytes,
  * which no model name may hold, as '_'. */
 static char *ext_name(const struct trace_span *sp)
@@ -352,6 +407,8 @@ static int find_calls(struct builder *b)
 		c->from = sp->service;
 		if (c->callee >= 0) {
 			c->to = set->spans[c->callee].service;
+		} else if ((c->to = local_callee(b, sp))) {
+			c->local = true;
 		} else {
 			c->ext = b->ncalls;
 			b->ext[b->ncalls] = ext_name(sp);
@@ -505,7 +562,7 @@ static int collect_edge(struct builder *b, struct ditto_graph *g, struct call *c
 	struct ditto_hist *fan, *req, *resp, *lat;
 	int err;
 
-	if (c[0].callee < 0 && (err = add_external(g, &set->spans[c[0].span], c[0].to)))
+	if (c[0].callee < 0 && !c[0].local && (err = add_external(g, &set->spans[c[0].span], c[0].to)))
 		return err;
 	if ((err = ditto_graph_add_node(g, c[0].to)) < 0)
 		return edge_error(err, c[0].from, c[0].to, "node");
@@ -676,6 +733,7 @@ int trace_graph_build(struct trace_set *set, struct ditto_model *m,
 	}
 	if (!err) {
 		b.coarse = coarse_clock(set);
+		find_local(&b, m);
 		link_spans(&b);
 		err = find_calls(&b);
 	}
