@@ -74,7 +74,11 @@ def profile(targets, out, url, otlp_port, seconds=6, warm=False):
     request compiling (bench/graph_load_cpu.py), and the profile is of
     the service as it runs, not as it starts. Not the clones: the
     profiler cannot tell a connection a clone tier pooled before the
-    window from one of its own (it would count no request)."""
+    window from one of its own (it would count no request). Nor the
+    original here: warm, node's garbage collector and compiler threads
+    make most of its mprotect calls (audit: 0.098 per request in its
+    worker class), which the clone does not replay from its background
+    threads (docs/graph.md)."""
     if warm:
         wrk(url, WARM_S, 1)
     args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
@@ -106,7 +110,7 @@ def run(tmp_path_factory):
               env={'OTEL_BSP_SCHEDULE_DELAY': '200'}) as shop:
         ports = dict(shop.ports)
         targets = {t: (shop.pids[t], ports[t]) for t in PROFILED}
-        orig = profile(targets, orig_dm, shop.url('/page'), otlp, warm=True)
+        orig = profile(targets, orig_dm, shop.url('/page'), otlp)
         # Again: the original against itself is the noise a per-tier rate
         # carries from one profile to the next. Without the span receiver:
         # the tiers' exporters kept their connections to the first one's,
