@@ -5,12 +5,12 @@
 # it is saved as tests/fuzz/{crash,leak,timeout,oom}-<sha1> (git-ignored).
 #   usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   (targets: model_decode hist synth_generate synth_names graph_manifest cg_parse load_response
-#    otlp_json jaeger_json zipkin_json otlp_proto http_head)
+#    otlp_json jaeger_json zipkin_json otlp_proto http_head rt_mysql rt_up_reply)
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-model_decode hist synth_generate synth_names graph_manifest cg_parse load_response otlp_json jaeger_json zipkin_json otlp_proto http_head}
+targets=${*:-model_decode hist synth_generate synth_names graph_manifest cg_parse load_response otlp_json jaeger_json zipkin_json otlp_proto http_head rt_mysql rt_up_reply}
 build=${FUZZ_BUILD:-build-fuzz}
 
 [ -d "$build" ] || CC=clang meson setup "$build" -Dfuzz=true >/dev/null
