@@ -42,15 +42,20 @@ def cpu_ns(pid):
 
 
 def descendants(pid):
-    out = []
+    """pid's descendants, from one pass over /proc."""
+    children = {}
     for p in os.listdir('/proc'):
         if p.isdigit():
             try:
                 ppid = int(open('/proc/%s/stat' % p).read().rsplit(')', 1)[1].split()[1])
             except OSError:
                 continue
-            if ppid == pid:
-                out += [int(p)] + descendants(int(p))
+            children.setdefault(ppid, []).append(int(p))
+    out, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        out += kids
+        todo += kids
     return out
 
 

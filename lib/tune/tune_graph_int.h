@@ -35,7 +35,7 @@ struct gtier {
 	double measured;	/* the candidate's CPU ns per front request */
 	double best_knob, best_measured;
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
-	unsigned points;
+	size_t points;
 	bool at_limit;
 	double limit;		/* the knob's value when at_limit */
 };

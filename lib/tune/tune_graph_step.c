@@ -4,9 +4,9 @@
  * (knob, CPU per request) points measured so far.
  */
 #include <math.h>
-#include <string.h>
 
 #include "tune_graph_int.h"
+#include "tune_int.h"
 
 /*
  * A tier's CPU per request is about a + b * knob: a the runtime's own
@@ -31,7 +31,7 @@
  */
 #define NEAR 1.5
 #define SPAN 1.5	/* the least spread of the near knobs for a local fit */
-static bool near(const struct gtier *t, unsigned i)
+static bool near(const struct gtier *t, size_t i)
 {
 	return t->y[i] >= t->target / NEAR && t->y[i] <= t->target * NEAR;
 }
@@ -41,14 +41,14 @@ static bool fit(const struct gtier *t, double *a, double *b)
 	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, d, lo = HUGE_VAL, hi = 0;
 	bool local;
 
-	for (unsigned i = 0; i < t->points; i++) {
+	for (size_t i = 0; i < t->points; i++) {
 		if (near(t, i)) {
 			lo = fmin(lo, t->x[i]);
 			hi = fmax(hi, t->x[i]);
 		}
 	}
 	local = hi >= lo * SPAN;
-	for (unsigned i = 0; i < t->points; i++) {
+	for (size_t i = 0; i < t->points; i++) {
 		if (local && !near(t, i))
 			continue;
 		n++;
@@ -69,13 +69,7 @@ void gtier_step(struct gtier *t, double min, double max)
 {
 	double x = t->knob, y = t->measured, prop, nx, a, b;
 
-	if (t->points == GTIER_POINTS) {
-		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (GTIER_POINTS - 1));
-		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (GTIER_POINTS - 1));
-		t->points--;
-	}
-	t->x[t->points] = x;
-	t->y[t->points++] = y;
+	tune_remember(t->x, t->y, &t->points, GTIER_POINTS, x, y);
 	prop = y > 0 ? x * t->target / y : x * 8;
 	nx = prop;
 	if (t->points >= 2 && y > 0) {

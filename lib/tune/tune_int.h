@@ -83,6 +83,9 @@ void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
+/* The point (xv, yv) after the last *n of x[] and y[] (cap each), the
+ * oldest dropped when they are full: a knob's latest (knob, metric). */
+void tune_remember(double *x, double *y, size_t *n, size_t cap, double xv, double yv);
 unsigned tune_free_port(void);
 
 /* How the loop and the report run a clone: DIR/clone --port PORT

@@ -102,13 +102,7 @@ const struct synth_knob *tune_knob_def(const char *name)
 
 static void remember(struct track *t, double x, double y)
 {
-	if (t->n == TRACK_POINTS) {
-		memmove(t->x, t->x + 1, sizeof(t->x[0]) * (TRACK_POINTS - 1));
-		memmove(t->y, t->y + 1, sizeof(t->y[0]) * (TRACK_POINTS - 1));
-		t->n--;
-	}
-	t->x[t->n] = x;
-	t->y[t->n++] = y;
+	tune_remember(t->x, t->y, &t->n, TRACK_POINTS, x, y);
 }
 
 static int sign_of(const struct pair *p)

@@ -13,6 +13,17 @@
 #include "synth_int.h"
 #include "tune_int.h"
 
+void tune_remember(double *x, double *y, size_t *n, size_t cap, double xv, double yv)
+{
+	if (*n == cap) {
+		memmove(x, x + 1, sizeof(x[0]) * (cap - 1));
+		memmove(y, y + 1, sizeof(y[0]) * (cap - 1));
+		(*n)--;
+	}
+	x[*n] = xv;
+	y[(*n)++] = yv;
+}
+
 unsigned tune_free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
