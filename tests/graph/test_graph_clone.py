@@ -73,10 +73,10 @@ def profile(targets, out, url, otlp_port, seconds=6, warm=False):
     just started spends up to two to three times its later CPU per
     request compiling (bench/graph_load_cpu.py), and the profile is of
     the service as it runs, not as it starts. Not the original of this
-    test: warm, node's garbage collector and compiler threads make most
-    of its mprotect calls (audit: 0.098 per request in its worker class),
-    which the clone does not replay from its background threads
-    (docs/graph.md); nor the clones, which compile nothing."""
+    test: node's garbage collector and compiler threads make most of its
+    mprotect calls, which the clone does not replay from its background
+    threads, and warm, its two profiles agreed closely enough for the row
+    to fail (docs/graph.md); nor the clones, which compile nothing."""
     if warm:
         wrk(url, WARM_S, 1)
     args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
