@@ -26,12 +26,11 @@ static const struct cli_command commands[] = {
 	{ "clone", "profile a live service, then write and build its clone", cmd_clone },
 	{ "up", "run a graph of clones on 127.0.0.1 (a tree 'synth' wrote)", cmd_up },
 	{ "down", "stop the graph 'up' runs", cmd_down },
-	{ "graph", "the RPC graph: import from traces, draw", cmd_graph },
+	{ "graph", "the RPC graph between services: import, compare, draw", cmd_graph },
 	{ "deploy", "Docker Compose and Kubernetes files of a graph clone", cmd_deploy },
 	{ "load", "drive a service with requests and report its latency", cmd_load },
 	{ "measure", "measure a service command under load (cachegrind, profiler)", cmd_measure },
 	{ "tune", "bring a clone within bounds of its original, with a report", cmd_tune },
-	{ "graph", "the RPC graph between services: from traces, and drawn", cmd_graph },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
