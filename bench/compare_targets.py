@@ -64,7 +64,7 @@ def gt_load_paced(port, n=None):
     full speed gets very unequal shares of the closed loop (one child of 8
     up to half the requests on 2 cores), and the profiler splits its
     children into two network classes by their weighted call trees
-    (tests/synth/test_clone_processes.py, PACED)."""
+    (tests/synth/test_clone_ground_truth.py, PACED)."""
     return gt_load(port, n) + ['--rate', '20000']
 
 

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 	      "  -P, --port P          the clone's default port (default: the service's)\n"
 	      "  -f, --force           replace DIR if it is a clone tree libditto wrote\n"
 	      "  -n, --no-build        write the tree only\n"
+	      "      --build-cache DIR keep the runtime's compiled objects in DIR (\"off\":\n"
+	      "                        none; default $DITTO_BUILD_CACHE, else\n"
+	      "                        ~/.cache/ditto/objects)\n"
 	      "  -a, --allow-idle      clone a service that saw no traffic in the window\n"
 	      "                        (exit 0, still with the profile's warning)\n"
 	      "  -q, --quiet           print only errors and where the clone is\n"
@@ -82,6 +85,7 @@ static int parse(int argc, char **argv, struct clone_args *a)
 		{ "port", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-build", no_argument, NULL, 'n' },
+		{ "build-cache", required_argument, NULL, 'B' },
 		{ "allow-idle", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },

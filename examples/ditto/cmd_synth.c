@@ -38,6 +38,9 @@ static void usage(FILE *f)
 	      "                        tuning.knobs are then ignored, other knobs take\n"
 	      "                        their defaults\n"
 	      "      --cc CC           C compiler for the build (default: cc)\n"
+	      "      --build-cache DIR keep the runtime's compiled objects in DIR between\n"
+	      "                        builds (\"off\": none; default $DITTO_BUILD_CACHE, else\n"
+	      "                        ~/.cache/ditto/objects)\n"
 	      "      --deploy LIST     then write DIR/deploy/ for compose,kubernetes (a graph\n"
 	      "                        tree; static binaries built unless --no-build)\n"
 	      "      --keep NAME=HOST:PORT  graph trees: do not clone node NAME, its callers\n"
@@ -96,6 +99,7 @@ int synth_option(const char *cmd, int c, const char *arg, struct synth_args *a)
 	case 'f': a->force = true; return 1;
 	case 'n': a->no_build = true; return 1;
 	case 'C': a->cc = arg; return 1;
+	case 'B': a->build_cache = arg; return 1;
 	case 'D': a->deploy = arg; return 1;
 	case 'K': a->no_clamp = true; return 1;
 	case 'q': a->quiet = true; return 1;
@@ -114,7 +118,7 @@ static int synth_graph_run(const struct synth_args *a, const struct ditto_model 
 	DITTO_OPTS(ditto_synth_graph_opts, go, .seed = a->seed, .force = a->force,
 		   .no_clamp = a->no_clamp, .knobs = a->knobs, .keep = a->keep,
 		   .keep_count = a->nkeep);
-	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc, .cache_dir = a->build_cache);
 	int err;
 
 	if (a->port)
@@ -137,7 +141,7 @@ int synth_run(const struct synth_args *a)
 {
 	DITTO_OPTS(ditto_synth_opts, so, .service = a->service, .seed = a->seed, .port = a->port,
 		   .force = a->force, .no_clamp = a->no_clamp, .knobs = a->knobs);
-	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc);
+	DITTO_OPTS(ditto_build_opts, bo, .cc = a->cc, .cache_dir = a->build_cache);
 	struct ditto_model *m = NULL;
 	int err, rc;
 
@@ -208,6 +212,7 @@ int cmd_synth(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-build", no_argument, NULL, 'n' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "build-cache", required_argument, NULL, 'B' },
 		{ "deploy", required_argument, NULL, 'D' },
 		{ "no-clamp", no_argument, NULL, 'K' },
 		{ "knob", required_argument, NULL, 'k' },

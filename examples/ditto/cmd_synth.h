@@ -12,6 +12,7 @@ struct ditto_values;
 struct synth_args {
 	const char *model, *output, *service, *cc;
 	const char *deploy;	/* --deploy compose,kubernetes (NULL: none) */
+	const char *build_cache;	/* --build-cache DIR|off (NULL: the default) */
 	uint64_t seed;
 	unsigned port;
 	bool force, no_build, no_clamp, quiet;

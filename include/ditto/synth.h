@@ -111,13 +111,23 @@ struct ditto_build_opts {
 	/* Build dir/clone-static instead, linked with -static: the binary
 	 * an empty (FROM scratch) container image holds. */
 	bool static_link;
+	/* Where the runtime's compiled objects are kept between builds, so
+	 * that a build compiles only what the model makes (since 0.5). NULL:
+	 * $DITTO_BUILD_CACHE, else $XDG_CACHE_HOME/ditto/objects, else
+	 * ~/.cache/ditto/objects; "" or "off": no cache. Used only when it is
+	 * the caller's own directory that nobody else may write to. */
+	const char *cache_dir;
 	size_t :0;
 };
 
 /*
  * Build the clone tree in dir with make, giving dir/clone (or
  * dir/clone-static). The compiler's output goes to dir/build.log; on
- * failure the error message ends with its last lines. Errors: -ENOENT dir
+ * failure the error message ends with its last lines. With a cache
+ * (opts->cache_dir) the runtime's objects found there are copied in
+ * first and those built are stored after; should the build fail with
+ * cached objects in it, they are dropped and make runs once more without
+ * them. build.log's last line says what the cache did. Errors: -ENOENT dir
  * or make missing; -DITTO_EBUILD the build failed; -DITTO_EOPTS.
  */
 DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts);

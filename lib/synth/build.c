@@ -62,13 +62,50 @@ static void child(const char *dir, const char *log, const char *cc, bool static_
 	_exit(127);
 }
 
+/* make in dir; 0, or the status that says why not. */
+static int run_make(const char *dir, const char *log, const char *cc, bool static_link,
+		    int *status)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return ditto_err(-errno, "synth: fork: %s", strerror(errno));
+	if (pid == 0)
+		child(dir, log, cc, static_link);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return ditto_err(-errno, "synth: waitpid: %s", strerror(errno));
+	return 0;
+}
+
+static bool made(int status)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* What the cache did, at the end of build.log. */
+static void log_cache(const char *log, const struct bcache *c)
+{
+	FILE *f;
+
+	if (c->dir[0] && (f = fopen(log, "ae"))) {
+		fprintf(f, "ditto: build cache %s: %u objects reused, %u stored", c->on ? c->dir : "off",
+			c->hits, c->stored);
+		if (c->dropped)
+			fprintf(f, " (%u cached objects failed the build and were dropped)",
+				c->dropped);
+		fputc('\n', f);
+		fclose(f);
+	}
+}
+
 DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts)
 {
 	char log[PATH_MAX], tail[TAIL + 1];
 	const char *cc = OPTS_GET(opts, cc, NULL);
 	bool static_link = OPTS_GET(opts, static_link, false);
 	int err = OPTS_CHECK(opts, ditto_build_opts), status;
-	pid_t pid;
+	struct bcache cache;
 
 	if (err)
 		return err;
@@ -76,15 +113,22 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
 		return ditto_err(-ENOENT, "synth: no clone tree at %s", dir ? dir : "(null)");
 	if (snprintf(log, sizeof(log), "%s/build.log", dir) >= (int)sizeof(log))
 		return ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);
-	if ((pid = fork()) < 0)
-		return ditto_err(-errno, "synth: fork: %s", strerror(errno));
-	if (pid == 0)
-		child(dir, log, cc, static_link);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return ditto_err(-errno, "synth: waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	bcache_open(&cache, dir, cc, OPTS_GET(opts, cache_dir, NULL));
+	bcache_restore(&cache, dir);
+	if ((err = run_make(dir, log, cc, static_link, &status)))
+		return err;
+	/* A bad object in the cache must not fail a good tree: once more
+	 * without it. */
+	if (!made(status) && cache.hits) {
+		bcache_forget(&cache, dir);
+		if ((err = run_make(dir, log, cc, static_link, &status)))
+			return err;
+	}
+	if (made(status)) {
+		bcache_store(&cache, dir);
+		log_cache(log, &cache);
 		return 0;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return ditto_err(-ENOENT, "synth: cannot run make (install the Debian package make)");
 	synth_log_tail(log, tail, sizeof(tail));

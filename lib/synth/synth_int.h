@@ -3,6 +3,7 @@
 #ifndef DITTO_SYNTH_INT_H
 #define DITTO_SYNTH_INT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,6 +142,30 @@ struct config_in {
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
 
 /* ---- build.c ---- */
+/*
+ * The build's object cache (build_cache.c): the runtime's objects kept
+ * between builds, named for a hash of compiler, flags, Makefile, headers
+ * and source. dir: the caller's (NULL: $DITTO_BUILD_CACHE, else
+ * $XDG_CACHE_HOME/ditto/objects, else ~/.cache/ditto/objects; "" or "off":
+ * none). bcache_open() returns 1 when the cache is used.
+ */
+#define BCACHE_NAME_MAX 64
+struct bcache {
+	char dir[PATH_MAX];
+	uint64_t base[2];
+	bool on;
+	unsigned hits, stored, dropped;
+};
+int bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir);
+/* Hits copied into the tree, newer than their sources. */
+void bcache_restore(struct bcache *c, const char *tree);
+/* The tree's runtime objects the cache lacks, stored. */
+void bcache_store(struct bcache *c, const char *tree);
+/* After a failed build with hits: the tree's runtime objects and their
+ * cache entries removed (the next make compiles them, the next store
+ * keeps the new ones). */
+void bcache_forget(struct bcache *c, const char *tree);
+
 #define SYNTH_LOG_TAIL 600
 /* The last SYNTH_LOG_TAIL bytes of a log into out, starting at a line
  * (a build's, a graph tier's): what an error message ends with. */

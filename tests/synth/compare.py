@@ -44,6 +44,43 @@ def profile_clone(clone, name, out, load_argv, duration=3, windows=4):
     return out
 
 
+def children(pid):
+    """Direct children of pid, from the ppid field of /proc/*/stat."""
+    kids = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # comm may hold spaces: the fields after its closing parenthesis
+        if int(stat[stat.rindex(')') + 2:].split()[1]) == pid:
+            kids.append(int(entry))
+    return kids
+
+
+def threads(pid):
+    return len(os.listdir('/proc/%d/task' % pid))
+
+
+def tree(pid):
+    """(threads of pid, sorted thread counts of its children)."""
+    return threads(pid), sorted(threads(k) for k in children(pid))
+
+
+
+def tree_while(load_argv, pid):
+    """The process tree of pid while load_argv's connections are open."""
+    load = subprocess.Popen(load_argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        return tree(pid)
+    finally:
+        load.terminate()
+        load.communicate(timeout=30)
+
 def diff(a, b):
     # 1: the models differ beyond the bound, the usual case for a clone.
     r = ditto('model', 'diff', '--json', a, b, check=False)

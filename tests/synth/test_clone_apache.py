@@ -26,9 +26,9 @@ import time
 import pytest
 
 from apache_httpd import APACHE, PREFORK, PREFORK_CLIENTS, WORKER, WORKER_CLIENTS, Apache
-from compare import assert_requests_match, classes, clone_service, network, profile_clone
+from compare import (assert_requests_match, classes, clone_service, network, profile_clone,
+                     tree_while)
 from conftest import Clone, free_port, need
-from test_clone_processes import tree_while
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(not APACHE, reason='apache2 is not installed: '

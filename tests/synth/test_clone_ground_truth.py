@@ -2,13 +2,19 @@
 """Clones of the ground-truth servers (tests/servers, one per network
 model): each is cloned under srv_client, its clone is loaded by the same
 client, and original and clone, profiled the same way, have the same thread
-classes, network model, socket calls per request and response bytes."""
+classes, network model, socket calls per request and response bytes, and
+under the same load the same process tree (issue 18, items 1 and 2: the
+number of processes, and of threads in each, counted from /proc).
+Throughputs of both are printed (srv_client's requests per second)."""
 
+import json
 import os
+import subprocess
 
 import pytest
 
-from compare import classes, clone_service, network, per_request, profile_clone, rel, woken_by
+from compare import (classes, clone_service, network, per_request, profile_clone, rel,
+                     tree_while, woken_by)
 from conftest import Clone, Service, free_port
 
 pytestmark = [pytest.mark.root,
@@ -54,18 +60,38 @@ NETWORK_WOKEN_BY = {
     'srv_futex_pool': ['acceptor'],
     'srv_forking': [],
 }
+# Trees known by construction (threads of the main process, sorted thread
+# counts of its children) for conns connections, checked in the original
+# as well as in the clone: srv_forking's master has one thread and one
+# single-threaded child per open connection.
+EXPECTED_TREES = {
+    'srv_forking': lambda conns: (1, [1] * conns),
+}
 
 
-def client(port, connections, requests=10 ** 7):
+def client(port, connections, requests=10 ** 7, seconds=60):
     return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections',
             str(connections), '--requests', str(requests), '--request-bytes', '100',
-            '--response-bytes', '128', '--max-seconds', '60']
+            '--response-bytes', '128', '--max-seconds', str(seconds)]
 
 
-def client_any(port, connections, requests=10 ** 7):
+def client_any(port, connections, requests=10 ** 7, seconds=60):
     """srv_client checking only that whole length-prefixed answers come."""
-    return [a for a in client(port, connections, requests) if a not in ('--response-bytes',
-                                                                         '128')]
+    return [a for a in client(port, connections, requests, seconds)
+            if a not in ('--response-bytes', '128')]
+
+
+
+def tree_under_load(port, conns, pid):
+    """The process tree of pid while conns connections of load are open."""
+    return tree_while(client_any(port, conns, seconds=5), pid)
+
+def throughput(port, conns):
+    """Requests per second of 20000 closed-loop requests."""
+    r = subprocess.run(client_any(port, conns, requests=20000, seconds=30),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    out = json.loads(r.stdout.decode().strip().splitlines()[-1])
+    return out['requests'] / out['seconds'] if out['seconds'] else 0.0
 
 
 # Calls per request within 5%, but for a busy-polling loop: how many rounds
@@ -94,17 +120,27 @@ def test_ground_truth_clone_has_the_same_network_shape(tmp_path, started, name):
     srv = Service([os.path.join(SERVERS, name), '--port', str(port), '--response-bytes', '128',
                    '--max-seconds', '120'] + args, port)
     started.append(srv)
-    tree = tmp_path / 'clone'
-    orig = clone_service(srv.pid, tree, client(port, conns) + PACED.get(name, []), duration=2.5,
+    orig_tree = tree_under_load(port, conns, srv.pid)
+    orig_qps = throughput(port, conns)
+    tree_dir = tmp_path / 'clone'
+    orig = clone_service(srv.pid, tree_dir, client(port, conns) + PACED.get(name, []), duration=2.5,
                          windows=0)
     srv.stop()
-    clone = Clone(tree)
+    clone = Clone(tree_dir)
     started.append(clone)
+    clone_tree = tree_under_load(clone.port, conns, clone.pid)
+    clone_qps = throughput(clone.port, conns)
     # Not clone.msgpack: that is the original's model (clone_service()).
     cm = profile_clone(clone, name, str(tmp_path / 'clone-profile.msgpack'),
                        client_any(clone.port, conns) + PACED.get(name, []), duration=2.5,
                        windows=0)
     assert clone.stop() == 0
+    print('%s: original %s %.0f req/s, clone %s %.0f req/s (%.2f)' %
+          (name, orig_tree, orig_qps, clone_tree, clone_qps,
+           clone_qps / orig_qps if orig_qps else 0))
+    if name in EXPECTED_TREES:
+        assert orig_tree == EXPECTED_TREES[name](conns)
+    assert clone_tree == orig_tree
     assert network(orig) == network(cm)
     assert classes(orig) == classes(cm)
     if name in EXPECTED_CLASSES:

@@ -12,9 +12,8 @@ import shutil
 
 import pytest
 
-from compare import classes, clone_service, network, profile_clone
+from compare import classes, clone_service, network, profile_clone, tree_while
 from conftest import Clone, Service, free_port, need
-from test_clone_processes import tree_while
 
 NGINX = shutil.which('nginx') or ('/usr/sbin/nginx' if os.access('/usr/sbin/nginx', os.X_OK)
                                   else None)

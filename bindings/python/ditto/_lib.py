@@ -138,7 +138,8 @@ class SynthOpts(Structure):
 
 
 class BuildOpts(Structure):
-    _fields_ = [('sz', c_size_t), ('cc', c_char_p), ('static_link', c_bool)]
+    _fields_ = [('sz', c_size_t), ('cc', c_char_p), ('static_link', c_bool),
+                ('cache_dir', c_char_p)]
 
 
 class DeployOpts(Structure):

@@ -62,12 +62,16 @@ def synth(model, directory, service=None, seed=0, port=0, force=False, no_clamp=
     return str(directory)
 
 
-def build(directory, cc=None, static=False):
+def build(directory, cc=None, static=False, cache=None):
     """Build a clone tree with make (ditto_synth_build); returns the path of
     the clone executable (clone, or clone-static linked with -static when
-    static). Raises BuildError with the log's tail on failure."""
+    static). cache: the directory that keeps the runtime's compiled objects
+    between builds ('off': none; None: $DITTO_BUILD_CACHE, else
+    ~/.cache/ditto/objects). Raises BuildError with the log's tail on
+    failure."""
     o = _lib.make_opts(_lib.BuildOpts, cc=_lib.encode(cc) if cc else None,
-                       static_link=bool(static))
+                       static_link=bool(static),
+                       cache_dir=_lib.encode(str(cache)) if cache is not None else None)
     check(lib.ditto_synth_build(_lib.encode(str(directory)), byref(o)))
     return str(directory) + ('/clone-static' if static else '/clone')
 

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: MIT
+"""The build's object cache (lib/synth/build_cache.c): a second clone
+reuses the runtime's compiled objects and still serves; a changed header
+or CFLAGS is a miss; a bad cached object is dropped and the tree built
+anyway; a cache directory others may write to, or 'off', is not used."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+import ditto as d
+import wire
+from conftest import TOOLS, Clone, ditto
+
+QUICK = os.environ.get('DITTO_SYNTH_QUICK') == '1'
+
+
+def tree(tmp_path, seed, name):
+    model = tmp_path / 'model.msgpack'
+    if not model.exists():
+        subprocess.run([os.path.join(TOOLS, 'random_model'), '7', 'resp', str(model)],
+                       check=True)
+    out = tmp_path / name
+    ditto('synth', model, '-o', out, '--seed', seed, '--no-build')
+    return out
+
+
+def cache_line(out):
+    """(cache dir or 'off', objects reused, stored, dropped) from build.log."""
+    text = (out / 'build.log').read_text()
+    m = re.search(r'^ditto: build cache (\S+): (\d+) objects reused, (\d+) stored'
+                  r'(?: \((\d+) cached objects failed)?', text, re.M)
+    assert m, text[-2000:]
+    return m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4) or 0)
+
+
+def runtime_sources(out):
+    return sorted(n for n in os.listdir(out) if n.startswith('rt_') and n.endswith('.c'))
+
+
+def serves(out):
+    if QUICK:  # the clone is not instrumented: driving it is the plain build's
+        return
+    clone = Clone(out)
+    try:
+        assert wire.drive(clone.port, 'resp', 300) >= 300
+    finally:
+        assert clone.stop() == 0
+
+
+def test_a_second_build_reuses_the_runtime_objects(tmp_path):
+    cache = tmp_path / 'cache'
+    first = tree(tmp_path, 1, 'a')
+    d.build(first, cache=cache)
+    n = len(runtime_sources(first))
+    assert n >= 40
+    assert cache_line(first) == (str(cache), 0, n, 0)
+    assert oct(cache.stat().st_mode & 0o777) == '0o700'
+    second = tree(tmp_path, 2, 'b')
+    d.build(second, cache=cache)
+    assert cache_line(second) == (str(cache), n, 0, 0)
+    for src in runtime_sources(second):
+        obj = src[:-2] + '.o'
+        assert (second / obj).read_bytes() == (first / obj).read_bytes(), obj
+    serves(second)
+
+
+def test_a_changed_header_or_cflags_is_a_miss(tmp_path, monkeypatch):
+    cache = tmp_path / 'cache'
+    d.build(tree(tmp_path, 1, 'a'), cache=cache)
+    changed = tree(tmp_path, 1, 'b')
+    with open(changed / 'rt.h', 'a') as f:
+        f.write('\n/* another runtime */\n')
+    d.build(changed, cache=cache)
+    n = len(runtime_sources(changed))
+    assert cache_line(changed)[1:] == (0, n, 0)
+    monkeypatch.setenv('CFLAGS', '-O1 -g')
+    flags = tree(tmp_path, 1, 'c')
+    d.build(flags, cache=cache)
+    assert cache_line(flags)[1:] == (0, n, 0)
+
+
+def test_a_bad_cached_object_is_dropped_and_the_tree_built(tmp_path):
+    cache = tmp_path / 'cache'
+    d.build(tree(tmp_path, 1, 'a'), cache=cache)
+    for obj in cache.iterdir():
+        obj.write_bytes(b'not an object\n')
+    out = tree(tmp_path, 2, 'b')
+    d.build(out, cache=cache)
+    n = len(runtime_sources(out))
+    assert cache_line(out) == (str(cache), 0, n, n)
+    serves(out)
+    again = tree(tmp_path, 3, 'c')
+    d.build(again, cache=cache)
+    assert cache_line(again)[1:] == (n, 0, 0)
+
+
+def test_a_cache_others_may_write_to_is_not_used(tmp_path):
+    cache = tmp_path / 'shared'
+    cache.mkdir()
+    cache.chmod(0o777)
+    out = tree(tmp_path, 1, 'a')
+    r = ditto('synth', tmp_path / 'model.msgpack', '-o', out, '--force', '--build-cache',
+              cache, check=False)
+    assert r.returncode == 0, r.stderr
+    assert 'build cache %s is not a directory of this user' % cache in r.stderr
+    assert cache_line(out)[:3] == ('off', 0, 0)
+    assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize('how', ['cli', 'env'])
+def test_off_compiles_everything(tmp_path, monkeypatch, how):
+    if how == 'env':
+        monkeypatch.setenv('DITTO_BUILD_CACHE', 'off')
+        d.build(tree(tmp_path, 1, 'a'))
+    else:
+        out = tree(tmp_path, 1, 'a')
+        ditto('synth', tmp_path / 'model.msgpack', '-o', out, '--force', '--build-cache', 'off',
+              '-q')
+    assert cache_line(tmp_path / 'a') == ('off', 0, 0, 0)
