@@ -127,8 +127,9 @@ struct ditto_build_opts {
  * (opts->cache_dir) the runtime's objects found there are copied in
  * first and those built are stored after; should the build fail with
  * cached objects in it, they are dropped and make runs once more without
- * them. build.log's last line says what the cache did. Errors: -ENOENT dir
- * or make missing; -DITTO_EBUILD the build failed; -DITTO_EOPTS.
+ * them. After a build, build.log's last line says what the cache did.
+ * Errors: -ENOENT dir or make missing; -DITTO_EBUILD the build failed;
+ * -DITTO_EOPTS.
  */
 DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *opts);
 

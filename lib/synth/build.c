@@ -83,6 +83,11 @@ static bool made(int status)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+static bool no_make(int status)
+{
+	return WIFEXITED(status) && (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126);
+}
+
 /* What the cache did, at the end of build.log. */
 static void log_cache(const char *log, const struct bcache *c)
 {
@@ -115,21 +120,21 @@ DITTO_API int ditto_synth_build(const char *dir, const struct ditto_build_opts *
 		return ditto_err(-ENAMETOOLONG, "synth: %s: path too long", dir);
 	bcache_open(&cache, dir, cc, OPTS_GET(opts, cache_dir, NULL));
 	bcache_restore(&cache, dir);
-	if ((err = run_make(dir, log, cc, static_link, &status)))
-		return err;
+	err = run_make(dir, log, cc, static_link, &status);
 	/* A bad object in the cache must not fail a good tree: once more
-	 * without it. */
-	if (!made(status) && cache.hits) {
+	 * without the cache's objects (make itself missing is no such case). */
+	if (!err && !made(status) && cache.hits && !no_make(status)) {
 		bcache_forget(&cache, dir);
-		if ((err = run_make(dir, log, cc, static_link, &status)))
-			return err;
+		err = run_make(dir, log, cc, static_link, &status);
 	}
-	if (made(status)) {
+	if (!err && made(status)) {
 		bcache_store(&cache, dir);
 		log_cache(log, &cache);
-		return 0;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	bcache_close(&cache);
+	if (err || made(status))
+		return err;
+	if (no_make(status))
 		return ditto_err(-ENOENT, "synth: cannot run make (install the Debian package make)");
 	synth_log_tail(log, tail, sizeof(tail));
 	return ditto_err(-DITTO_EBUILD, "synth: building the clone in %s failed (%s/build.log):\n%s",

@@ -4,14 +4,20 @@
  * sources (rt_*.c), and compiling them is nearly all of a build, paid
  * again at every tuner iteration and every tier of a graph. Their objects
  * are kept in a directory of the user's, each named for a hash of what
- * made it: the compiler's --version, CFLAGS, the Makefile, every header of
- * the tree and the source itself. Before make a hit is copied into the
- * tree (newer than its source, so make leaves it); after make the misses
- * are stored. Only the runtime's files are cached: a model's strings
- * reach clone_config.c and body.S, which are always compiled.
+ * made it: the compiler (its --version, target and predefined macros
+ * under CFLAGS, which -march=native or -m32 change), the environment make
+ * and the compiler read, the Makefile, every header of the tree and the
+ * source itself. Before make, the tree's runtime objects and its linked
+ * binaries are removed and the hits copied in (newer than their sources,
+ * so make leaves them); after make the misses are stored. So every object
+ * stored was compiled by that make or came from the cache under the same
+ * name. Only the runtime's files are cached: a model's strings reach
+ * clone_config.c and body.S, which are always compiled.
  *
- * A directory that is not the user's own, or is writable by others, is
- * not used (its objects would be linked into the clone).
+ * The directory is opened once, without following a symbolic link, and
+ * used only if it is the user's own and nobody else may write to it: its
+ * objects are linked into the clone. Entries are reached through that
+ * descriptor, so the path cannot be swapped under the build.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,8 +34,13 @@
 #include "synth_int.h"
 
 #define FILE_MAX (1u << 20)	/* a runtime source, header or object */
-#define VERSION_MAX 4096	/* what the compiler says of itself */
 #define STALE_S (30 * 86400)	/* an object unused this long is dropped */
+#define KEY_LEN 32		/* hex digits of an entry's name, then ".o" */
+
+/* Read by make or the compiler: another value can make another object. */
+static const char *const env_inputs[] = { "CFLAGS",	     "MAKEFLAGS",     "MAKEFILES",
+					  "CPATH",	     "C_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+					  "COMPILER_PATH", "PATH" };
 
 static void mix(uint64_t h[2], const void *p, size_t n)
 {
@@ -45,15 +56,23 @@ static void mix(uint64_t h[2], const void *p, size_t n)
 	h[1] = (h[1] + n) * 0x9e3779b97f4a7c15ull;
 }
 
-/* The whole file into a malloc'd buffer (bounded). */
-static char *slurp(const char *path, size_t *len)
+static void mix_str(uint64_t h[2], const char *s)
 {
-	FILE *f = fopen(path, "rbe");
+	mix(h, s ? s : "", s ? strlen(s) + 1 : 0);	/* unset is not empty */
+}
+
+/* The whole file (at dirfd/name) into a malloc'd buffer, bounded. */
+static char *slurp_at(int dirfd, const char *name, size_t *len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
 	char *buf = f ? malloc(FILE_MAX) : NULL;
 
 	if (!buf) {
 		if (f)
 			fclose(f);
+		else if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	*len = fread(buf, 1, FILE_MAX, f);
@@ -65,40 +84,44 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static int mix_file(uint64_t h[2], const char *dir, const char *name)
+static int mix_file(uint64_t h[2], int dirfd, const char *name)
 {
-	char path[PATH_MAX];
 	size_t len;
-	char *buf;
+	char *buf = slurp_at(dirfd, name, &len);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    !(buf = slurp(path, &len)))
+	if (!buf)
 		return -1;
-	mix(h, name, strlen(name) + 1);
+	mix_str(h, name);
 	mix(h, buf, len);
 	free(buf);
 	return 0;
 }
 
-/* What the compiler says of itself: another compiler, or another version
- * of it, makes other objects. */
+/* What the compiler says of itself and predefines under the Makefile's
+ * flags ($CFLAGS, else its default): another compiler, version, target
+ * or -march makes other objects. make runs $(CC) through the shell, so
+ * does this. */
 static int mix_compiler(uint64_t h[2], const char *cc)
 {
-	char cmd[PATH_MAX + 32], out[VERSION_MAX];
-	size_t n;
+	char cmd[3 * PATH_MAX], chunk[4096];
+	size_t n, total = 0;
 	FILE *p;
 
 	if (!cc)
 		cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
-	if (snprintf(cmd, sizeof(cmd), "%s --version 2>/dev/null", cc) >= (int)sizeof(cmd) ||
+	if (snprintf(cmd, sizeof(cmd),
+		     "%s --version && %s -dumpmachine && "
+		     "%s ${CFLAGS--O2 -g} -std=gnu11 -pthread -E -dM -x c /dev/null",
+		     cc, cc, cc) >= (int)sizeof(cmd) ||
 	    !(p = popen(cmd, "re")))
 		return -1;
-	n = fread(out, 1, sizeof(out), p);
-	if (pclose(p) != 0 || n == 0)
-		return -1;
-	mix(h, cc, strlen(cc) + 1);
-	mix(h, out, n);
-	return 0;
+	mix_str(h, cc);
+	/* fread fills each chunk but the last: the same output, the same mix */
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0) {
+		mix(h, chunk, n);
+		total += n;
+	}
+	return pclose(p) != 0 || total == 0 ? -1 : 0;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -117,26 +140,27 @@ static int is_runtime_source(const struct dirent *e)
 {
 	size_t n = strlen(e->d_name);
 
-	return n > 5 && !strncmp(e->d_name, "rt_", 3) && !strcmp(e->d_name + n - 2, ".c") &&
-	       n < BCACHE_NAME_MAX;
+	return n > 5 && n < BCACHE_NAME_MAX && !strncmp(e->d_name, "rt_", 3) &&
+	       !strcmp(e->d_name + n - 2, ".c");
 }
 
-/* Hash of everything but the source: compiler, flags, Makefile, headers. */
-static int tree_hash(const char *tree, const char *cc, uint64_t h[2])
+/* Hash of everything but the source: compiler, environment, Makefile,
+ * headers. */
+static int tree_hash(const char *tree, int treefd, const char *cc, uint64_t h[2])
 {
-	const char *cflags = getenv("CFLAGS");
 	struct dirent **hdr;
 	int n, err = 0;
 
 	h[0] = 0xcbf29ce484222325ull;
 	h[1] = 0x243f6a8885a308d3ull;
-	if (mix_compiler(h, cc) || mix_file(h, tree, "Makefile"))
+	if (mix_compiler(h, cc) || mix_file(h, treefd, "Makefile"))
 		return -1;
-	mix(h, cflags ? cflags : "", cflags ? strlen(cflags) + 1 : 0);
+	for (size_t i = 0; i < sizeof(env_inputs) / sizeof(env_inputs[0]); i++)
+		mix_str(h, getenv(env_inputs[i]));
 	if ((n = scandir(tree, &hdr, is_header, by_name)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		if (!err && mix_file(h, tree, hdr[i]->d_name))
+		if (!err && mix_file(h, treefd, hdr[i]->d_name))
 			err = -1;
 		free(hdr[i]);
 	}
@@ -144,25 +168,37 @@ static int tree_hash(const char *tree, const char *cc, uint64_t h[2])
 	return err;
 }
 
-/* dir itself, made 0700 if missing; used only when the caller owns it and
- * nobody else may write to it. */
-static int cache_dir_usable(const char *dir)
+/* mkdir -p, each new directory 0700. */
+static int make_dirs(const char *dir)
 {
 	char path[PATH_MAX], *s;
-	struct stat st;
 
 	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return 0;
+		return -1;
 	for (s = path + 1; (s = strchr(s, '/')); s++) {
 		*s = '\0';
 		if (mkdir(path, 0700) && errno != EEXIST)
-			return 0;
+			return -1;
 		*s = '/';
 	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return 0;
-	return !stat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+	return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/* The directory's descriptor when it is the caller's own, not a link,
+ * and nobody else may write to it; else -1. */
+static int open_cache_dir(const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (dir[0] != '/' || make_dirs(dir) ||
+	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int default_dir(char *out, size_t len)
@@ -179,147 +215,209 @@ static int default_dir(char *out, size_t len)
 	return -1;
 }
 
-int bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir)
+void bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir)
 {
+	int treefd;
+
 	memset(c, 0, sizeof(*c));
+	c->dfd = -1;
 	if (dir ? snprintf(c->dir, sizeof(c->dir), "%s", dir) >= (int)sizeof(c->dir)
 		: default_dir(c->dir, sizeof(c->dir)))
-		return 0;
+		return;
 	if (!c->dir[0] || !strcmp(c->dir, "off"))
-		return 0;
-	if (c->dir[0] != '/' || !cache_dir_usable(c->dir)) {
+		return;
+	if ((c->dfd = open_cache_dir(c->dir)) < 0) {
 		ditto_warn("synth: build cache %s is not a directory of this user's that only it "
 			   "may write to; building without it", c->dir);
-		return 0;
+		return;
 	}
-	if (tree_hash(tree, cc, c->base))
-		return 0;
-	c->on = true;
-	return 1;
+	treefd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->on = treefd >= 0 && !tree_hash(tree, treefd, cc, c->base);
+	if (treefd >= 0)
+		close(treefd);
+}
+
+void bcache_close(struct bcache *c)
+{
+	if (c->dfd >= 0)
+		close(c->dfd);
+	c->dfd = -1;
+	c->on = false;
 }
 
 /* The cache's name for src's object: the tree's hash with src's. */
-static int object_name(const struct bcache *c, const char *tree, const char *src, char *out,
-		       size_t len)
+static int entry_name(const struct bcache *c, int treefd, const char *src, char *out, size_t len)
 {
 	uint64_t h[2] = { c->base[0], c->base[1] };
 
-	if (mix_file(h, tree, src))
+	if (mix_file(h, treefd, src))
 		return -1;
-	return snprintf(out, len, "%s/%016" PRIx64 "%016" PRIx64 ".o", c->dir, h[0], h[1]) >=
-			       (int)len ? -1 : 0;
+	snprintf(out, len, "%016" PRIx64 "%016" PRIx64 ".o", h[0], h[1]);
+	return 0;
 }
 
-/* from to a temporary name beside to, then renamed: a reader never sees
- * a partial object. */
-static int copy_file(const char *from, const char *to)
+/* Tags of temporary names: other processes and threads draw others, and
+ * O_EXCL settles the rest. */
+static unsigned temp_tag(void)
 {
-	char tmp[PATH_MAX];
-	size_t len;
-	char *buf = slurp(from, &len);
-	int fd, ok;
+	static _Atomic unsigned n;
+	struct timespec ts;
+	uint64_t x;
 
-	if (!buf)
-		return -1;
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", to, (long)getpid()) >= (int)sizeof(tmp) ||
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
-		free(buf);
-		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x = ((uint64_t)getpid() << 32 | (uint64_t)gettid()) ^ (uint64_t)ts.tv_nsec ^
+	    (uint64_t)n++ * 0x9e3779b97f4a7c15ull;
+	x *= 0xff51afd7ed558ccdull;
+	return (unsigned)(x >> 32);
+}
+
+/* from_dir/from to a fresh temporary file in to_dir, renamed to `to`: a
+ * reader never sees a partial object, and two writers never share one. */
+static int copy_at(int from_dir, const char *from, int to_dir, const char *to, mode_t mode)
+{
+	char tmp[BCACHE_NAME_MAX + 16];
+	size_t len;
+	char *buf = slurp_at(from_dir, from, &len);
+	int fd = -1, ok = 0;
+
+	for (unsigned i = 0; buf && fd < 0 && i < 16; i++) {
+		snprintf(tmp, sizeof(tmp), ".tmp-%08x.o", temp_tag());
+		fd = openat(to_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	}
-	ok = write(fd, buf, len) == (ssize_t)len;
-	ok = !close(fd) && ok && !rename(tmp, to);
-	if (!ok)
-		unlink(tmp);
+	if (fd >= 0) {
+		ok = write(fd, buf, len) == (ssize_t)len;
+		ok = !close(fd) && ok && !renameat(to_dir, tmp, to_dir, to);
+		if (!ok)
+			unlinkat(to_dir, tmp, 0);
+	}
 	free(buf);
 	return ok ? 0 : -1;
 }
 
-static int each_source(const char *tree, struct dirent ***list)
+/* src's object name in the tree ("rt_x.c" -> "rt_x.o"). */
+static void object_of(const char *src, char *out, size_t len)
 {
-	return scandir(tree, list, is_runtime_source, by_name);
+	snprintf(out, len, "%.*s.o", (int)strlen(src) - 2, src);
 }
 
-static void object_of(const char *tree, const char *src, char *out, size_t len)
+typedef void (*source_fn)(struct bcache *c, int treefd, const char *src, const char *obj);
+
+/* fn for each runtime source of the tree, with its object's name. */
+static void each_source(struct bcache *c, const char *tree, source_fn fn)
 {
-	snprintf(out, len, "%s/%.*s.o", tree, (int)strlen(src) - 2, src);
+	char obj[BCACHE_NAME_MAX];
+	struct dirent **src;
+	int n, treefd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (treefd < 0 || (n = scandir(tree, &src, is_runtime_source, by_name)) < 0) {
+		if (treefd >= 0)
+			close(treefd);
+		c->on = false;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		object_of(src[i]->d_name, obj, sizeof(obj));
+		fn(c, treefd, src[i]->d_name, obj);
+		free(src[i]);
+	}
+	free(src);
+	close(treefd);
+}
+
+static void restore_one(struct bcache *c, int treefd, const char *src, const char *obj)
+{
+	char name[BCACHE_NAME_MAX];
+
+	unlinkat(treefd, obj, 0);	/* whoever made it, it is not stored */
+	if (!entry_name(c, treefd, src, name, sizeof(name)) &&
+	    !copy_at(c->dfd, name, treefd, obj, 0644)) {
+		utimensat(c->dfd, name, NULL, 0);	/* used: not stale */
+		c->hits++;
+	}
 }
 
 void bcache_restore(struct bcache *c, const char *tree)
 {
-	char name[PATH_MAX], obj[PATH_MAX];
-	struct dirent **src;
-	int n;
-
-	if (!c->on || (n = each_source(tree, &src)) < 0)
+	if (!c->on)
 		return;
-	for (int i = 0; i < n; i++) {
-		object_of(tree, src[i]->d_name, obj, sizeof(obj));
-		if (!object_name(c, tree, src[i]->d_name, name, sizeof(name)) &&
-		    !access(name, R_OK) && !copy_file(name, obj)) {
-			utimensat(AT_FDCWD, name, NULL, 0);	/* used: not stale */
-			c->hits++;
-		}
-		free(src[i]);
+	each_source(c, tree, restore_one);
+	/* linked from other objects, maybe within make's timestamp step */
+	if (c->on) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/clone", tree);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/clone-static", tree);
+		unlink(path);
 	}
-	free(src);
 }
 
-/* Objects nobody used for STALE_S go, so the cache does not only grow. */
+static void store_one(struct bcache *c, int treefd, const char *src, const char *obj)
+{
+	char name[BCACHE_NAME_MAX];
+
+	/* after a dropped hit the entry is replaced by what make built */
+	if (!entry_name(c, treefd, src, name, sizeof(name)) &&
+	    (c->dropped || faccessat(c->dfd, name, F_OK, 0)) &&
+	    !copy_at(treefd, obj, c->dfd, name, 0600))
+		c->stored++;
+}
+
+/* An entry of ours: KEY_LEN hex digits and ".o", or a temporary file. */
+static bool is_entry(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(name, ".tmp-", 5))
+		return n == 5 + 8 + 2 && !strcmp(name + n - 2, ".o");
+	return n == KEY_LEN + 2 && strspn(name, "0123456789abcdef") == KEY_LEN &&
+	       !strcmp(name + KEY_LEN, ".o");
+}
+
+/* Entries nobody used for STALE_S go, so the cache does not only grow;
+ * nothing else in the directory is touched. */
 static void drop_stale(const struct bcache *c)
 {
-	char path[PATH_MAX];
+	int fd = openat(c->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	time_t now = time(NULL);
 	struct dirent *e;
 	struct stat st;
-	DIR *d = opendir(c->dir);
-	time_t now = time(NULL);
 
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name) >= (int)sizeof(path))
-			continue;
-		if (!lstat(path, &st) && S_ISREG(st.st_mode) && now - st.st_mtime > STALE_S)
-			unlink(path);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	if (d)
-		closedir(d);
+	while ((e = readdir(d)))
+		if (is_entry(e->d_name) &&
+		    !fstatat(c->dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_S)
+			unlinkat(c->dfd, e->d_name, 0);
+	closedir(d);
 }
 
 void bcache_store(struct bcache *c, const char *tree)
 {
-	char name[PATH_MAX], obj[PATH_MAX];
-	struct dirent **src;
-	int n;
-
-	if (!c->on || (n = each_source(tree, &src)) < 0)
+	if (!c->on)
 		return;
-	for (int i = 0; i < n; i++) {
-		object_of(tree, src[i]->d_name, obj, sizeof(obj));
-		if (!object_name(c, tree, src[i]->d_name, name, sizeof(name)) &&
-		    access(name, F_OK) && !copy_file(obj, name))
-			c->stored++;
-		free(src[i]);
-	}
-	free(src);
+	each_source(c, tree, store_one);
 	if (c->stored)
 		drop_stale(c);
 }
 
+static void forget_one(struct bcache *c, int treefd, const char *src, const char *obj)
+{
+	(void)c;
+	(void)src;
+	unlinkat(treefd, obj, 0);
+}
+
 void bcache_forget(struct bcache *c, const char *tree)
 {
-	char name[PATH_MAX], obj[PATH_MAX];
-	struct dirent **src;
-	int n;
-
-	if (!c->on || (n = each_source(tree, &src)) < 0)
+	if (!c->on)
 		return;
-	for (int i = 0; i < n; i++) {
-		object_of(tree, src[i]->d_name, obj, sizeof(obj));
-		unlink(obj);
-		if (!object_name(c, tree, src[i]->d_name, name, sizeof(name)))
-			unlink(name);
-		free(src[i]);
-	}
-	free(src);
+	each_source(c, tree, forget_one);
 	c->dropped = c->hits;
 	c->hits = 0;
 }

@@ -144,26 +144,29 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 /* ---- build.c ---- */
 /*
  * The build's object cache (build_cache.c): the runtime's objects kept
- * between builds, named for a hash of compiler, flags, Makefile, headers
- * and source. dir: the caller's (NULL: $DITTO_BUILD_CACHE, else
+ * between builds, named for a hash of compiler, environment, Makefile,
+ * headers and source. dir: the caller's (NULL: $DITTO_BUILD_CACHE, else
  * $XDG_CACHE_HOME/ditto/objects, else ~/.cache/ditto/objects; "" or "off":
- * none). bcache_open() returns 1 when the cache is used.
+ * none). c->on says whether it is used.
  */
 #define BCACHE_NAME_MAX 64
 struct bcache {
 	char dir[PATH_MAX];
+	int dfd;		/* the directory, opened once */
 	uint64_t base[2];
 	bool on;
 	unsigned hits, stored, dropped;
 };
-int bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir);
-/* Hits copied into the tree, newer than their sources. */
+void bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir);
+void bcache_close(struct bcache *c);
+/* The tree's runtime objects and binaries removed, the hits copied in
+ * (newer than their sources). */
 void bcache_restore(struct bcache *c, const char *tree);
-/* The tree's runtime objects the cache lacks, stored. */
+/* The tree's runtime objects the cache lacks, stored (after a forget:
+ * all of them, replacing the dropped ones). */
 void bcache_store(struct bcache *c, const char *tree);
-/* After a failed build with hits: the tree's runtime objects and their
- * cache entries removed (the next make compiles them, the next store
- * keeps the new ones). */
+/* After a failed build with hits: the tree's runtime objects removed so
+ * that the next make compiles them. */
 void bcache_forget(struct bcache *c, const char *tree);
 
 #define SYNTH_LOG_TAIL 600

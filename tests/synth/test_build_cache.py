@@ -2,7 +2,9 @@
 """The build's object cache (lib/synth/build_cache.c): a second clone
 reuses the runtime's compiled objects and still serves; a changed header
 or CFLAGS is a miss; a bad cached object is dropped and the tree built
-anyway; a cache directory others may write to, or 'off', is not used."""
+anyway; objects another build left in a tree are never stored; only the
+cache's own stale entries are removed; a cache directory others may
+write to, a symbolic link, or 'off' is not used."""
 
 import os
 import re
@@ -97,10 +99,15 @@ def test_a_bad_cached_object_is_dropped_and_the_tree_built(tmp_path):
     assert cache_line(again)[1:] == (n, 0, 0)
 
 
-def test_a_cache_others_may_write_to_is_not_used(tmp_path):
-    cache = tmp_path / 'shared'
-    cache.mkdir()
-    cache.chmod(0o777)
+@pytest.mark.parametrize('how', ['shared', 'link'])
+def test_a_cache_others_may_write_to_is_not_used(tmp_path, how):
+    cache = tmp_path / how
+    if how == 'shared':
+        cache.mkdir()
+        cache.chmod(0o777)
+    else:  # a symbolic link is not followed: it could be made to point elsewhere
+        (tmp_path / 'real').mkdir(mode=0o700)
+        cache.symlink_to(tmp_path / 'real')
     out = tree(tmp_path, 1, 'a')
     r = ditto('synth', tmp_path / 'model.msgpack', '-o', out, '--force', '--build-cache',
               cache, check=False)
@@ -120,3 +127,35 @@ def test_off_compiles_everything(tmp_path, monkeypatch, how):
         ditto('synth', tmp_path / 'model.msgpack', '-o', out, '--force', '--build-cache', 'off',
               '-q')
     assert cache_line(tmp_path / 'a') == ('off', 0, 0, 0)
+
+
+def test_objects_another_build_left_in_the_tree_are_not_stored(tmp_path, monkeypatch):
+    # A tree built by hand at -O0: rebuilt with the cache at the default
+    # flags, every runtime object is compiled again, none stored as it was.
+    out = tree(tmp_path, 1, 'a')
+    monkeypatch.setenv('CFLAGS', '-O0')
+    d.build(out, cache='off')
+    before = {s: (out / (s[:-2] + '.o')).read_bytes() for s in runtime_sources(out)}
+    monkeypatch.delenv('CFLAGS')
+    cache = tmp_path / 'cache'
+    d.build(out, cache=cache)
+    n = len(before)
+    assert cache_line(out) == (str(cache), 0, n, 0)
+    changed = [s for s in before if (out / (s[:-2] + '.o')).read_bytes() != before[s]]
+    assert len(changed) > n // 2, changed
+    stored = {p.read_bytes() for p in cache.iterdir()}
+    assert not stored & set(before.values())
+
+
+def test_only_stale_entries_of_the_cache_are_dropped(tmp_path):
+    cache = tmp_path / 'cache'
+    cache.mkdir(mode=0o700)
+    old = 1_000_000_000  # 2001
+    entry = cache / ('0123456789abcdef' * 2 + '.o')
+    mine = cache / 'notes.txt'
+    for p in (entry, mine):
+        p.write_bytes(b'x')
+        os.utime(p, (old, old))
+    d.build(tree(tmp_path, 1, 'a'), cache=cache)
+    assert not entry.exists()
+    assert mine.read_bytes() == b'x'

@@ -120,20 +120,23 @@ def test_ground_truth_clone_has_the_same_network_shape(tmp_path, started, name):
     srv = Service([os.path.join(SERVERS, name), '--port', str(port), '--response-bytes', '128',
                    '--max-seconds', '120'] + args, port)
     started.append(srv)
-    orig_tree = tree_under_load(port, conns, srv.pid)
-    orig_qps = throughput(port, conns)
     tree_dir = tmp_path / 'clone'
+    # Each is profiled first, as it starts, and its tree and throughput
+    # are read after: the profiles see what they saw before the two tests
+    # were one.
     orig = clone_service(srv.pid, tree_dir, client(port, conns) + PACED.get(name, []), duration=2.5,
                          windows=0)
+    orig_tree = tree_under_load(port, conns, srv.pid)
+    orig_qps = throughput(port, conns)
     srv.stop()
     clone = Clone(tree_dir)
     started.append(clone)
-    clone_tree = tree_under_load(clone.port, conns, clone.pid)
-    clone_qps = throughput(clone.port, conns)
     # Not clone.msgpack: that is the original's model (clone_service()).
     cm = profile_clone(clone, name, str(tmp_path / 'clone-profile.msgpack'),
                        client_any(clone.port, conns) + PACED.get(name, []), duration=2.5,
                        windows=0)
+    clone_tree = tree_under_load(clone.port, conns, clone.pid)
+    clone_qps = throughput(clone.port, conns)
     assert clone.stop() == 0
     print('%s: original %s %.0f req/s, clone %s %.0f req/s (%.2f)' %
           (name, orig_tree, orig_qps, clone_tree, clone_qps,
