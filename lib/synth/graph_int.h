@@ -59,9 +59,6 @@ bool gplan_upstream(const struct gplan *p, size_t k, size_t i, size_t *out);
 /* Node names and their variables: deploy_name_problem() and
  * deploy_env_name() (deploy_names.c), the rules the manifest's reader
  * checks. */
-/* A port no socket on 127.0.0.1 holds now, none of avoid[0..n). 0 on
- * failure. */
-unsigned graph_free_port(const unsigned *avoid, size_t n);
 
 /* graph.json of the plan into b. */
 void graph_manifest_write(const struct gplan *p, struct dbuf *b);

@@ -15,6 +15,7 @@
 
 #include "deploy_int.h"
 #include "graph_int.h"
+#include "synth_int.h"
 
 bool graph_model_is_graph(const struct ditto_model *m)
 {
@@ -27,30 +28,6 @@ static bool port_in(unsigned port, const unsigned *set, size_t n)
 		if (set[i] == port)
 			return true;
 	return false;
-}
-
-/* The kernel's choice of an ephemeral port, retried while it is one to
- * avoid: the port is free when asked, and may be taken again later (the
- * runner checks again). */
-unsigned graph_free_port(const unsigned *avoid, size_t n)
-{
-	for (int tries = 0; tries < 64; tries++) {
-		struct sockaddr_in a = { .sin_family = AF_INET,
-					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		socklen_t len = sizeof(a);
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		unsigned port = 0;
-
-		if (fd < 0)
-			return 0;
-		if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-		    !getsockname(fd, (struct sockaddr *)&a, &len))
-			port = ntohs(a.sin_port);
-		close(fd);
-		if (port && !port_in(port, avoid, n))
-			return port;
-	}
-	return 0;
 }
 
 static ssize_t node_index(const struct gplan *p, const char *name)
@@ -286,7 +263,7 @@ static int assign_ports(struct gplan *p)
 			continue;
 		g->port = want;
 		if (!want || port_in(want, used, nu)) {
-			if (!(g->port = graph_free_port(used, nu)))
+			if (!(g->port = synth_free_port(used, nu)))
 				return ditto_err(-EADDRNOTAVAIL, "synth: no free port for '%s'",
 						 g->name);
 			if (want)

@@ -79,7 +79,7 @@ static int choose_ports(struct upctx *c, unsigned base)
 		if (!want || !port_free(want)) {
 			for (size_t j = 0; j < i; j++)
 				used[nu++] = c->g.nodes[j].port;
-			if (!(u->port = graph_free_port(used, nu)))
+			if (!(u->port = synth_free_port(used, nu)))
 				return ditto_err(-EADDRNOTAVAIL, "up: no free port for '%s'", u->name);
 			nu = 0;
 			ditto_warn("up: port %u of tier '%s' is taken on 127.0.0.1: it listens on %u "

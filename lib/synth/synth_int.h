@@ -142,6 +142,10 @@ struct config_in {
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
 
 /* ---- build.c ---- */
+/* A port no socket on 127.0.0.1 holds now, none of avoid[0..n)
+ * (free_port.c). 0 on failure. */
+unsigned synth_free_port(const unsigned *avoid, size_t n);
+
 /*
  * The build's object cache (build_cache.c): the runtime's objects kept
  * between builds, named for a hash of compiler, environment, Makefile,

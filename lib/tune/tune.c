@@ -220,7 +220,7 @@ static int iteration(struct loop *l)
 	struct ditto_tuning *t = ditto_model_tuning_ensure(l->m);
 	struct ditto_tuning_iter *it = ditto_tuning_add_iteration(t);
 	struct ditto_metrics *clone = NULL;
-	unsigned port = l->o.port ? l->o.port : tune_free_port();
+	unsigned port = l->o.port ? l->o.port : synth_free_port(NULL, 0);
 	struct tune_clone_cmd cmd;
 	char note[512];
 	const char *worst = "none";

@@ -94,7 +94,7 @@ int tune_checked_rows(struct ditto_model *m, struct ditto_service *s,
 		    const struct ditto_tune_opts *o, struct ditto_tune_report *r)
 {
 	struct tune_clone_cmd cmd;	/* the best clone, in opts->dir */
-	unsigned port = tune_free_port();
+	unsigned port = synth_free_port(NULL, 0);
 	struct tune_side clone, orig = { .argv = o->original_argv,
 						     .port = o->original_port, .name = "original" };
 

@@ -86,7 +86,6 @@ int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src,
 /* The point (xv, yv) after the last *n of x[] and y[] (cap each), the
  * oldest dropped when they are full: a knob's latest (knob, metric). */
 void tune_remember(double *x, double *y, size_t *n, size_t cap, double xv, double yv);
-unsigned tune_free_port(void);
 
 /* How the loop and the report run a clone: DIR/clone --port PORT
  * --max-seconds 3600. The caller owns the storage (one per call, say on

@@ -24,22 +24,6 @@ void tune_remember(double *x, double *y, size_t *n, size_t cap, double xv, doubl
 	y[(*n)++] = yv;
 }
 
-unsigned tune_free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unsigned port = 0;
-
-	if (fd < 0)
-		return 0;
-	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 void tune_clone_cmd_init(struct tune_clone_cmd *c, const char *dir, unsigned port)
 {
 	snprintf(c->bin, sizeof(c->bin), "%s/clone", dir);
