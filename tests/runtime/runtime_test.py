@@ -938,7 +938,9 @@ def scenario_turns(exe, threads):
 # The clone starts with soft limit FDCAP_SOFT and raises it to the hard one.
 FDCAP_SOFT, FDCAP_HARD = 48, 128
 FDCAP_IDLE = 400    # idle connections opened (at least), well above the limit
-FDCAP_SLACK = 4     # connections accepted in one wake-up by two threads may interleave
+# Connections accepted in one wake-up by two threads may interleave: seen
+# 8 apart at the boundary in one ASan run of rt_fdcap_prefork (2026-12-06).
+FDCAP_SLACK = 8
 
 
 def clone_pids(clone):
