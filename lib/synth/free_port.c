@@ -7,7 +7,7 @@
 
 #include "synth_int.h"
 
-static bool port_in(unsigned port, const unsigned *set, size_t n)
+bool synth_port_in(unsigned port, const unsigned *set, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (set[i] == port)
@@ -33,7 +33,7 @@ unsigned synth_free_port(const unsigned *avoid, size_t n)
 		    !getsockname(fd, (struct sockaddr *)&a, &len))
 			port = ntohs(a.sin_port);
 		close(fd);
-		if (port && !port_in(port, avoid, n))
+		if (port && !synth_port_in(port, avoid, n))
 			return port;
 	}
 	return 0;

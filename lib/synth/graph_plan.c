@@ -22,14 +22,6 @@ bool graph_model_is_graph(const struct ditto_model *m)
 	return ditto_model_service_count(m) > 1 || ditto_graph_edge_count(ditto_model_graph(m)) > 0;
 }
 
-static bool port_in(unsigned port, const unsigned *set, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (set[i] == port)
-			return true;
-	return false;
-}
-
 static ssize_t node_index(const struct gplan *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -262,7 +254,7 @@ static int assign_ports(struct gplan *p)
 		if (g->kind == GNODE_KEPT)
 			continue;
 		g->port = want;
-		if (!want || port_in(want, used, nu)) {
+		if (!want || synth_port_in(want, used, nu)) {
 			if (!(g->port = synth_free_port(used, nu)))
 				return ditto_err(-EADDRNOTAVAIL, "synth: no free port for '%s'",
 						 g->name);

@@ -145,6 +145,8 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 /* A port no socket on 127.0.0.1 holds now, none of avoid[0..n)
  * (free_port.c). 0 on failure. */
 unsigned synth_free_port(const unsigned *avoid, size_t n);
+/* Whether port is one of set[0..n). */
+bool synth_port_in(unsigned port, const unsigned *set, size_t n);
 
 /*
  * The build's object cache (build_cache.c): the runtime's objects kept
