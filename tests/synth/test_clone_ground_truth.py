@@ -99,8 +99,13 @@ def throughput(port, conns):
 # follows how the spinning thread and its 4 clients share 2 cores, and
 # the original's own accept4 per request ranged 0.263-0.312 over five runs
 # of this test (reads 1.13-1.17): its clone is held to what the original
-# does against itself.
-CALLS_BOUND = {'srv_busypoll': 0.12}
+# does against itself. srv_futex_pool's pool reads until EAGAIN: about 0.7
+# of its 1.7 reads per request find nothing, as many as its wake-ups, and
+# those follow how requests batch up between two wake-ups. The original
+# made 1.70-1.77 reads per request over five runs (CI's one of 1.70), its
+# clone 1.77-1.80 (its own empty reads, one per wake-up, plus those the
+# model still owes when it falls behind): within 8% of each other.
+CALLS_BOUND = {'srv_busypoll': 0.12, 'srv_futex_pool': 0.08}
 
 # Known differences, shown as xfails (none at present: issue 18's
 # srv_blocking, srv_epoll_pool and srv_busypoll ones are fixed).
