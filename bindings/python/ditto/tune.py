@@ -39,8 +39,10 @@ class TuneReport:
                  steps, text}], kind 'no_effect' (the knob moved over
                  `steps` steps and the metric did not), 'at_limit' or
                  'unfinished' (still moving when the loop ended)
-    verdict      one line: 'converged in 5 iterations; ...' or 'NOT
-                 converged after 9 iterations: i1_miss_rate ...'
+    verdict      one line: 'converged in 5 iterations; ...' (', but 1 row
+                 of the report out of its own: ...' when a checked row
+                 is out of its bound) or 'NOT converged after 9
+                 iterations: i1_miss_rate ...'
     """
 
     _STALL_KINDS = {1: 'no_effect', 2: 'at_limit', 3: 'unfinished'}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit test of the tune report's one-line verdict (lib/tune/tune_stall.c)
+ * on reports built row by row: a loop that converged while a checked row
+ * is out of the tighter bound the report shows for it (syscalls per
+ * request at 1%, a p99 row) must say so in the verdict, not only in the
+ * table; a loop that did not converge names its worst tuned metric.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tu.h"
+#include "tune_int.h"
+
+static struct ditto_tune_report *report(bool converged)
+{
+	struct ditto_tune_report *r = calloc(1, sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	r->converged = converged;
+	r->iterations = 5;
+	r->bound = 0.05;
+	ck_assert_int_eq(report_row(r, "insts_per_request", 1000, 1010, 0.05), 0);
+	ck_assert_int_eq(report_row(r, "syscalls_per_request_noise", 2.4, 2.3, 0), 0);
+	return r;
+}
+
+static const char *verdict(struct ditto_tune_report *r)
+{
+	ck_assert_int_eq(report_verdict(r), 0);
+	ck_assert_ptr_nonnull(r->verdict);
+	return r->verdict;
+}
+
+START_TEST(converged_and_all_rows_in)
+{
+	struct ditto_tune_report *r = report(true);
+
+	ck_assert_int_eq(report_row(r, "syscalls_per_request", 2.4, 2.41, 0.01), 0);
+	ck_assert_str_eq(verdict(r), "converged in 5 iterations; every tuned metric within bounds");
+	ditto_tune_report_free(r);
+}
+END_TEST
+
+START_TEST(converged_with_a_checked_row_out)
+{
+	struct ditto_tune_report *r = report(true);
+
+	/* within the loop's 5%, out of the row's 1% */
+	ck_assert_int_eq(report_row(r, "syscalls_per_request", 2.39942, 2.35014, 0.01), 0);
+	ck_assert_str_eq(verdict(r), "converged in 5 iterations; every tuned metric within bounds, "
+				     "but 1 row of the report out of its own: syscalls_per_request "
+				     "2.05% off (bound 1.00%)");
+	ditto_tune_report_free(r);
+}
+END_TEST
+
+START_TEST(converged_with_two_rows_out_names_the_worst)
+{
+	struct ditto_tune_report *r = report(true);
+
+	ck_assert_int_eq(report_row(r, "syscalls_per_request", 2.0, 2.03, 0.01), 0);
+	ck_assert_int_eq(report_row(r, "p99_ns_medium", 1e6, 1.3e6, 0.1), 0);
+	ck_assert_ptr_nonnull(strstr(verdict(r), ", but 2 rows of the report out of their own: "
+					       "p99_ns_medium 30.00% off (bound 10.00%)"));
+	ditto_tune_report_free(r);
+}
+END_TEST
+
+START_TEST(not_converged_names_the_tuned_metric)
+{
+	struct ditto_tune_report *r = report(false);
+
+	ck_assert_int_eq(report_row(r, "i1_miss_rate", 0.01, 0.013, 0.05), 0);
+	ck_assert_str_eq(verdict(r), "NOT converged after 5 iterations: i1_miss_rate 30.00% off "
+				     "(bound 5.00%)");
+	ditto_tune_report_free(r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("verdict");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, converged_and_all_rows_in);
+	tcase_add_test(tc, converged_with_a_checked_row_out);
+	tcase_add_test(tc, converged_with_two_rows_out_names_the_worst);
+	tcase_add_test(tc, not_converged_names_the_tuned_metric);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
