@@ -94,8 +94,12 @@ static void log_cache(const char *log, const struct bcache *c)
 	FILE *f;
 
 	if (c->dir[0] && (f = fopen(log, "ae"))) {
-		fprintf(f, "ditto: build cache %s: %u objects reused, %u stored", c->on ? c->dir : "off",
-			c->hits, c->stored);
+		if (c->refused)
+			fprintf(f, "ditto: build cache %s refused (not this user's directory, or "
+				"others may write to it): built without it", c->dir);
+		else
+			fprintf(f, "ditto: build cache %s: %u objects reused, %u stored",
+				c->on ? c->dir : "off", c->hits, c->stored);
 		if (c->dropped)
 			fprintf(f, " (%u cached objects failed the build and were dropped)",
 				c->dropped);

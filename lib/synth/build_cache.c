@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,11 @@ static int default_dir(char *out, size_t len)
 	return -1;
 }
 
+/* Once per process: a tuning run builds a clone per iteration, and the
+ * directory's owner and mode do not change in between (build.log says
+ * so at each build). */
+static atomic_bool refusal_warned;
+
 void bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir)
 {
 	int treefd;
@@ -227,8 +233,11 @@ void bcache_open(struct bcache *c, const char *tree, const char *cc, const char 
 	if (!c->dir[0] || !strcmp(c->dir, "off"))
 		return;
 	if ((c->dfd = open_cache_dir(c->dir)) < 0) {
-		ditto_warn("synth: build cache %s is not a directory of this user's that only it "
-			   "may write to; building without it", c->dir);
+		c->refused = true;
+		if (!atomic_exchange(&refusal_warned, true))
+			ditto_warn("synth: build cache %s is not a directory of this user's that "
+				   "only it may write to; building without it (said once per "
+				   "process)", c->dir);
 		return;
 	}
 	treefd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -160,7 +160,7 @@ struct bcache {
 	char dir[PATH_MAX];
 	int dfd;		/* the directory, opened once */
 	uint64_t base[2];
-	bool on;
+	bool on, refused;	/* refused: not the user's, or others may write */
 	unsigned hits, stored, dropped;
 };
 void bcache_open(struct bcache *c, const char *tree, const char *cc, const char *dir);

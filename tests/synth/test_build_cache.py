@@ -9,6 +9,7 @@ write to, a symbolic link, or 'off' is not used."""
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -113,7 +114,19 @@ def test_a_cache_others_may_write_to_is_not_used(tmp_path, how):
               cache, check=False)
     assert r.returncode == 0, r.stderr
     assert 'build cache %s is not a directory of this user' % cache in r.stderr
-    assert cache_line(out)[:3] == ('off', 0, 0)
+    refused = 'ditto: build cache %s refused (not this user' % cache
+    assert refused in (out / 'build.log').read_text()
+    assert list(cache.iterdir()) == []
+    # A tuner builds a clone per iteration: the warning comes once per
+    # process (a process of its own here), build.log says it each time.
+    trees = [str(tree(tmp_path, 1, name)) for name in ('b', 'c')]
+    r = subprocess.run([sys.executable, '-c', 'import sys, ditto\n'
+                        'for t in sys.argv[2:]: ditto.build(t, cache=sys.argv[1])',
+                        str(cache)] + trees, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count('is not a directory of this user') == 1, r.stderr
+    for t in trees:
+        assert refused in open(os.path.join(t, 'build.log')).read()
     assert list(cache.iterdir()) == []
 
 
