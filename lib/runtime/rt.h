@@ -43,13 +43,15 @@
  *     table's order; then the calls of every parallel edge are written
  *     together (one connection each) and read together (poll);
  *   - sync edges are called before the response is written, by the
- *     serving thread; event-loop and busy-polling tiers block on them (an
- *     event loop's other connections wait), as a thread-per-request
- *     server would. Async calls are sent by the serving thread once the
- *     response was handed to the socket, and their replies read by one
- *     caller thread per process, up to 32 in flight (rt_up_async.c): they
- *     delay neither this response nor the next request, and a full queue
- *     (4096) drops calls (counted as skipped).
+ *     serving thread; an epoll loop parks the request on them and serves
+ *     its other connections meanwhile (rt_park.c), poll, select and
+ *     busy-polling tiers block on them, as a thread-per-request server
+ *     would. Async calls are sent by the serving thread once the response
+ *     was handed to the socket; an epoll loop reads their replies in its
+ *     own waits (rt_park.c), the other skeletons hand them to one caller
+ *     thread per process, up to 32 in flight (rt_up_async.c): they delay
+ *     neither this response nor the next request, and a full queue (4096)
+ *     drops calls (counted as skipped).
  *   - a failure (no address, refused, timeout, closed, a reply that does
  *     not parse) is counted per child, never fails the inbound request;
  *     each process prints one line per child at exit: calls, errors,
@@ -243,6 +245,12 @@ struct rt_background {
 	bool sleeps;
 	uint64_t requests_per_wake;
 	enum rt_wait wait;
+	/* Woken every requests_per_wake served requests natively too (the
+	 * serving class woke it in the original), not every period_ns. */
+	bool paced;
+	/* Its futex calls per wake-up besides its wait (FUTEX_WAKE of a
+	 * word nobody waits on): the original's locks and hand-offs. */
+	double futex_per_wake;
 };
 
 /* An edge from this service to a child node of the model's graph. */

@@ -6,14 +6,19 @@
  * condition variable so that the stop wakes them at once, in slices of
  * clock_nanosleep, or in an event loop's call over the stop eventfd
  * (rt_wait.c); period 0 means they only wait for the stop. One thread of a class named "main" is the
- * process's main thread (rt_main_thread.c).
+ * process's main thread (rt_main_thread.c). A paced class (the serving
+ * class woke it in the original) wakes every requests_per_wake requests
+ * served instead, natively as under valgrind (see paced_wait).
  */
 #include "rt_int.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;
@@ -21,6 +26,7 @@ static atomic_bool quit;
 static pthread_t *tids;
 static unsigned ntids;
 static bool simulated;	/* on valgrind: see rt_spin */
+static bool pacing;	/* simulated, or a paced class: requests are counted */
 /* Under valgrind: requests served, and the fewest a waiting thread waits
  * for (see paced_wait). */
 static atomic_uint_fast64_t served, due = UINT64_MAX;
@@ -120,47 +126,80 @@ static void sleep_until(uint64_t deadline)
  * There each thread of a class wakes every requests_per_wake served
  * requests, as natively per request, whatever the simulator's speed; the
  * server thread that serves the request it waits for signals it alone.
+ * A paced class (rt.h) is woken so natively too: the original's serving
+ * class woke it, so its wake-ups, futex calls and CPU time per request
+ * hold at any load and at any speed of the clone.
  */
 struct bg_thread {
 	const struct rt_background *b;
-	pthread_cond_t wake;	/* paced: signalled at its target */
-	uint64_t target;	/* paced: the served count it waits for */
+	_Atomic uint64_t target;	/* paced: the served count it waits for */
+	struct rt_doze doze;	/* paced: where it sleeps until its target */
+	double futex_acc;	/* futex calls owed (futex_per_wake), fraction kept */
+	uint32_t word;		/* what they wake (nobody waits on it) */
 };
+
+static bool paced(const struct rt_background *b)
+{
+	return b->requests_per_wake && (simulated || b->paced);
+}
+
+/* The class's own futex calls of a wake-up (unlocked). */
+static void wake_futex_calls(struct bg_thread *t)
+{
+	t->futex_acc += t->b->futex_per_wake;
+	for (; t->futex_acc >= 1; t->futex_acc -= 1)
+		syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
 static struct bg_thread *bgs;
 
-/* Called with the lock held. `due` is lowered before `served` is read:
- * a server thread that counts the target request then sees it. */
+/* A paced thread dozes (rt_doze.c): one futex call per wake-up here and
+ * one in the server that reached its target, as a pool's hand-off makes. */
+static void sleep_until_served(struct bg_thread *t, uint64_t target)
+{
+	while (!bg_done()) {
+		uint32_t seq = rt_doze_prepare(&t->doze);
+
+		if (atomic_load(&served) >= target || bg_done()) {
+			rt_doze_cancel(&t->doze);
+			break;
+		}
+		rt_doze_wait(&t->doze, seq);
+	}
+}
+
+/* Called with the lock held, returns without it. `due` is lowered before
+ * `served` is read: a server thread that counts the target request then
+ * sees it. */
 static void paced_wait(struct bg_thread *t)
 {
-	for (;;) {
-		if (t->target < atomic_load(&due))
-			atomic_store(&due, t->target);
-		if (bg_done() || atomic_load(&served) >= t->target)
-			break;
-		pthread_cond_wait(&t->wake, &lock);
-	}
-	t->target += t->b->requests_per_wake;
+	uint64_t target = t->target;
+
+	if (target < atomic_load(&due))
+		atomic_store(&due, target);
+	pthread_mutex_unlock(&lock);
+	sleep_until_served(t, target);
 }
 
 void rt_background_served(void)
 {
 	uint64_t n, next = UINT64_MAX;
 
-	if (!simulated || (n = atomic_fetch_add(&served, 1) + 1) < atomic_load(&due))
+	if (!pacing || (n = atomic_fetch_add(&served, 1) + 1) < atomic_load(&due))
 		return;
 	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < ntids; i++) {
-		struct bg_thread *t = &bgs[i];
+		uint64_t target = atomic_load(&bgs[i].target);
 
-		if (!t->b->requests_per_wake)
-			continue;	/* not paced */
-		if (t->target <= n)
-			pthread_cond_signal(&t->wake);
-		else if (t->target < next)
-			next = t->target;
+		if (paced(bgs[i].b) && target > n && target < next)
+			next = target;
 	}
 	atomic_store(&due, next);	/* a woken thread sets its next target */
 	pthread_mutex_unlock(&lock);
+	/* woken once the lock is free: each takes it after its work, and
+	 * would otherwise wait for it at once (a futex call each side) */
+	for (unsigned i = 0; i < ntids; i++)
+		if (paced(bgs[i].b) && atomic_load(&bgs[i].target) <= n)
+			rt_doze_wake(&bgs[i].doze);
 }
 
 /* A class that waited in an event loop's call: the same wait, unlocked. */
@@ -182,9 +221,17 @@ static void *bg_main(void *arg)
 	while (!bg_done()) {
 		struct timespec ts;
 
-		if (simulated && b->requests_per_wake) {
+		if (paced(b)) {
+			/* the lock is taken again after the work, not at the
+			 * wake-up: the server that woke it may still hold it */
 			paced_wait(t);
-			continue;	/* no busy work under valgrind (rt_spin) */
+			if (!bg_done()) {
+				rt_spin(b->busy_ns);	/* none under valgrind */
+				wake_futex_calls(t);
+			}
+			pthread_mutex_lock(&lock);
+			t->target += b->requests_per_wake;
+			continue;
 		}
 		if (!b->period_ns && b->wait) {
 			event_wait(b, ep, 0);
@@ -211,6 +258,7 @@ static void *bg_main(void *arg)
 			break;
 		pthread_mutex_unlock(&lock);
 		rt_spin(b->busy_ns);
+		wake_futex_calls(t);
 		pthread_mutex_lock(&lock);
 		/* behind schedule: the next period starts now, no burst */
 		if (next < rt_now_ns())
@@ -228,6 +276,9 @@ int rt_background_start(void)
 	unsigned total = 0;
 
 	simulated = on_valgrind();
+	pacing = simulated;
+	for (unsigned i = 0; i < rt_config.nbackground; i++)
+		pacing |= paced(&rt_config.background[i]);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&cond, &attr);
@@ -253,7 +304,6 @@ int rt_background_start(void)
 			/* paced: the class's threads wake staggered */
 			*t = (struct bg_thread){ .b = b,
 						 .target = b->requests_per_wake * (k + 1) / b->threads };
-			pthread_cond_init(&t->wake, NULL);
 			if (rt_thread_start(&tids[ntids], bg_main, t, "background"))
 				return -1;
 			ntids++;
@@ -268,13 +318,11 @@ void rt_background_stop(void)
 	atomic_store(&quit, true);
 	pthread_cond_broadcast(&cond);
 	for (unsigned i = 0; i < ntids; i++)
-		pthread_cond_signal(&bgs[i].wake);
+		rt_doze_wake(&bgs[i].doze);
 	pthread_mutex_unlock(&lock);
 	for (unsigned i = 0; i < ntids; i++)
 		pthread_join(tids[i], NULL);
 	pthread_mutex_lock(&lock);	/* rt_background_served() reads ntids */
-	for (unsigned i = 0; i < ntids; i++)
-		pthread_cond_destroy(&bgs[i].wake);
 	free(tids);
 	free(bgs);
 	tids = NULL;

@@ -241,6 +241,8 @@ void rt_up_batch(struct rt_thread *t, const struct rt_up_ctx *ctx, unsigned n);
  * makes them, to emit(arg, ctx, n) (the draws as rt_up_calls() draws). */
 typedef void (*rt_up_emit_fn)(void *arg, const struct rt_up_ctx *ctx, unsigned n);
 void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg);
+/* The same of its async calls, all in one batch. */
+void rt_up_plan_async(struct rt_thread *t, rt_up_emit_fn emit, void *arg);
 /* One call to a child, from its start to its end. */
 enum rt_up_state { RT_UP_WRITING, RT_UP_READING, RT_UP_DONE, RT_UP_FAILED };
 
@@ -537,9 +539,12 @@ size_t rt_worker_take(struct rt_worker *w, int *fds, size_t max);
  * connection has it) */
 #define RT_PARK_TAG (1ull << 63)
 struct rt_parker;
-/* w's parker on its epoll set ep, if its requests make sync calls. */
+/* w's parker on its epoll set ep, if its requests make calls. */
 struct rt_parker *rt_park_open(struct rt_worker *w, int ep);
 void rt_park_close(struct rt_parker *pk);	/* parked requests dropped */
+/* The current request's async calls, made from the loop (a park of no
+ * connection, freed when they end); false: not made (no memory). */
+bool rt_park_async(struct rt_parker *pk);
 /* After body and replay: true when req (len bytes at base in c's input)
  * waits for its calls (c->park set); false: they all ended, answer now. */
 bool rt_park_request(struct rt_parker *pk, struct rt_conn *c, const struct rt_req *req,
@@ -590,6 +595,18 @@ int rt_prefork_run(const int *lfd, unsigned nlfd);
 int rt_background_start(void);
 void rt_background_stop(void);
 void rt_background_served(void);	/* a request was served */
+
+/* A sleep until woken, on a futex word of the sleeper's (rt_doze.c):
+ * prepare, look for work a last time, then wait or cancel; a waker
+ * publishes its work, then wakes. Zeroed: awake. */
+struct rt_doze {
+	_Atomic uint32_t seq;
+	atomic_bool sleeping;
+};
+uint32_t rt_doze_prepare(struct rt_doze *d);
+void rt_doze_wait(struct rt_doze *d, uint32_t seq);
+void rt_doze_cancel(struct rt_doze *d);
+void rt_doze_wake(struct rt_doze *d);
 uint64_t rt_now_ns(void);	/* CLOCK_MONOTONIC */
 void rt_spin(uint64_t ns);	/* CPU busy for ns, or until the stop */
 const struct rt_background *rt_background_main(void);	/* the class "main", or NULL */

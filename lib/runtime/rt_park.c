@@ -16,6 +16,12 @@
  * on. Pooled connections stay in the set while idle (for a child that
  * closes one): a call on a kept connection costs no epoll_ctl, as an
  * event loop's kept sockets cost none.
+ *
+ * A request's async calls are made the same way once it is answered, as
+ * a park of no connection freed when they end: their replies are read in
+ * the loop's own waits, as node reads them, where a caller thread of the
+ * process's (rt_up_async.c) cost a hand-off, its futex calls and its
+ * waits per call that the original never made.
  */
 #include "rt_int.h"
 
@@ -256,6 +262,28 @@ static const char *at(const char *base, size_t off)
 	return off == SIZE_MAX ? NULL : base + off;
 }
 
+bool rt_park_async(struct rt_parker *pk)
+{
+	struct rt_park *p = calloc(1, sizeof(*p));
+	struct plan_ctx pc = { p, false };
+
+	if (!p)
+		return false;
+	rt_up_plan_async(&pk->w->t, emit, &pc);
+	if (pc.failed) {	/* the calls drawn and not made */
+		for (unsigned i = 0; i < p->nplan; i++)
+			rt_upstream_count(p->plan[i].up, RT_UP_SKIPPED);
+		park_free(p);
+		return true;
+	}
+	if (!next_batch(pk, p)) {	/* no call, or every one ended at once */
+		park_free(p);
+		return true;
+	}
+	link_park(pk, p);
+	return true;
+}
+
 bool rt_park_request(struct rt_parker *pk, struct rt_conn *c, const struct rt_req *req,
 		     long len, const char *base)
 {
@@ -300,6 +328,10 @@ static void resume(struct rt_parker *pk, struct rt_park *p)
 	struct rt_req req = p->req;
 
 	unlink_park(pk, p);
+	if (!c) {	/* async calls: nobody waits for them */
+		park_free(p);
+		return;
+	}
 	c->park = NULL;
 	req.p = at(c->in.data, p->off_p);
 	req.arg = at(c->in.data, p->off_arg);
@@ -385,9 +417,12 @@ static void cut(struct rt_parker *pk, struct rt_park *p)
 
 void rt_park_expire(struct rt_parker *pk)
 {
-	uint64_t now = rt_now_ns();
+	uint64_t now;
 	struct rt_park *p;
 
+	if (!pk->head)
+		return;
+	now = rt_now_ns();
 	while ((p = pk->head) && p->deadline <= now) {
 		cut(pk, p);
 		advance(pk, p);
@@ -401,27 +436,29 @@ void rt_park_dying(struct rt_parker *pk)
 	pk->ndying = 0;
 }
 
-void rt_park_cancel(struct rt_parker *pk, struct rt_conn *c)
+static void cancel(struct rt_parker *pk, struct rt_park *p)
 {
-	struct rt_park *p = c->park;
-
-	if (!p)
-		return;
 	cut(pk, p);
 	unlink_park(pk, p);
-	c->park = NULL;
+	if (p->c)
+		p->c->park = NULL;
 	park_free(p);
+}
+
+void rt_park_cancel(struct rt_parker *pk, struct rt_conn *c)
+{
+	if (c->park)
+		cancel(pk, c->park);
 }
 
 struct rt_parker *rt_park_open(struct rt_worker *w, int ep)
 {
 	struct rt_parker *pk;
-	bool sync = false;
 
-	for (unsigned i = 0; i < rt_config.nupstreams; i++)
-		sync |= !rt_config.upstreams[i].async;
-	if (!sync || !(pk = calloc(1, sizeof(*pk))))
-		return NULL;	/* without room, the calls block as in the other skeletons */
+	/* without room, sync calls block as in the other skeletons and
+	 * async ones go to the caller thread */
+	if (!rt_config.nupstreams || !(pk = calloc(1, sizeof(*pk))))
+		return NULL;
 	pk->w = w;
 	pk->ep = ep;
 	w->t.parker = pk;
@@ -433,7 +470,7 @@ void rt_park_close(struct rt_parker *pk)
 	if (!pk)
 		return;
 	while (pk->head)
-		rt_park_cancel(pk, pk->head->c);
+		cancel(pk, pk->head);
 	rt_park_dying(pk);
 	rt_up_pool_unwatched(&pk->w->t);	/* the set closes: a next loop has its own */
 	pk->w->t.parker = NULL;

@@ -9,7 +9,11 @@
  * serving thread never waits for a reply. A full queue drops the call,
  * counted as skipped. A process forked after the caller started (one per
  * connection) has no caller: it makes its async calls itself after the
- * response, as the simplification in rt.h says.
+ * response, as the simplification in rt.h says. Not in the epoll
+ * skeleton, whose loops make their async calls themselves (rt_park.c).
+ * The caller dozes when
+ * the queue is empty (rt_doze.c): a hand-off to it costs one futex call
+ * on each side, none while it is busy.
  */
 #include "rt_int.h"
 
@@ -23,7 +27,7 @@
 static struct {
 	pthread_mutex_t lock;	/* the queue */
 	pthread_mutex_t pool_lock;	/* t's connection pools */
-	pthread_cond_t wake;
+	struct rt_doze doze;	/* the caller's, when the queue is empty */
 	struct rt_up_call *q;	/* QUEUE_MAX calls begun, their replies unread */
 	unsigned head, len;
 	/* started: the caller runs in this process (a forked child has
@@ -32,8 +36,40 @@ static struct {
 	bool stop, started;
 	pthread_t tid;
 	struct rt_thread t;	/* the shared pools */
-} aq = { .lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER,
-	 .wake = PTHREAD_COND_INITIALIZER };
+} aq = { .lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Up to TAKE_MAX queued calls into take; *stop: the queue is stopped. */
+static unsigned take_calls(struct rt_up_call *take, bool *stop)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&aq.lock);
+	for (; n < TAKE_MAX && aq.len; n++, aq.len--) {
+		take[n] = aq.q[aq.head];
+		aq.head = (aq.head + 1) % QUEUE_MAX;
+	}
+	*stop = aq.stop;
+	pthread_mutex_unlock(&aq.lock);
+	return n;
+}
+
+/* Calls to end, dozing while there are none; 0 once stopped and empty. */
+static unsigned next_calls(struct rt_up_call *take)
+{
+	bool stop;
+	unsigned n;
+
+	while (!(n = take_calls(take, &stop)) && !stop) {
+		uint32_t seq = rt_doze_prepare(&aq.doze);
+
+		if ((n = take_calls(take, &stop)) || stop) {
+			rt_doze_cancel(&aq.doze);
+			break;
+		}
+		rt_doze_wait(&aq.doze, seq);
+	}
+	return n;
+}
 
 static void *caller(void *arg)
 {
@@ -41,16 +77,8 @@ static void *caller(void *arg)
 
 	(void)arg;
 	for (;;) {
-		unsigned n = 0;
+		unsigned n = next_calls(take);
 
-		pthread_mutex_lock(&aq.lock);
-		while (!aq.len && !aq.stop)
-			pthread_cond_wait(&aq.wake, &aq.lock);
-		for (; n < TAKE_MAX && aq.len; n++, aq.len--) {
-			take[n] = aq.q[aq.head];
-			aq.head = (aq.head + 1) % QUEUE_MAX;
-		}
-		pthread_mutex_unlock(&aq.lock);
 		if (!n)
 			break;
 		/* at the stop, the calls still end: connections are closed
@@ -72,7 +100,8 @@ int rt_up_async_start(void)
 
 	for (unsigned i = 0; i < rt_config.nupstreams; i++)
 		any |= rt_config.upstreams[i].async;
-	if (!any)
+	/* an epoll loop makes them itself (rt_park_async) */
+	if (!any || rt_config.io == RT_IO_EPOLL)
 		return 0;
 	memset(&aq.t, 0, sizeof(aq.t));
 	aq.q = calloc(QUEUE_MAX, sizeof(*aq.q));
@@ -106,8 +135,8 @@ void rt_up_async_stop(void)
 		return;
 	pthread_mutex_lock(&aq.lock);
 	aq.stop = true;
-	pthread_cond_broadcast(&aq.wake);
 	pthread_mutex_unlock(&aq.lock);
+	rt_doze_wake(&aq.doze);
 	pthread_join(aq.tid, NULL);	/* its calls end at the stop or their timeout */
 	rt_up_thread_fini(&aq.t);
 	free(aq.q);
@@ -136,12 +165,13 @@ void rt_up_async_push(struct rt_thread *t, const struct rt_up_ctx *ctx)
 	if (aq.len < QUEUE_MAX && !aq.stop) {
 		aq.q[(aq.head + aq.len) % QUEUE_MAX] = k;
 		aq.len++;
-		pthread_cond_signal(&aq.wake);
 		room = true;
 	} else {
 		room = false;
 	}
 	pthread_mutex_unlock(&aq.lock);
-	if (!room)	/* filled or stopped meanwhile: ended here */
+	if (room)
+		rt_doze_wake(&aq.doze);
+	else	/* filled or stopped meanwhile: ended here */
 		rt_up_calls_end(&aq.t, &k, 1);
 }

@@ -355,11 +355,12 @@ static uint64_t fanout(struct rt_thread *t, unsigned i)
 	return calls;
 }
 
-/* The calls of t's request on its sync edges, in the order they are
- * made: emit(arg, ctx, n) gets each batch (calls in flight together),
- * a sequential edge's calls one batch each, the parallel edges' calls
- * together last. */
-void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
+/* The calls of t's request on its sync edges (async: its async ones),
+ * in the order they are made: emit(arg, ctx, n) gets each batch (calls
+ * in flight together), a sync sequential edge's calls one batch each,
+ * the parallel edges' calls together last; async calls all together
+ * (none waits for another). */
+static void plan(struct rt_thread *t, bool async, rt_up_emit_fn emit, void *arg)
 {
 	struct rt_up_ctx par[BATCH_MAX];
 	unsigned np = 0;
@@ -367,12 +368,12 @@ void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
 	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
 		const struct rt_upstream *u = &rt_config.upstreams[i];
 
-		if (u->async)
+		if (u->async != async)
 			continue;
 		for (uint64_t calls = fanout(t, i); calls; calls--) {
 			struct rt_up_ctx one;
 
-			if (u->order != RT_ORDER_PARALLEL) {
+			if (!async && u->order != RT_ORDER_PARALLEL) {
 				context(t, i, &one);
 				emit(arg, &one, 1);
 			} else {
@@ -388,12 +389,23 @@ void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
 		emit(arg, par, np);
 }
 
+void rt_up_plan(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
+{
+	plan(t, false, emit, arg);
+}
+
+void rt_up_plan_async(struct rt_thread *t, rt_up_emit_fn emit, void *arg)
+{
+	plan(t, true, emit, arg);
+}
+
 static void run_now(void *t, const struct rt_up_ctx *ctx, unsigned n)
 {
 	rt_up_batch(t, ctx, n);
 }
 
-/* The calls of t's request on its sync edges (async false), made now, or
+/* The calls of t's request on its sync edges (async false), made now;
+ * or its async ones, made from an epoll loop's own waits (rt_park.c) or
  * handed to the process's async caller (rt_up_async.c). */
 void rt_up_calls(struct rt_thread *t, bool async)
 {
@@ -401,6 +413,8 @@ void rt_up_calls(struct rt_thread *t, bool async)
 		rt_up_plan(t, run_now, t);
 		return;
 	}
+	if (t->parker && rt_park_async(t->parker))
+		return;
 	for (unsigned i = 0; i < rt_config.nupstreams && !rt_stopping(); i++) {
 		if (!rt_config.upstreams[i].async)
 			continue;

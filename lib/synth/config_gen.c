@@ -28,6 +28,7 @@ struct cfg {
 	bool forks;		/* a process per connection (rt.h) */
 	bool serial;		/* serial connections of an event loop (model.h) */
 	bool master;		/* a parent serving nothing forks the serving processes */
+	enum ditto_io_model io;	/* the serving threads' (io_name()) */
 	uint64_t bg_budget;	/* background threads a process may have */
 	struct dbuf *out;
 	const struct ditto_thread_class *serving;
@@ -217,6 +218,17 @@ static const char *io_name(enum ditto_io_model io)
 	}
 }
 
+/* Async calls per request the clone's async caller thread makes, with
+ * its waits and futex calls: none where the serving threads run an epoll
+ * loop, which makes them itself and reads their replies in its waits
+ * (rt_park.c), as node does. */
+static double caller_async_calls(const struct cfg *g)
+{
+	if (!strcmp(io_name(g->io), "RT_IO_EPOLL"))
+		return 0;
+	return upstream_async_calls(g->in->model, g->s);
+}
+
 /* iovecs per vectored write: the model's mean, rounded (2 when it has
  * none); the runtime takes at most 64. */
 static unsigned write_iovecs(struct cfg *g, const struct ditto_syscall *wr)
@@ -295,10 +307,10 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		if (sock && (!strcmp(name, "accept4") || !strcmp(name, "accept")) && g->requests > 0)
 			accept_again += ditto_syscall_errors(c) / g->requests;
 	}
-	/* The original read its async calls' replies in these waits; the
+	/* The original read its async calls' replies in these waits; a
 	 * clone's async caller thread waits for them in its own (about one
 	 * poll per call), which the serving thread does not owe again. */
-	waits = fmax(0, waits - upstream_async_calls(g->in->model, g->s));
+	waits = fmax(0, waits - caller_async_calls(g));
 	/* Owed waits are measured to help a graph's tiers (node's loop);
 	 * a lone redis clone owed none and went 22% over its syscalls per
 	 * request with them (scripts/quickstart.sh): not yet understood. */
@@ -381,11 +393,14 @@ static bool skeleton_futex(const struct ditto_service *s, const struct replay_en
 }
 
 /*
- * Calls per request of c to replay. The runtime's async caller makes
- * futex calls of its own, about two per async call (the serving thread's
- * wake-up, the caller's wait): the original made none of those (node
- * makes its async calls on its event loop), so its serving class's
- * futex calls replay less by them (*owed: what is left to take off).
+ * Calls per request of c to replay. The runtime's async caller (not an
+ * epoll loop's: caller_async_calls()) makes futex calls of its own, up to
+ * two per async call (the serving thread's wake-up, the caller's wait):
+ * the original made none of those (node makes its async calls on its
+ * event loop), so its serving class's futex calls replay less by them
+ * (*owed: what is left to take off).
+ * So do the serving threads' wake-ups of paced background classes
+ * (bg_pacing.c): those were among the original's futex calls.
  */
 static double replay_rate(const struct cfg *g, const struct ditto_syscall *c,
 			  const struct replay_entry *e, double *owed)
@@ -402,7 +417,8 @@ static double replay_rate(const struct cfg *g, const struct ditto_syscall *c,
 /* One replay entry per modelled call the skeleton does not make itself. */
 static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 {
-	double owed_futex = 2 * upstream_async_calls(g->in->model, g->s);
+	double owed_futex = 2 * caller_async_calls(g) +
+			    bg_signals_per_request(g->s, g->serving, g->requests, g->k.background_rate);
 	unsigned n = 0;
 
 	dbuf_puts(b, "static const struct rt_call calls[] = {\n");
@@ -445,25 +461,6 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 	dbuf_puts(b, "};\n");
 	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
 	return n;
-}
-
-/* Whether class t waited mostly in a sleep call rather than on a futex. */
-static bool class_sleeps(const struct ditto_service *s, const struct ditto_thread_class *t)
-{
-	uint64_t sleeps = 0, futex = 0;
-
-	for (size_t i = 0; i < ditto_service_syscall_count(s); i++) {
-		const struct ditto_syscall *c = ditto_service_syscall(s, i);
-		const char *name = ditto_syscall_name(c);
-
-		if (strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(t)))
-			continue;
-		if (!strcmp(name, "clock_nanosleep") || !strcmp(name, "nanosleep"))
-			sleeps += ditto_syscall_calls(c);
-		else if (!strcmp(name, "futex"))
-			futex += ditto_syscall_calls(c);
-	}
-	return sleeps > futex;
 }
 
 /* A class that waited in an event loop's call waits in the same one. */
@@ -629,13 +626,16 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		dbuf_puts(b, "\t{ .name = ");
 		lit(g, b, ditto_thread_class_name(t));
 		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
-			    " .sleeps = %s, .requests_per_wake = %.0f, .wait = %s },\n",
+			    " .sleeps = %s, .requests_per_wake = %.0f, .wait = %s,\n\t  .paced = %s,"
+			    " .futex_per_wake = %.4f },\n",
 			    (unsigned long long)count,
 			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
 			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
-			    class_sleeps(g->s, t) ? "true" : "false",
+			    bg_sleeps(g->s, t) ? "true" : "false",
 			    num(g, "requests per background wake-up", per_wake, U64_FIELD_MAX),
-			    class_wait(t));
+			    class_wait(t), per_wake > 0 && bg_paced(g->s, g->serving, t) ? "true" : "false",
+			    num(g, "a background class's futex calls per wake-up",
+				bg_futex_per_wake(g->s, t), 1e6));
 		n++;
 	}
 	if (!n)
@@ -816,6 +816,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	if (io == DITTO_IO_UNKNOWN && g.serving)
 		io = ditto_thread_class_io_model(g.serving);
 	g.serial = serial(net, io);
+	g.io = io;
 	if (!cpu && ditto_service_cpu_count(s))
 		cpu = ditto_service_cpu(s, 0);
 	ipr = cpu ? ditto_cpu_insts_per_request(cpu) : NULL;

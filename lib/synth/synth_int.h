@@ -208,6 +208,21 @@ unsigned upstream_count(const struct ditto_model *m, const struct ditto_service 
 bool upstream_in_graph(const struct ditto_model *m, const struct ditto_service *s);
 /* s's async calls per request (to its children, whatever their framing). */
 double upstream_async_calls(const struct ditto_model *m, const struct ditto_service *s);
+
+struct ditto_thread_class;
+
+/* Background classes the clone wakes per request served (bg_pacing.c):
+ * woken by the serving class, waiting on a futex. */
+bool bg_paced(const struct ditto_service *s, const struct ditto_thread_class *serving,
+	      const struct ditto_thread_class *t);
+/* Whether class t waited mostly in a sleep call rather than on a futex. */
+bool bg_sleeps(const struct ditto_service *s, const struct ditto_thread_class *t);
+/* Class t's futex calls per wake-up beyond its wait. */
+double bg_futex_per_wake(const struct ditto_service *s, const struct ditto_thread_class *t);
+/* The serving class's wake-ups of paced classes per request (one futex
+ * call each), rate: the synth.background_rate knob. */
+double bg_signals_per_request(const struct ditto_service *s, const struct ditto_thread_class *serving,
+			      double requests, double rate);
 /* The README's list of children, env names and calls per request. */
 int upstream_readme(const struct ditto_model *m, const struct ditto_service *s, struct dbuf *b);
 /* "DITTO_UPSTREAM_" and child upper-cased, [^A-Z0-9] as '_'. */

@@ -211,9 +211,7 @@ def test_per_tier_syscalls_per_request(run):
     the spread of a kind's group (tier_rates.GROUPS: the memory kinds
     follow one garbage collector) its largest kind's:
     a clone that waits or maps per request unlike the original still
-    fails. The node tiers' waits and futex calls are known clone defects
-    (tier_rates.KNOWN): they pass within a factor of 3 of the original,
-    printed as known. A clone within the bound of either profile of the
+    fails. A clone within the bound of either profile of the
     original passes (both are the original under the same load); a PACED
     kind's bound is also at least 3 standard errors of its count in the
     window; calls on the event loop's own fds (eventfd, pipe) are kinds

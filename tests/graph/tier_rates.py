@@ -137,20 +137,14 @@ def syscall_bound(rows, t, k, calls=None):
     return max(SYSCALL_BOUND, SPREAD_FACTOR * group_spread(rows, t, k), counting)
 
 
-# Known clone defect (docs/graph.md, "Per-tier accuracy"): the node
-# tiers' futex calls per request. node's libuv pool and V8 make futex
-# calls the clone replays from its serving thread only, and its
-# background threads' wake-ups are paced, not per request (back 1.0-1.2
-# -> 0.5). Such a row passes within KNOWN_FACTOR of the original either
-# way, printed as known: a clone that spun on a lock would still fail.
-# (The waits were known too until the epoll skeleton parked requests on
-# their calls and made the waits its model owes: now within 1%.)
-KNOWN = frozenset((t, 'futex') for t in ('front', 'back', 'audit'))
-KNOWN_FACTOR = 3.0
+# (The node tiers' futex rows were known clone defects, passed within a
+# factor of 3, until the node pool's wake-ups were paced by requests
+# served (bg_pacing.c) and an epoll loop made its async calls itself
+# (rt_park.c): now within 3%. docs/graph.md, "Per-tier accuracy".)
 
 
 def syscall_verdict(rows, t, k, a, c, a2=None, calls=None):
-    """('ok' | 'known' | 'OUT', bound) of tier t's kind k among rows
+    """('ok' | 'OUT', bound) of tier t's kind k among rows
     (syscall_rows()): original a (and a2, its second profile), clone c.
     Both profiles are the original under the same load: a clone within
     the bound of either is within what the original does (the profiler
@@ -159,8 +153,6 @@ def syscall_verdict(rows, t, k, a, c, a2=None, calls=None):
     bound = syscall_bound(rows, t, k, calls)
     if rel(a, c) <= bound or (a2 is not None and rel(a2, c) <= bound):
         return 'ok', bound
-    if (t, k) in KNOWN and a > 0 and a / KNOWN_FACTOR <= c <= a * KNOWN_FACTOR:
-        return 'known', bound
     return 'OUT', bound
 
 

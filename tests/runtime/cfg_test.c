@@ -76,6 +76,8 @@
  * small ones (the replay test counts mmap: no large buffers wanted). */
 /* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
  * CFG_PACED: a background class paced by requests under valgrind;
+ * CFG_PACED_NATIVE: one paced natively too (woken by the serving class in
+ * its original), with futex calls of its own per wake-up;
  * CFG_MAIN_CLASS: a background class "main" (the main thread's). */
 
 #define HIST(name) { .n = sizeof(name##_lo) / sizeof(name##_lo[0]), .lo = name##_lo, \
@@ -147,6 +149,12 @@ static const struct rt_background background[] = {
 static const struct rt_background background[] = {
 	{ .name = "ticker", .threads = 2, .period_ns = 60000000000ull, .sleeps = true,
 	  .requests_per_wake = 50 },
+};
+#define NBACKGROUND 1
+#elif defined(CFG_PACED_NATIVE)
+static const struct rt_background background[] = {
+	{ .name = "pool", .threads = 2, .period_ns = 60000000000ull, .requests_per_wake = 50,
+	  .paced = true, .futex_per_wake = 1.5 },
 };
 #define NBACKGROUND 1
 #elif defined(CFG_MAIN_CLASS)

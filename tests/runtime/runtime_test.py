@@ -782,7 +782,7 @@ SYSCALL_RE = re.compile(r'SYSCALL\[\d+,(\d+)\]\(\d+\) sys_(\w+) \( \w+, (\d+)')
 
 
 def cond_waits(path):
-    """Condition-variable waits (FUTEX_WAIT_BITSET) of the threads that
+    """Futex waits (FUTEX_WAIT, FUTEX_WAIT_BITSET) of the threads that
     never read a socket: the background ones."""
     calls = {}
     with open(path, errors='replace') as f:
@@ -790,7 +790,7 @@ def cond_waits(path):
             m = SYSCALL_RE.search(line)
             if m:
                 calls.setdefault(m.group(1), []).append((m.group(2), int(m.group(3))))
-    return sum(sum(1 for name, op in c if name == 'futex' and op & 127 == 9)
+    return sum(sum(1 for name, op in c if name == 'futex' and op & 127 in (0, 9))
                for c in calls.values() if not any(name == 'read' for name, _ in c))
 
 
@@ -814,6 +814,43 @@ def scenario_paced(exe):
     if abs(got - want) > 2:
         fail('paced: %d background wake-ups for %d requests, want %d' %
              (got, large - small, want))
+
+
+FUTEX_RE = re.compile(r'^\d+\s+futex\(0x[0-9a-f]+, (FUTEX_\w+)')
+
+
+def futex_ops(exe, n):
+    """{op: calls} of a native run of n requests, under strace."""
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex', '-o', out], n, b'paced', 60,
+                traced_env())
+    ops = {}
+    with open(out, errors='replace') as f:
+        for line in f:
+            m = FUTEX_RE.search(line)
+            if m:
+                ops[m.group(1)] = ops.get(m.group(1), 0) + 1
+    os.unlink(out)
+    return ops
+
+
+def scenario_paced_native(exe):
+    """A pool paced natively (its period a minute): each of its 2
+    threads sleeps once per PACE requests served (one FUTEX_WAIT), is
+    woken by the serving thread that reached its target (one FUTEX_WAKE),
+    and makes 1.5 futex calls of its own per wake-up (FUTEX_WAKE of a
+    word nobody waits on): 2.5 wakes per wake-up in all. Two runs, so
+    that start and stop cancel out."""
+    small, large = 200, 1400
+    a, b = futex_ops(exe, small), futex_ops(exe, large)
+    wakeups = PACED_THREADS * (large - small) / PACE
+    got = {op: b.get(op, 0) - a.get(op, 0) for op in set(a) | set(b)}
+    print('  futex calls for %d requests: %s (want %d waits, %d wakes)' %
+          (large - small, got, wakeups, 2.5 * wakeups))
+    if abs(got.get('FUTEX_WAIT_PRIVATE', 0) - wakeups) > 0.1 * wakeups:
+        fail('paced-native: %s futex waits for %d wake-ups' % (got, wakeups))
+    if abs(got.get('FUTEX_WAKE_PRIVATE', 0) - 2.5 * wakeups) > 0.1 * wakeups:
+        fail('paced-native: %s futex wakes for %d wake-ups' % (got, wakeups))
 
 
 # ---- the order of one wake-up's reads and writes, under strace ----
@@ -1320,6 +1357,8 @@ def main():
         scenario_replay(exe)
     elif scenario == 'paced':
         scenario_paced(exe)
+    elif scenario == 'paced-native':
+        scenario_paced_native(exe)
     elif scenario.startswith('after'):
         scenario_after(exe, scenario.endswith('-none'))
     elif scenario == 'turns':
