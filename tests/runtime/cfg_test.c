@@ -182,6 +182,17 @@ static const struct rt_upstream upstreams[] = {
 	  .order = RT_ORDER_PARALLEL },
 };
 #define NUPSTREAMS 2
+#elif defined(CFG_UPSTREAM_ASYNC)
+/* one async call per request to a length-prefixed child
+ * (DITTO_UPSTREAM_BG) */
+static const uint64_t one_lo[] = { 1 }, one_hi[] = { 2 }, one_cum[] = { 1 };
+static const uint64_t ubytes_lo[] = { 20 }, ubytes_hi[] = { 21 }, ubytes_cum[] = { 1 };
+static const struct rt_upstream upstreams[] = {
+	{ .name = "bg", .env = "DITTO_UPSTREAM_BG", .framing = RT_FRAMING_LENGTH_PREFIXED,
+	  .fanout = HIST(one), .request_bytes = HIST(ubytes), .response_bytes = HIST(ubytes),
+	  .async = true },
+};
+#define NUPSTREAMS 1
 #else
 static const struct rt_upstream upstreams[] = { { .name = "none" } };
 #define NUPSTREAMS 0

@@ -1324,6 +1324,53 @@ def scenario_park(exe):
     child.close()
 
 
+def scenario_async(exe, want_threads):
+    """One async call per request to a child that answers after 20 ms.
+    An epoll loop sends each after its response and reads the reply in
+    its own waits (rt_park_async): no caller thread, and no futex call
+    in the process per request; a poll loop hands them to the caller
+    thread (want_threads counts it). Either way the answers do not wait
+    for the calls, every call is made, and a stop with calls in flight
+    counts no error and no timeout."""
+    child = LpChild(0.02)
+    env = dict(os.environ, DITTO_UPSTREAM_BG='127.0.0.1:%d' % child.port)
+    clone = Clone(exe, [], env=env)
+    check_threads(clone, want_threads)
+    s = clone.connect()
+    start = time.time()
+    for _ in range(50):
+        lp_request(s, b'async')
+    took = time.time() - start
+    s.close()
+    time.sleep(0.2)     # the last replies come in
+    clone.stop()
+    calls, errors, timeouts = upstream_counts(clone.stderr(), 'bg')
+    print('  50 requests in %.3f s; child: %d calls, at most %d at once; %s' %
+          (took, child.calls, child.most, (calls, errors, timeouts)))
+    if took > 0.5:
+        fail('async: 50 answers took %.2f s: they waited for the 20 ms calls' % took)
+    if child.calls != 50 or calls != 50 or errors or timeouts:
+        fail('async: child %d calls, clone counts %s (want 50, no errors)' %
+             (child.calls, (calls, errors, timeouts)))
+    if want_threads == 1:
+        a, b = async_futex_calls(exe, child, 100), async_futex_calls(exe, child, 400)
+        print('  futex calls: %d for 100 requests, %d for 400' % (a, b))
+        if b - a > 15:
+            fail('async: %d futex calls for 300 more requests from an epoll loop' % (b - a))
+    child.close()
+
+
+def async_futex_calls(exe, child, n):
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    env = dict(traced_env(), DITTO_UPSTREAM_BG='127.0.0.1:%d' % child.port)
+    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex', '-o', out], n, b'async', 60,
+                env)
+    with open(out, errors='replace') as f:
+        calls = sum(1 for line in f if 'futex(' in line)
+    os.unlink(out)
+    return calls
+
+
 SCENARIOS = {'lp': scenario_lp, 'balance': scenario_balance, 'raw': scenario_raw, 'resp': scenario_resp, 'mctext': scenario_mctext,
              'mcbin': scenario_mcbin, 'http': scenario_http, 'pg': scenario_pg,
              'mysql': scenario_mysql, 'forking': scenario_forking, 'serial': scenario_serial}
@@ -1359,6 +1406,8 @@ def main():
         scenario_paced(exe)
     elif scenario == 'paced-native':
         scenario_paced_native(exe)
+    elif scenario == 'async':
+        scenario_async(exe, want_threads)
     elif scenario.startswith('after'):
         scenario_after(exe, scenario.endswith('-none'))
     elif scenario == 'turns':
