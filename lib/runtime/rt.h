@@ -130,6 +130,8 @@ enum rt_replay {
 	RT_REPLAY_MMAP_FILE,		/* private read-only map of the scratch file */
 	RT_REPLAY_MPROTECT,		/* mprotect of size bytes of a thread's region, unchanged */
 	RT_REPLAY_MADVISE,		/* madvise(MADV_DONTNEED) of size bytes of that region */
+	RT_REPLAY_EVENTFD_READ,		/* read of the process's eventfd (rt_eventfd.c) */
+	RT_REPLAY_EVENTFD_WRITE,	/* write of it */
 };
 
 /* One kind of call issued per request at its model rate. */
@@ -251,6 +253,9 @@ struct rt_background {
 	/* Its futex calls per wake-up besides its wait (FUTEX_WAKE of a
 	 * word nobody waits on): the original's locks and hand-offs. */
 	double futex_per_wake;
+	/* Its eventfd writes per wake-up (a pool telling its loop that work
+	 * is done; the loop's reads are the serving class's replay). */
+	double eventfd_per_wake;
 };
 
 /* An edge from this service to a child node of the model's graph. */

@@ -135,6 +135,7 @@ struct bg_thread {
 	_Atomic uint64_t target;	/* paced: the served count it waits for */
 	struct rt_doze doze;	/* paced: where it sleeps until its target */
 	double futex_acc;	/* futex calls owed (futex_per_wake), fraction kept */
+	double eventfd_acc;	/* eventfd writes owed (eventfd_per_wake) */
 	uint32_t word;		/* what they wake (nobody waits on it) */
 };
 
@@ -143,12 +144,15 @@ static bool paced(const struct rt_background *b)
 	return b->requests_per_wake && (simulated || b->paced);
 }
 
-/* The class's own futex calls of a wake-up (unlocked). */
-static void wake_futex_calls(struct bg_thread *t)
+/* The class's own futex calls and eventfd writes of a wake-up (unlocked). */
+static void wake_calls(struct bg_thread *t)
 {
 	t->futex_acc += t->b->futex_per_wake;
 	for (; t->futex_acc >= 1; t->futex_acc -= 1)
 		syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	t->eventfd_acc += t->b->eventfd_per_wake;
+	for (; t->eventfd_acc >= 1; t->eventfd_acc -= 1)
+		rt_eventfd_call(true);
 }
 static struct bg_thread *bgs;
 
@@ -227,7 +231,7 @@ static void *bg_main(void *arg)
 			paced_wait(t);
 			if (!bg_done()) {
 				rt_spin(b->busy_ns);	/* none under valgrind */
-				wake_futex_calls(t);
+				wake_calls(t);
 			}
 			pthread_mutex_lock(&lock);
 			t->target += b->requests_per_wake;
@@ -258,7 +262,7 @@ static void *bg_main(void *arg)
 			break;
 		pthread_mutex_unlock(&lock);
 		rt_spin(b->busy_ns);
-		wake_futex_calls(t);
+		wake_calls(t);
 		pthread_mutex_lock(&lock);
 		/* behind schedule: the next period starts now, no burst */
 		if (next < rt_now_ns())

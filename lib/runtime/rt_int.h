@@ -596,6 +596,10 @@ int rt_background_start(void);
 void rt_background_stop(void);
 void rt_background_served(void);	/* a request was served */
 
+/* An eventfd write (write_it) or read of the process's replay eventfd
+ * (rt_eventfd.c): both succeed. */
+void rt_eventfd_call(bool write_it);
+
 /* A sleep until woken, on a futex word of the sleeper's (rt_doze.c):
  * prepare, look for work a last time, then wait or cancel; a waker
  * publishes its work, then wakes. Zeroed: awake. */

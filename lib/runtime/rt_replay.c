@@ -451,6 +451,10 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 	case RT_REPLAY_MADVISE:
 		do_page_call(r, c, rng);
 		break;
+	case RT_REPLAY_EVENTFD_READ:
+	case RT_REPLAY_EVENTFD_WRITE:
+		rt_eventfd_call(c->kind == RT_REPLAY_EVENTFD_WRITE);
+		break;
 	}
 }
 

@@ -17,9 +17,9 @@
 
 #include <ditto/model.h>
 
-/* Calls of class t named name (any file kind). */
-static uint64_t class_calls(const struct ditto_service *s, const struct ditto_thread_class *t,
-			    const char *name)
+/* Calls of class t named name on fds of kind k (any kind: -1). */
+static uint64_t kind_calls(const struct ditto_service *s, const struct ditto_thread_class *t,
+			   const char *name, int k)
 {
 	uint64_t n = 0;
 
@@ -27,10 +27,17 @@ static uint64_t class_calls(const struct ditto_service *s, const struct ditto_th
 		const struct ditto_syscall *c = ditto_service_syscall(s, i);
 
 		if (!strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(t)) &&
-		    !strcmp(ditto_syscall_name(c), name))
+		    !strcmp(ditto_syscall_name(c), name) &&
+		    (k < 0 || (int)ditto_syscall_fd_kind(c) == k))
 			n += ditto_syscall_calls(c);
 	}
 	return n;
+}
+
+static uint64_t class_calls(const struct ditto_service *s, const struct ditto_thread_class *t,
+			    const char *name)
+{
+	return kind_calls(s, t, name, -1);
 }
 
 bool bg_sleeps(const struct ditto_service *s, const struct ditto_thread_class *t)
@@ -74,6 +81,13 @@ double bg_futex_per_wake(const struct ditto_service *s, const struct ditto_threa
 	double extra = wake ? (double)class_calls(s, t, "futex") / (double)wake - 1 : 0;
 
 	return extra > 0 ? extra : 0;
+}
+
+double bg_eventfd_per_wake(const struct ditto_service *s, const struct ditto_thread_class *t)
+{
+	uint64_t wake = ditto_thread_class_wakeups(t);
+
+	return wake ? (double)kind_calls(s, t, "write", DITTO_FD_EVENTFD) / (double)wake : 0;
 }
 
 double bg_signals_per_request(const struct ditto_service *s, const struct ditto_thread_class *serving,

@@ -600,6 +600,7 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 		const struct ditto_thread_class *t = ditto_service_thread(g->s, i);
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
+		bool paced;
 
 		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t) ||
 		    forked_server_class(g, t))
@@ -623,19 +624,22 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			/* 0: not known (or a corrupt model), the clock paces it */
 			per_wake = per_wake > 0 && per_wake < 1e15 ? fmax(per_wake, 1) : 0;
 		}
+		paced = per_wake > 0 && bg_paced(g->s, g->serving, t);
 		dbuf_puts(b, "\t{ .name = ");
 		lit(g, b, ditto_thread_class_name(t));
 		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
 			    " .sleeps = %s, .requests_per_wake = %.0f, .wait = %s,\n\t  .paced = %s,"
-			    " .futex_per_wake = %.4f },\n",
+			    " .futex_per_wake = %.4f, .eventfd_per_wake = %.4f },\n",
 			    (unsigned long long)count,
 			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
 			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
 			    bg_sleeps(g->s, t) ? "true" : "false",
 			    num(g, "requests per background wake-up", per_wake, U64_FIELD_MAX),
-			    class_wait(t), per_wake > 0 && bg_paced(g->s, g->serving, t) ? "true" : "false",
+			    class_wait(t), paced ? "true" : "false",
 			    num(g, "a background class's futex calls per wake-up",
-				bg_futex_per_wake(g->s, t), 1e6));
+				bg_futex_per_wake(g->s, t), 1e6),
+			    num(g, "a background class's eventfd writes per wake-up",
+				paced ? bg_eventfd_per_wake(g->s, t) : 0, 1e6));
 		n++;
 	}
 	if (!n)

@@ -115,6 +115,10 @@ int replay_map(const char *name, enum ditto_fd_kind k, struct replay_entry *e)
 	e->nr = d->nr;
 	switch (d->cls) {
 	case SC_IO:
+		if (k == DITTO_FD_EVENTFD && (!strcmp(name, "read") || !strcmp(name, "write"))) {
+			e->kind = name[0] == 'r' ? "RT_REPLAY_EVENTFD_READ" : "RT_REPLAY_EVENTFD_WRITE";
+			return 0;
+		}
 		return k == DITTO_FD_FILE ? file_io(d, e) : -ENOENT;
 	case SC_FS:
 		/* close of a socket is the skeleton's; open of anything is a file */

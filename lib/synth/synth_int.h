@@ -219,6 +219,8 @@ bool bg_paced(const struct ditto_service *s, const struct ditto_thread_class *se
 bool bg_sleeps(const struct ditto_service *s, const struct ditto_thread_class *t);
 /* Class t's futex calls per wake-up beyond its wait. */
 double bg_futex_per_wake(const struct ditto_service *s, const struct ditto_thread_class *t);
+/* Class t's eventfd writes per wake-up (a pool telling its loop). */
+double bg_eventfd_per_wake(const struct ditto_service *s, const struct ditto_thread_class *t);
 /* The serving class's wake-ups of paced classes per request (one futex
  * call each), rate: the synth.background_rate knob. */
 double bg_signals_per_request(const struct ditto_service *s, const struct ditto_thread_class *serving,

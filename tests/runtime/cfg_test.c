@@ -129,6 +129,9 @@ static const struct rt_call calls[] = {
 	  .size = HIST(map) },
 	{ .name = "madvise", .nr = SYS_madvise, .kind = RT_REPLAY_MADVISE, .per_request = 0.25,
 	  .size = HIST(map) },
+	/* an event loop's eventfd: a pool's writes, the loop's reads */
+	{ .name = "read", .nr = SYS_read, .kind = RT_REPLAY_EVENTFD_READ, .per_request = 0.2 },
+	{ .name = "write", .nr = SYS_write, .kind = RT_REPLAY_EVENTFD_WRITE, .per_request = 0.3 },
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 #define SCRATCH (1u << 20)
@@ -154,7 +157,7 @@ static const struct rt_background background[] = {
 #elif defined(CFG_PACED_NATIVE)
 static const struct rt_background background[] = {
 	{ .name = "pool", .threads = 2, .period_ns = 60000000000ull, .requests_per_wake = 50,
-	  .paced = true, .futex_per_wake = 1.5 },
+	  .paced = true, .futex_per_wake = 1.5, .eventfd_per_wake = 0.5 },
 };
 #define NBACKGROUND 1
 #elif defined(CFG_MAIN_CLASS)

@@ -660,8 +660,9 @@ def scenario_mysql(clone):
 
 # ---- replay under strace ----
 
-# What tests/runtime/cfg_test.c's replay table asks per request.
-EXPECTED = {'read': 0.5, 'pwritev': 0.25, 'fdatasync': 0.1, 'openat': 0.3, 'close': 0.3,
+# What tests/runtime/cfg_test.c's replay table asks per request (read:
+# 0.5 of the file and 0.2 of the eventfd; write: the eventfd's).
+EXPECTED = {'read': 0.7, 'write': 0.3, 'pwritev': 0.25, 'fdatasync': 0.1, 'openat': 0.3, 'close': 0.3,
             'newfstatat': 0.4, 'clock_nanosleep': 0.2, 'sched_yield': 0.15, 'futex': 1.5,
             'mmap': 0.55, 'munmap': 0.55, 'mprotect': 0.3, 'madvise': 0.25}
 
@@ -817,19 +818,23 @@ def scenario_paced(exe):
 
 
 FUTEX_RE = re.compile(r'^\d+\s+futex\(0x[0-9a-f]+, (FUTEX_\w+)')
+# an eventfd write of 1 (rt_eventfd.c; its priming write is of 2^62)
+EVENTFD_ONE = '"\\1\\0\\0\\0\\0\\0\\0\\0", 8)'
 
 
 def futex_ops(exe, n):
-    """{op: calls} of a native run of n requests, under strace."""
+    """{op: calls} of a native run of n requests, under strace, and its
+    eventfd writes of 1 as 'eventfd'."""
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
-    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex', '-o', out], n, b'paced', 60,
-                traced_env())
+    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex,write', '-o', out], n, b'paced',
+                60, traced_env())
     ops = {}
     with open(out, errors='replace') as f:
         for line in f:
             m = FUTEX_RE.search(line)
-            if m:
-                ops[m.group(1)] = ops.get(m.group(1), 0) + 1
+            op = m.group(1) if m else 'eventfd' if EVENTFD_ONE in line else None
+            if op:
+                ops[op] = ops.get(op, 0) + 1
     os.unlink(out)
     return ops
 
@@ -839,8 +844,9 @@ def scenario_paced_native(exe):
     threads sleeps once per PACE requests served (one FUTEX_WAIT), is
     woken by the serving thread that reached its target (one FUTEX_WAKE),
     and makes 1.5 futex calls of its own per wake-up (FUTEX_WAKE of a
-    word nobody waits on): 2.5 wakes per wake-up in all. Two runs, so
-    that start and stop cancel out."""
+    word nobody waits on): 2.5 wakes per wake-up in all; and half an
+    eventfd write per wake-up. Two runs, so that start and stop cancel
+    out."""
     small, large = 200, 1400
     a, b = futex_ops(exe, small), futex_ops(exe, large)
     wakeups = PACED_THREADS * (large - small) / PACE
@@ -851,6 +857,8 @@ def scenario_paced_native(exe):
         fail('paced-native: %s futex waits for %d wake-ups' % (got, wakeups))
     if abs(got.get('FUTEX_WAKE_PRIVATE', 0) - 2.5 * wakeups) > 0.1 * wakeups:
         fail('paced-native: %s futex wakes for %d wake-ups' % (got, wakeups))
+    if abs(got.get('eventfd', 0) - 0.5 * wakeups) > 0.1 * wakeups:
+        fail('paced-native: %s eventfd writes for %d wake-ups' % (got, wakeups))
 
 
 # ---- the order of one wake-up's reads and writes, under strace ----
