@@ -551,6 +551,7 @@ bool rt_park_request(struct rt_parker *pk, struct rt_conn *c, const struct rt_re
 		     long len, const char *base);
 void rt_park_event(struct rt_parker *pk, uint64_t data);	/* a call's socket is ready */
 int rt_park_timeout_ms(const struct rt_parker *pk);	/* to the first deadline; -1: none */
+bool rt_park_pending(const struct rt_parker *pk);	/* calls in flight (none: NULL) */
 void rt_park_expire(struct rt_parker *pk);	/* calls past their deadline end */
 void rt_park_dying(struct rt_parker *pk);	/* answered connections that close, dropped */
 void rt_park_cancel(struct rt_parker *pk, struct rt_conn *c);	/* c is dropped */

@@ -257,7 +257,11 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
 		rt_fail();
 	}
-	while (rt_worker_running(w)) {
+	/* A thread done with its one connection (serial connections, a
+	 * process per connection) still reads the replies of its async
+	 * calls in flight, until they end or time out: ended by the loop's
+	 * end instead, they would count as timeouts. */
+	while (rt_worker_running(w) || (!rt_stopping() && rt_park_pending(pk))) {
 		int n = epoll_wait(ep, ev, (int)max, timeout(gate_listen(w, ep, &armed), pk));
 
 		w->t.wait_acc -= 1;

@@ -393,6 +393,11 @@ void rt_park_event(struct rt_parker *pk, uint64_t data)
 	advance(pk, p);
 }
 
+bool rt_park_pending(const struct rt_parker *pk)
+{
+	return pk && pk->head;
+}
+
 int rt_park_timeout_ms(const struct rt_parker *pk)
 {
 	uint64_t now, first;
