@@ -586,6 +586,9 @@ void *rt_net_dispatch_acceptor(void *arg);
  * says; epfd from rt_acceptor_epoll() (-1 unless it waits in epoll). */
 int rt_acceptor_epoll(int lfd);
 void rt_acceptor_wait(int lfd, int epfd);
+/* The same with the signal mask `during` for the wait alone (NULL: the
+ * plain calls); false: no wait (accept4() itself blocks). */
+bool rt_acceptor_wait_sig(int lfd, int epfd, const sigset_t *during);
 /* ---- rt_listen.c, rt_process.c, rt_prefork.c, rt_background.c ---- */
 unsigned rt_listen_count(unsigned processes);	/* listen sockets to open */
 int rt_listen_open(uint16_t port, unsigned n, int *fds);	/* 0, -EADDRINUSE or -1 */

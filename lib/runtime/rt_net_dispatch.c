@@ -33,34 +33,50 @@ static enum rt_io accept_io(void)
 }
 
 /* Wait until the listen socket is readable, or the stop eventfd is (so
- * the acceptor may run on the main thread), or a signal comes. */
-void rt_acceptor_wait(int lfd, int epfd)
+ * the acceptor may run on the main thread), or a signal comes; with the
+ * signal mask `during` for the wait alone (epoll_pwait, ppoll, pselect),
+ * else the plain calls. False: no wait, accept4() itself blocks. */
+bool rt_acceptor_wait_sig(int lfd, int epfd, const sigset_t *during)
 {
 	struct epoll_event ev;
 	struct pollfd p[2] = { { lfd, POLLIN, 0 }, { rt_stop_fd, POLLIN, 0 } };
+	nfds_t np = rt_stop_fd >= 0 ? 2 : 1;
 	int top = lfd > rt_stop_fd ? lfd : rt_stop_fd;
 	fd_set rd;
 
 	switch (accept_io()) {
 	case RT_IO_EPOLL:
-		if (epfd >= 0)
+		if (epfd >= 0 && during)
+			epoll_pwait(epfd, &ev, 1, -1, during);
+		else if (epfd >= 0)
 			epoll_wait(epfd, &ev, 1, -1);
-		return;
+		return true;
 	case RT_IO_POLL:
-		poll(p, rt_stop_fd >= 0 ? 2 : 1, -1);
-		return;
+		if (during)
+			ppoll(p, np, NULL, during);
+		else
+			poll(p, np, -1);
+		return true;
 	case RT_IO_SELECT:
 		if (top < FD_SETSIZE) {
 			FD_ZERO(&rd);
 			FD_SET(lfd, &rd);
 			if (rt_stop_fd >= 0)
 				FD_SET(rt_stop_fd, &rd);
-			select(top + 1, &rd, NULL, NULL, NULL);
+			if (during)
+				pselect(top + 1, &rd, NULL, NULL, NULL, during);
+			else
+				select(top + 1, &rd, NULL, NULL, NULL);
 		}
-		return;
+		return true;
 	default:
-		return;		/* accept4() itself blocks */
+		return false;
 	}
+}
+
+void rt_acceptor_wait(int lfd, int epfd)
+{
+	rt_acceptor_wait_sig(lfd, epfd, NULL);
 }
 
 int rt_acceptor_epoll(int lfd)

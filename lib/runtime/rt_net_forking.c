@@ -9,6 +9,10 @@
  * classes run once, in the parent, where they lived. SIGCHLD interrupts
  * the parent's wait (other threads block it) and it reaps, as the
  * postmaster does; at its stop it sends each child SIGTERM and waits.
+ * SIGCHLD is blocked but in the wait itself (pselect, ppoll, epoll_pwait):
+ * unblocked throughout, a child that ended after the parent reaped and
+ * before it waited again stayed a zombie until the next connection (two
+ * clients that leave at once).
  * Past MAX_CHILDREN live children a new connection is closed at once.
  */
 #include "rt_int.h"
@@ -32,18 +36,20 @@ static void on_child(int sig)
 	(void)sig;
 }
 
-static int catch_children(void)
+/* The handler, SIGCHLD blocked; *chld: SIGCHLD alone, *during: the mask
+ * of the waits (this thread's without SIGCHLD). */
+static int catch_children(sigset_t *chld, sigset_t *during)
 {
 	struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
-	sigset_t set;
 
 	sigemptyset(&sa.sa_mask);
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	if (sigaction(SIGCHLD, &sa, NULL) || pthread_sigmask(SIG_UNBLOCK, &set, NULL)) {
+	sigemptyset(chld);
+	sigaddset(chld, SIGCHLD);
+	if (sigaction(SIGCHLD, &sa, NULL) || pthread_sigmask(SIG_BLOCK, chld, during)) {
 		rt_err(errno, "SIGCHLD");
 		return -1;
 	}
+	sigdelset(during, SIGCHLD);
 	return 0;
 }
 
@@ -128,18 +134,24 @@ int rt_net_forking_run(int lfd, unsigned proc)
 	int flags = SOCK_CLOEXEC | (rt_config.io == RT_IO_BLOCKING ? 0 : SOCK_NONBLOCK);
 	int epfd = rt_acceptor_epoll(lfd);
 	uint64_t seq = 0;
+	sigset_t chld, during;
 
-	if ((rt_opts.max_requests && rt_stop_share_count()) || catch_children())
+	if ((rt_opts.max_requests && rt_stop_share_count()) || catch_children(&chld, &during))
 		return -1;
 	rt_announce_ready();
 	while (!rt_stopping()) {
+		bool waited = rt_acceptor_wait_sig(lfd, epfd, &during);
 		int fd;
 
-		rt_acceptor_wait(lfd, epfd);
 		reap(WNOHANG);
 		if (rt_stopping())
 			break;
+		/* a blocking accept4() is the wait: SIGCHLD interrupts it */
+		if (!waited)
+			pthread_sigmask(SIG_SETMASK, &during, NULL);
 		fd = rt_conn_cap_accept(lfd, flags);
+		if (!waited)
+			pthread_sigmask(SIG_BLOCK, &chld, NULL);
 		if (fd >= 0)
 			spawn(fd, lfd, epfd, (uint64_t)proc << 32 | (1u << 30) | seq++);
 		else if (!rt_conn_cap_goes_on(errno)) {
