@@ -15,8 +15,10 @@ CLI = os.environ.get('DITTO_CLI', 'ditto')
 TOOLS = os.environ.get('DITTO_SYNTH_TOOLS', '.')
 
 # Clones are plain programs: no sanitizer runtime is preloaded into them.
-for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'):
-    os.environ.pop(_var, None)
+# Kept for the Python processes a test starts that load the library (in
+# the sanitized build, the runtime must come first).
+SANITIZER_ENV = {_var: os.environ.pop(_var)
+                 for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS') if _var in os.environ}
 
 
 def _port_range():

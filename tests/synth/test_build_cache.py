@@ -16,6 +16,7 @@ import pytest
 import ditto as d
 import wire
 from conftest import TOOLS, Clone, ditto
+from harness import SANITIZER_ENV
 
 QUICK = os.environ.get('DITTO_SYNTH_QUICK') == '1'
 
@@ -122,7 +123,8 @@ def test_a_cache_others_may_write_to_is_not_used(tmp_path, how):
     trees = [str(tree(tmp_path, 1, name)) for name in ('b', 'c')]
     r = subprocess.run([sys.executable, '-c', 'import sys, ditto\n'
                         'for t in sys.argv[2:]: ditto.build(t, cache=sys.argv[1])',
-                        str(cache)] + trees, stderr=subprocess.PIPE, text=True, timeout=120)
+                        str(cache)] + trees, stderr=subprocess.PIPE, text=True, timeout=120,
+                       env=dict(os.environ, **SANITIZER_ENV))
     assert r.returncode == 0, r.stderr
     assert r.stderr.count('is not a directory of this user') == 1, r.stderr
     for t in trees:
