@@ -97,20 +97,26 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 	return NULL;
 }
 
-/* The tuned row furthest out of the bound the loop ends on (a row may
- * show a tighter one: syscalls per request), that bound, and how many
- * rows are out of it: the verdict agrees with `converged`. */
-static const struct tune_row *worst_row(const struct ditto_tune_report *r, double *bound,
-					unsigned *out)
+/*
+ * The row furthest out of its bound, that bound, and how many rows are
+ * out of theirs. loop: the tuned rows against the bound the loop ends on
+ * (the verdict agrees with `converged`); else every row against the
+ * bound the report shows for it (a checked row may hold a tuned metric
+ * tighter than the loop did: syscalls per request at 1% or the
+ * original's own spread; the latency rows are checked only).
+ */
+static const struct tune_row *worst_row(const struct ditto_tune_report *r, bool loop,
+					double *bound, unsigned *out)
 {
 	const struct tune_row *w = NULL;
 
 	*out = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct tune_row *row = &r->rows[i];
-		double b = r->bound > 0 ? metric_accept_bound(row->metric, r->bound) : row->bound;
+		double b = loop && r->bound > 0 ? metric_accept_bound(row->metric, r->bound) :
+			   row->bound;
 
-		if (!tuned(row->metric) || b <= 0 || !(row->error > b))
+		if ((loop && !tuned(row->metric)) || !(b > 0) || !(row->error > b))
 			continue;
 		(*out)++;
 		if (!w || row->error / b > w->error / *bound) {
@@ -121,39 +127,18 @@ static const struct tune_row *worst_row(const struct ditto_tune_report *r, doubl
 	return w;
 }
 
-/* The row furthest out of the bound the report shows for it, and how
- * many are: a checked row may hold a tuned metric tighter than the loop
- * did (syscalls per request: the loop's bound, then 1% or the
- * original's own spread over three runs), and the latency rows are
- * checked only. A loop that converged says so too. */
-static const struct tune_row *worst_shown(const struct ditto_tune_report *r, unsigned *out)
-{
-	const struct tune_row *w = NULL;
-
-	*out = 0;
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct tune_row *row = &r->rows[i];
-
-		if (!(row->bound > 0) || !(row->error > row->bound))
-			continue;
-		(*out)++;
-		if (!w || row->error / row->bound > w->error / w->bound)
-			w = row;
-	}
-	return w;
-}
-
 static void converged_text(struct dbuf *b, const struct ditto_tune_report *r)
 {
 	unsigned out;
-	const struct tune_row *w = worst_shown(r, &out);
+	double bound = 0;
+	const struct tune_row *w = worst_row(r, false, &bound, &out);
 
 	dbuf_printf(b, "converged in %u iteration%s; every tuned metric within bounds",
 		    r->iterations, r->iterations == 1 ? "" : "s");
 	if (w)
 		dbuf_printf(b, ", but %u row%s of the report out of %s own: %s %.2f%% off "
 			    "(bound %.2f%%)", out, out == 1 ? "" : "s", out == 1 ? "its" : "their",
-			    w->metric, 100 * w->error, 100 * w->bound);
+			    w->metric, 100 * w->error, 100 * bound);
 }
 
 int report_verdict(struct ditto_tune_report *r)
@@ -162,7 +147,7 @@ int report_verdict(struct ditto_tune_report *r)
 	struct dbuf b;
 	unsigned out;
 	double bound = 0;
-	const struct tune_row *w = worst_row(r, &bound, &out);
+	const struct tune_row *w = worst_row(r, true, &bound, &out);
 	const struct tune_stall *st = w ? stall_of(r, w->metric) : NULL;
 
 	dbuf_init(&b);

@@ -171,11 +171,15 @@ static const struct rt_background background[] = { { .name = "none" } };
 #define NBACKGROUND 0
 #endif
 
+#if defined(CFG_UPSTREAM) || defined(CFG_UPSTREAM_ASYNC)
+/* every call's request and reply: 20 bytes */
+static const uint64_t ubytes_lo[] = { 20 }, ubytes_hi[] = { 21 }, ubytes_cum[] = { 1 };
+#endif
+
 #ifdef CFG_UPSTREAM
 /* two sequential calls, then two parallel ones, to length-prefixed
  * children (--upstream seq=... --upstream par=...) */
 static const uint64_t two_lo[] = { 2 }, two_hi[] = { 3 }, two_cum[] = { 1 };
-static const uint64_t ubytes_lo[] = { 20 }, ubytes_hi[] = { 21 }, ubytes_cum[] = { 1 };
 static const struct rt_upstream upstreams[] = {
 	{ .name = "seq", .env = "DITTO_UPSTREAM_SEQ", .framing = RT_FRAMING_LENGTH_PREFIXED,
 	  .fanout = HIST(two), .request_bytes = HIST(ubytes), .response_bytes = HIST(ubytes),
@@ -189,7 +193,6 @@ static const struct rt_upstream upstreams[] = {
 /* one async call per request to a length-prefixed child
  * (DITTO_UPSTREAM_BG) */
 static const uint64_t one_lo[] = { 1 }, one_hi[] = { 2 }, one_cum[] = { 1 };
-static const uint64_t ubytes_lo[] = { 20 }, ubytes_hi[] = { 21 }, ubytes_cum[] = { 1 };
 static const struct rt_upstream upstreams[] = {
 	{ .name = "bg", .env = "DITTO_UPSTREAM_BG", .framing = RT_FRAMING_LENGTH_PREFIXED,
 	  .fanout = HIST(one), .request_bytes = HIST(ubytes), .response_bytes = HIST(ubytes),
