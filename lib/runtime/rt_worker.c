@@ -122,6 +122,22 @@ void rt_worker_drop(struct rt_worker *w, struct rt_conn *c)
 	w->done |= w->single && !w->nconns;
 }
 
+/*
+ * A readable connection of a loop that waits (epoll, poll, select) is read
+ * until a read finds nothing when the original did so (rt_conn_read_all):
+ * Apache and MariaDB read on after a response and find the next request
+ * there without a poll when it came while they still worked. A
+ * busy-polling loop reads once a round (its empty reads are its rounds);
+ * a wake-up that holds its responses reads once, so that no pipelined
+ * request is read before the held answers go out.
+ */
+static enum rt_want read_ready(struct rt_worker *w, struct rt_conn *c)
+{
+	if (rt_config.io == RT_IO_BUSYPOLL || w->t.hold)
+		return rt_conn_readable(c, &w->t);
+	return rt_conn_read_all(c, &w->t);
+}
+
 /* Readiness in, served out; false when the connection was closed. */
 bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bool writable)
 {
@@ -130,7 +146,7 @@ bool rt_worker_service(struct rt_worker *w, struct rt_conn *c, bool readable, bo
 	if (want == RT_WANT_WRITE && writable)
 		want = rt_conn_writable(c, &w->t);
 	else if (want == RT_WANT_READ && readable)
-		want = rt_conn_readable(c, &w->t);
+		want = read_ready(w, c);
 	if (want == RT_WANT_CLOSE) {
 		rt_worker_drop(w, c);
 		return false;

@@ -141,6 +141,23 @@ static void converged_text(struct dbuf *b, const struct ditto_tune_report *r)
 			    w->metric, 100 * w->error, 100 * bound);
 }
 
+/*
+ * A loop that ended out of bound whose report, measured again, has every
+ * tuned row in: the metric the loop ended on is named from its stall (the
+ * best iteration's error), and the report's rows are said to be in, so
+ * the verdict neither names nothing nor contradicts its table.
+ */
+static void not_converged_rows_in(struct dbuf *b, const struct ditto_tune_report *r)
+{
+	const struct tune_stall *st = r->nstalls ? &r->stalls[0] : NULL;
+
+	if (st)
+		dbuf_printf(b, ": %s out of bound at the best iteration (%s)", st->metric,
+			    st->text);
+	dbuf_printf(b, "%s every tuned row of the report within bound when measured again",
+		    st ? "; " : ": ");
+}
+
 int report_verdict(struct ditto_tune_report *r)
 {
 	const char *s = r->iterations == 1 ? "" : "s";
@@ -159,6 +176,8 @@ int report_verdict(struct ditto_tune_report *r)
 			dbuf_printf(&b, ": %s %.2f%% off (bound %.2f%%)%s%s%s", w->metric,
 				    100 * w->error, 100 * bound, st ? " (" : "",
 				    st ? st->text : "", st ? ")" : "");
+		else
+			not_converged_rows_in(&b, r);
 		if (out > 1)
 			dbuf_printf(&b, "; %u tuned metrics out of bound", out);
 	}

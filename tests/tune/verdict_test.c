@@ -79,6 +79,24 @@ START_TEST(not_converged_names_the_tuned_metric)
 }
 END_TEST
 
+/* The quick start's case: the loop ended out of bound, the report's
+ * re-measured row is in; the verdict still says which metric and why. */
+START_TEST(not_converged_with_the_rows_in_names_the_stall)
+{
+	struct ditto_tune_report *r = report(false);
+
+	ck_assert_int_eq(report_row(r, "syscalls_per_request", 2.4, 2.41, 0.01), 0);
+	ck_assert_int_eq(report_stall(r, "syscalls_per_request", "synth.hold_share",
+				      DITTO_TUNE_AT_LIMIT, 0, "knob synth.hold_share at its limit (1)"),
+			 0);
+	ck_assert_str_eq(verdict(r), "NOT converged after 5 iterations: syscalls_per_request out of "
+				     "bound at the best iteration (knob synth.hold_share at its limit "
+				     "(1)); every tuned row of the report within bound when measured "
+				     "again");
+	ditto_tune_report_free(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verdict");
@@ -88,6 +106,7 @@ int main(void)
 	tcase_add_test(tc, converged_with_a_checked_row_out);
 	tcase_add_test(tc, converged_with_two_rows_out_names_the_worst);
 	tcase_add_test(tc, not_converged_names_the_tuned_metric);
+	tcase_add_test(tc, not_converged_with_the_rows_in_names_the_stall);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
