@@ -256,6 +256,11 @@ struct rt_background {
 	/* Its eventfd writes per wake-up (a pool telling its loop that work
 	 * is done; the loop's reads are the serving class's replay). */
 	double eventfd_per_wake;
+	/* Its other calls, per wake-up (per_request reads "per wake-up"):
+	 * a garbage collector's mmap, mprotect and madvise, a flusher's
+	 * writes and fsyncs, replayed as the serving class's are. */
+	const struct rt_call *calls;
+	unsigned ncalls;
 };
 
 /* An edge from this service to a child node of the model's graph. */

@@ -137,6 +137,8 @@ struct bg_thread {
 	double futex_acc;	/* futex calls owed (futex_per_wake), fraction kept */
 	double eventfd_acc;	/* eventfd writes owed (eventfd_per_wake) */
 	uint32_t word;		/* what they wake (nobody waits on it) */
+	struct rt_replayer *replay;	/* its class's calls, NULL without */
+	struct rt_rng rng;
 };
 
 static bool paced(const struct rt_background *b)
@@ -144,9 +146,12 @@ static bool paced(const struct rt_background *b)
 	return b->requests_per_wake && (simulated || b->paced);
 }
 
-/* The class's own futex calls and eventfd writes of a wake-up (unlocked). */
+/* The class's own futex calls, eventfd writes and other calls of a
+ * wake-up (unlocked). */
 static void wake_calls(struct bg_thread *t)
 {
+	if (t->replay)
+		rt_replay_run(t->replay, &t->rng);
 	t->futex_acc += t->b->futex_per_wake;
 	for (; t->futex_acc >= 1; t->futex_acc -= 1)
 		syscall(SYS_futex, &t->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -155,6 +160,9 @@ static void wake_calls(struct bg_thread *t)
 		rt_eventfd_call(true);
 }
 static struct bg_thread *bgs;
+/* Its threads' generators: streams of their own (rt_request.c's use bits
+ * 61 to 63, a serving thread's index below). */
+#define BG_STREAMS (1ull << 60)
 
 /* A paced thread dozes (rt_doze.c): one futex call per wake-up here and
  * one in the server that reached its target, as a pool's hand-off makes. */
@@ -221,6 +229,10 @@ static void *bg_main(void *arg)
 	uint64_t next = rt_now_ns();
 	int ep = rt_wait_open(b->wait);
 
+	/* without its replay state (a message said why) it still wakes */
+	if (b->ncalls)
+		t->replay = rt_replay_new_for(b->calls, b->ncalls);
+
 	pthread_mutex_lock(&lock);
 	while (!bg_done()) {
 		struct timespec ts;
@@ -271,6 +283,7 @@ static void *bg_main(void *arg)
 	pthread_mutex_unlock(&lock);
 	if (ep >= 0)
 		close(ep);
+	rt_replay_free(t->replay);
 	return NULL;
 }
 
@@ -308,6 +321,7 @@ int rt_background_start(void)
 			/* paced: the class's threads wake staggered */
 			*t = (struct bg_thread){ .b = b,
 						 .target = b->requests_per_wake * (k + 1) / b->threads };
+			rt_rng_seed(&t->rng, rt_config.seed, BG_STREAMS | ntids);
 			if (rt_thread_start(&tids[ntids], bg_main, t, "background"))
 				return -1;
 			ntids++;

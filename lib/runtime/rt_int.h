@@ -99,6 +99,8 @@ void rt_scratch_remove(void);
 #define RT_REPLAY_RING 64	/* descriptors OPEN may leave open per thread */
 struct rt_replayer;
 struct rt_replayer *rt_replay_new(void);	/* NULL after a message */
+/* Of another table: a background class's calls per wake-up. */
+struct rt_replayer *rt_replay_new_for(const struct rt_call *calls, unsigned ncalls);
 void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng);
 void rt_replay_free(struct rt_replayer *r);
 

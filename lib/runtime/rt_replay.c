@@ -61,6 +61,8 @@ struct entry {
 };
 
 struct rt_replayer {
+	const struct rt_call *calls;	/* the table it replays */
+	unsigned ncalls;
 	struct entry *e;
 	int ring[RT_REPLAY_RING];
 	unsigned head, count;
@@ -106,25 +108,32 @@ static int entry_init(struct entry *e, const struct rt_call *c)
 	return 0;
 }
 
-struct rt_replayer *rt_replay_new(void)
+struct rt_replayer *rt_replay_new_for(const struct rt_call *calls, unsigned ncalls)
 {
 	struct rt_replayer *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->e = calloc(rt_config.ncalls ? rt_config.ncalls : 1, sizeof(*r->e)))) {
+	if (!r || !(r->e = calloc(ncalls ? ncalls : 1, sizeof(*r->e)))) {
 		free(r);
 		rt_err(ENOMEM, "replay state");
 		return NULL;
 	}
+	r->calls = calls;
+	r->ncalls = ncalls;
 	snprintf(r->absent, sizeof(r->absent), "%s.absent", rt_scratch_path);
 	snprintf(r->notdir, sizeof(r->notdir), "%s/x", rt_scratch_path);
-	for (unsigned i = 0; i < rt_config.ncalls; i++)
+	for (unsigned i = 0; i < ncalls; i++)
 		r->e[i].fd = -1;
-	for (unsigned i = 0; i < rt_config.ncalls; i++)
-		if (entry_init(&r->e[i], &rt_config.calls[i])) {
+	for (unsigned i = 0; i < ncalls; i++)
+		if (entry_init(&r->e[i], &calls[i])) {
 			rt_replay_free(r);
 			return NULL;
 		}
 	return r;
+}
+
+struct rt_replayer *rt_replay_new(void)
+{
+	return rt_replay_new_for(rt_config.calls, rt_config.ncalls);
 }
 
 static void close_oldest(struct rt_replayer *r)
@@ -142,7 +151,7 @@ void rt_replay_free(struct rt_replayer *r)
 		return;
 	while (r->count)
 		close_oldest(r);
-	for (unsigned i = 0; i < rt_config.ncalls; i++)
+	for (unsigned i = 0; i < r->ncalls; i++)
 		if (r->e[i].fd >= 0)
 			close(r->e[i].fd);
 	if (r->region)
@@ -409,7 +418,7 @@ static bool fails(struct rt_replayer *r, unsigned i, const struct rt_call *c)
 
 static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
 {
-	const struct rt_call *c = &rt_config.calls[i];
+	const struct rt_call *c = &r->calls[i];
 	uint64_t fsize = rt_scratch_size;
 
 	if (fails(r, i, c))
@@ -463,10 +472,10 @@ static void issue(struct rt_replayer *r, unsigned i, struct rt_rng *rng)
  * for them. */
 void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng)
 {
-	for (unsigned i = 0; i < rt_config.ncalls && !rt_stopping(); i++) {
+	for (unsigned i = 0; i < r->ncalls && !rt_stopping(); i++) {
 		struct entry *e = &r->e[i];
 
-		e->acc += rt_config.calls[i].per_request;
+		e->acc += r->calls[i].per_request;
 		while (e->acc >= 1.0 && !rt_stopping()) {
 			e->acc -= 1.0;
 			issue(r, i, rng);

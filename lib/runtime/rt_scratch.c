@@ -15,12 +15,10 @@ int rt_scratch_fd = -1;
 char rt_scratch_path[4096];
 uint64_t rt_scratch_size;
 
-static bool needs_file(void)
+static bool table_needs_file(const struct rt_call *calls, unsigned n)
 {
-	if (rt_config.scratch_bytes)
-		return true;
-	for (unsigned i = 0; i < rt_config.ncalls; i++) {
-		switch (rt_config.calls[i].kind) {
+	for (unsigned i = 0; i < n; i++) {
+		switch (calls[i].kind) {
 		case RT_REPLAY_FILE_READ:
 		case RT_REPLAY_FILE_WRITE:
 		case RT_REPLAY_FSYNC:
@@ -32,6 +30,17 @@ static bool needs_file(void)
 			break;
 		}
 	}
+	return false;
+}
+
+/* The serving class's calls, or a background class's. */
+static bool needs_file(void)
+{
+	if (rt_config.scratch_bytes || table_needs_file(rt_config.calls, rt_config.ncalls))
+		return true;
+	for (unsigned i = 0; i < rt_config.nbackground; i++)
+		if (table_needs_file(rt_config.background[i].calls, rt_config.background[i].ncalls))
+			return true;
 	return false;
 }
 

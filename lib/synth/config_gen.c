@@ -414,6 +414,36 @@ static double replay_rate(const struct cfg *g, const struct ditto_syscall *c,
 	return rate - off;
 }
 
+/* The rt_call entry of c at `rate` calls per request (per wake-up in a
+ * background class's table); *scratch grows to what its file calls reach. */
+static void call_entry(struct cfg *g, struct dbuf *b, const struct ditto_syscall *c,
+		       const struct replay_entry *e, double rate, uint64_t *scratch)
+{
+	unsigned hs = hist_arrays(g, ditto_syscall_size(c)), ho = hist_arrays(g, ditto_syscall_offset(c));
+
+	dbuf_puts(b, "\t{ .name = ");
+	lit(g, b, ditto_syscall_name(c));
+	dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
+		    e->nr, e->kind, num(g, "calls per request",
+					synth_limit(g->lim, SYNTH_LIMIT_CALLS, rate), 1e12));
+	runtime_caps(g, e, ditto_syscall_size(c));
+	hist_ref(g, hs, ditto_syscall_size(c), e->file ? 4096 : 0, b);
+	dbuf_puts(b, ",\n\t  .offset = ");
+	hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
+	dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s,",
+		    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
+			(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
+		    e->iovcnt, e->positional ? "true" : "false");
+	fail_list(g, c, e, b);
+	if (e->file) {
+		double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
+			       ditto_hist_quantile(ditto_syscall_size(c), 1.0);
+
+		*scratch = reach > *scratch ? (uint64_t)reach : *scratch;
+		*scratch = *scratch < SCRATCH_MIN ? SCRATCH_MIN : *scratch;
+	}
+}
+
 /* One replay entry per modelled call the skeleton does not make itself. */
 static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 {
@@ -425,41 +455,51 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 	for (size_t i = 0; i < ditto_service_syscall_count(g->s) && n < MAX_CALLS; i++) {
 		const struct ditto_syscall *c = ditto_service_syscall(g->s, i);
 		struct replay_entry e;
-		unsigned hs, ho;
 
 		if (!in_class(g, c) || g->requests <= 0 ||
 		    replay_map(ditto_syscall_name(c), ditto_syscall_fd_kind(c), &e) ||
 		    skeleton_futex(g->s, &e))
 			continue;
-		hs = hist_arrays(g, ditto_syscall_size(c));
-		ho = hist_arrays(g, ditto_syscall_offset(c));
-		dbuf_puts(b, "\t{ .name = ");
-		lit(g, b, ditto_syscall_name(c));
-		dbuf_printf(b, ", .nr = %ld, .kind = %s, .per_request = %.6f,\n\t  .size = ",
-			    e.nr, e.kind, num(g, "calls per request", synth_limit(g->lim, SYNTH_LIMIT_CALLS,
-					      replay_rate(g, c, &e, &owed_futex)), 1e12));
-		runtime_caps(g, &e, ditto_syscall_size(c));
-		hist_ref(g, hs, ditto_syscall_size(c), e.file ? 4096 : 0, b);
-		dbuf_puts(b, ",\n\t  .offset = ");
-		hist_ref(g, ho, ditto_syscall_offset(c), 0, b);
-		dbuf_printf(b, ",\n\t  .sequential = %.4f, .iovcnt = %u, .positional = %s,",
-			    num(g, "the sequential share of a call", !ditto_syscall_calls(c) ? 0 :
-				(double)ditto_syscall_sequential(c) / ditto_syscall_calls(c), 1e12),
-			    e.iovcnt, e.positional ? "true" : "false");
-		fail_list(g, c, &e, b);
-		if (e.file) {
-			double reach = ditto_hist_quantile(ditto_syscall_offset(c), 1.0) +
-				       ditto_hist_quantile(ditto_syscall_size(c), 1.0);
-
-			*scratch = reach > *scratch ? (uint64_t)reach : *scratch;
-			*scratch = *scratch < SCRATCH_MIN ? SCRATCH_MIN : *scratch;
-		}
+		call_entry(g, b, c, &e, replay_rate(g, c, &e, &owed_futex), scratch);
 		n++;
 	}
 	if (!n)
 		dbuf_puts(b, "\t{ .name = \"none\" },\n");
 	dbuf_puts(b, "};\n");
 	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
+	return n;
+}
+
+/* A background class's calls replayed per wake-up: those replay_map()
+ * knows but the ones the runtime makes for the class already (its sleep,
+ * its futex calls: futex_per_wake; its eventfd writes). */
+static bool bg_replayed(const struct replay_entry *e)
+{
+	return strcmp(e->kind, "RT_REPLAY_SLEEP") && strcmp(e->kind, "RT_REPLAY_FUTEX_WAKE") &&
+	       strcmp(e->kind, "RT_REPLAY_EVENTFD_READ") && strcmp(e->kind, "RT_REPLAY_EVENTFD_WRITE");
+}
+
+/* Class t's table (bg_calls<idx>[]) of calls per wake-up; its length. */
+static unsigned bg_calls(struct cfg *g, struct dbuf *b, const struct ditto_thread_class *t,
+			 unsigned idx, uint64_t *scratch)
+{
+	uint64_t wake = ditto_thread_class_wakeups(t);
+	unsigned n = 0;
+
+	for (size_t i = 0; wake && i < ditto_service_syscall_count(g->s) && n < MAX_CALLS; i++) {
+		const struct ditto_syscall *c = ditto_service_syscall(g->s, i);
+		struct replay_entry e;
+
+		if (strcmp(ditto_syscall_thread_class(c), ditto_thread_class_name(t)) ||
+		    replay_map(ditto_syscall_name(c), ditto_syscall_fd_kind(c), &e) || !bg_replayed(&e))
+			continue;
+		if (!n)
+			dbuf_printf(b, "static const struct rt_call bg_calls%u[] = {\n", idx);
+		call_entry(g, b, c, &e, (double)ditto_syscall_calls(c) / (double)wake, scratch);
+		n++;
+	}
+	if (n)
+		dbuf_puts(b, "};\n");
 	return n;
 }
 
@@ -588,18 +628,22 @@ static void thread_budget(struct cfg *g)
 	g->bg_budget = share - g->threads < bg ? share - g->threads : bg;
 }
 
-static unsigned background_section(struct cfg *g, struct dbuf *b)
+/* The classes' call tables (bg_calls) go into b before the array, which
+ * is written into arr meanwhile. */
+static unsigned background_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 {
 	unsigned n = 0, max_classes = (unsigned)synth_limit_max(g->lim, SYNTH_LIMIT_CLASSES);
 	uint64_t used = 0;
 	double window_ns = (g->in->window_s > 0 ? g->in->window_s : 1) * 1e9;
 	double requests = (double)ditto_requests_count(ditto_service_requests(g->s));
+	struct dbuf arr;
 
-	dbuf_puts(b, "static const struct rt_background background[] = {\n");
+	dbuf_init(&arr);
 	for (size_t i = 0; i < ditto_service_thread_count(g->s); i++) {
 		const struct ditto_thread_class *t = ditto_service_thread(g->s, i);
 		uint64_t count = ditto_thread_class_count(t), wake = ditto_thread_class_wakeups(t);
 		double period = 0, busy = 0, per_wake = 0;
+		unsigned ncalls;
 		bool paced;
 
 		if (t == g->serving || !count || dispatching_acceptor(g, t) || parents_class(g, t) ||
@@ -625,11 +669,12 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 			per_wake = per_wake > 0 && per_wake < 1e15 ? fmax(per_wake, 1) : 0;
 		}
 		paced = per_wake > 0 && bg_paced(g->s, g->serving, t);
-		dbuf_puts(b, "\t{ .name = ");
-		lit(g, b, ditto_thread_class_name(t));
-		dbuf_printf(b, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
+		ncalls = bg_calls(g, b, t, n, scratch);
+		dbuf_puts(&arr, "\t{ .name = ");
+		lit(g, &arr, ditto_thread_class_name(t));
+		dbuf_printf(&arr, ", .threads = %llu, .period_ns = %.0f, .busy_ns = %.0f,"
 			    " .sleeps = %s, .requests_per_wake = %.0f, .wait = %s,\n\t  .paced = %s,"
-			    " .futex_per_wake = %.4f, .eventfd_per_wake = %.4f },\n",
+			    " .futex_per_wake = %.4f, .eventfd_per_wake = %.4f,\n",
 			    (unsigned long long)count,
 			    num(g, "a background period (ns)", period, U64_FIELD_MAX),
 			    num(g, "a background busy time (ns)", busy, U64_FIELD_MAX),
@@ -640,11 +685,20 @@ static unsigned background_section(struct cfg *g, struct dbuf *b)
 				bg_futex_per_wake(g->s, t), 1e6),
 			    num(g, "a background class's eventfd writes per wake-up",
 				paced ? bg_eventfd_per_wake(g->s, t) : 0, 1e6));
+		if (ncalls)
+			dbuf_printf(&arr, "\t  .calls = bg_calls%u, .ncalls = %u },\n", n, ncalls);
+		else
+			dbuf_puts(&arr, "\t  .calls = NULL, .ncalls = 0 },\n");
 		n++;
 	}
 	if (!n)
-		dbuf_puts(b, "\t{ .name = \"none\" },\n");
+		dbuf_puts(&arr, "\t{ .name = \"none\" },\n");
+	dbuf_puts(b, "static const struct rt_background background[] = {\n");
+	dbuf_put(b, arr.data, arr.len);
+	b->oom |= arr.oom;
+	dbuf_free(&arr);
 	dbuf_puts(b, "};\n");
+	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
 	return n;
 }
 
@@ -848,7 +902,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	}
 	hipr = insts_hist(&g, ipr);
 	ncalls = calls_section(&g, &b, &scratch);
-	nbg = background_section(&g, &b);
+	nbg = background_section(&g, &b, &scratch);
 	nso = sockopt_section(s, g.requests, &b);
 	nup = upstream_section(in->model, s, &b, &g.err);
 	dbuf_init(&sf);

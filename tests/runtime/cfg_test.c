@@ -155,9 +155,17 @@ static const struct rt_background background[] = {
 };
 #define NBACKGROUND 1
 #elif defined(CFG_PACED_NATIVE)
+/* the pool's garbage collector's page work per wake-up (V8's in node) */
+static const struct rt_call pool_calls[] = {
+	{ .name = "mprotect", .nr = SYS_mprotect, .kind = RT_REPLAY_MPROTECT, .per_request = 2.0,
+	  .size = { .n = 0, .dflt = 8192 } },
+	{ .name = "madvise", .nr = SYS_madvise, .kind = RT_REPLAY_MADVISE, .per_request = 0.5,
+	  .size = { .n = 0, .dflt = 4096 } },
+};
 static const struct rt_background background[] = {
 	{ .name = "pool", .threads = 2, .period_ns = 60000000000ull, .requests_per_wake = 50,
-	  .paced = true, .futex_per_wake = 1.5, .eventfd_per_wake = 0.5 },
+	  .paced = true, .futex_per_wake = 1.5, .eventfd_per_wake = 0.5, .calls = pool_calls,
+	  .ncalls = 2 },
 };
 #define NBACKGROUND 1
 #elif defined(CFG_MAIN_CLASS)

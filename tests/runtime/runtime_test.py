@@ -827,13 +827,15 @@ def futex_ops(exe, n):
     """{op: calls} of a native run of n requests, under strace, and its
     eventfd writes of 1 as 'eventfd'."""
     out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
-    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex,write', '-o', out], n, b'paced',
-                60, traced_env())
+    serve_under(exe, ['strace', '-f', '-qq', '-e', 'trace=futex,write,mprotect,madvise', '-o', out],
+                n, b'paced', 60, traced_env())
     ops = {}
     with open(out, errors='replace') as f:
         for line in f:
             m = FUTEX_RE.search(line)
             op = m.group(1) if m else 'eventfd' if EVENTFD_ONE in line else None
+            for name in ('mprotect', 'madvise'):
+                op = name if re.search(r'\b%s\(' % name, line) else op
             if op:
                 ops[op] = ops.get(op, 0) + 1
     os.unlink(out)
@@ -846,8 +848,9 @@ def scenario_paced_native(exe):
     woken by the serving thread that reached its target (one FUTEX_WAKE),
     and makes 1.5 futex calls of its own per wake-up (FUTEX_WAKE of a
     word nobody waits on): 2.5 wakes per wake-up in all; and half an
-    eventfd write per wake-up. Two runs, so that start and stop cancel
-    out."""
+    eventfd write per wake-up; and its page calls (cfg_test.c's
+    pool_calls): 2 mprotect and half a madvise per wake-up. Two runs, so
+    that start and stop cancel out."""
     small, large = 200, 1400
     a, b = futex_ops(exe, small), futex_ops(exe, large)
     wakeups = PACED_THREADS * (large - small) / PACE
@@ -860,6 +863,10 @@ def scenario_paced_native(exe):
         fail('paced-native: %s futex wakes for %d wake-ups' % (got, wakeups))
     if abs(got.get('eventfd', 0) - 0.5 * wakeups) > 0.1 * wakeups:
         fail('paced-native: %s eventfd writes for %d wake-ups' % (got, wakeups))
+    for name, per_wake in (('mprotect', 2.0), ('madvise', 0.5)):
+        if abs(got.get(name, 0) - per_wake * wakeups) > 0.1 * wakeups:
+            fail('paced-native: %s %s calls for %d wake-ups, want %.1f each' %
+                 (got, name, wakeups, per_wake))
 
 
 # ---- the order of one wake-up's reads and writes, under strace ----

@@ -326,3 +326,42 @@ def test_serial_connections_and_the_parents_wait_reach_the_config(tmp_path):
     config = synth_config(tmp_path, m, 'loops')
     assert '.serial_connections = false' in config
     assert '.accept_wait = RT_ACCEPT_WAIT_AS_SERVING' in config
+
+
+def table(config, name):
+    """The entries (call name, per_request) of one rt_call table."""
+    body = config.split('static const struct rt_call %s[] = {' % name)[1].split('};')[0]
+    return [(e.split('"')[1], float(e.split('.per_request = ')[1].split(',')[0]))
+            for e in body.split('{ .name = ')[1:]]
+
+
+def test_background_classes_replay_their_calls_per_wake_up(tmp_path):
+    # node's V8 workers make page calls per wake-up (mprotect, madvise),
+    # a flusher writes and syncs a file each time it wakes: the clone's
+    # classes make them per wake-up, but for what the runtime makes for
+    # them already (the flusher's sleep, the workers' futex calls).
+    m = d.Model()
+    s = m.add_service('gcs', framing='length-prefixed')
+    s.add_thread('serve', count=1, role='network', io_model='epoll')
+    gc = s.add_thread('gc', count=2, role='background', io_model='blocking')
+    gc.wakeups = 200
+    fl = s.add_thread('flusher', count=1, role='background', io_model='blocking')
+    fl.wakeups = 50
+    s.requests.count = 1000
+    for cls, call, fd, n in (('serve', 'read', 'tcp', 1000), ('serve', 'write', 'tcp', 1000),
+                             ('serve', 'epoll_wait', 'epoll', 1000),
+                             ('gc', 'futex', 'none', 400), ('gc', 'mprotect', 'none', 600),
+                             ('gc', 'madvise', 'none', 100),
+                             ('flusher', 'clock_nanosleep', 'none', 50),
+                             ('flusher', 'write', 'file', 50), ('flusher', 'fsync', 'file', 50)):
+        s.add_syscall(cls, call, fd, calls=n)
+    config = synth_config(tmp_path, m, 'gcs')
+    assert table(config, 'bg_calls0') == [('mprotect', 3.0), ('madvise', 0.5)]
+    assert table(config, 'bg_calls1') == [('write', 1.0), ('fsync', 1.0)]
+    assert '.calls = bg_calls0, .ncalls = 2 }' in config
+    assert '.calls = bg_calls1, .ncalls = 2 }' in config
+    # the serving class replays none of theirs
+    calls = config.split('static const struct rt_call calls[] = {')[1].split('};')[0]
+    assert not any(name in calls for name in ('mprotect', 'madvise', 'fsync')), calls
+    if not QUICK:
+        d.build(tmp_path / 'gcs')
