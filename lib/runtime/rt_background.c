@@ -160,9 +160,6 @@ static void wake_calls(struct bg_thread *t)
 		rt_eventfd_call(true);
 }
 static struct bg_thread *bgs;
-/* Its threads' generators: streams of their own (rt_request.c's use bits
- * 61 to 63, a serving thread's index below). */
-#define BG_STREAMS (1ull << 60)
 
 /* A paced thread dozes (rt_doze.c): one futex call per wake-up here and
  * one in the server that reached its target, as a pool's hand-off makes. */
@@ -321,7 +318,7 @@ int rt_background_start(void)
 			/* paced: the class's threads wake staggered */
 			*t = (struct bg_thread){ .b = b,
 						 .target = b->requests_per_wake * (k + 1) / b->threads };
-			rt_rng_seed(&t->rng, rt_config.seed, BG_STREAMS | ntids);
+			rt_rng_seed(&t->rng, rt_config.seed, RT_BG_STREAMS | ntids);
 			if (rt_thread_start(&tids[ntids], bg_main, t, "background"))
 				return -1;
 			ntids++;

@@ -4,7 +4,8 @@
  * the profiler names such a class "main" (a listener or housekeeping loop,
  * as memcached's), and then all serving threads are started threads while
  * the main thread, like the original's, waits in epoll_wait (on the stop
- * eventfd) between its periodic wake-ups and burns busy_ns at each one.
+ * eventfd) between its periodic wake-ups and burns busy_ns at each one,
+ * then makes its class's calls of a wake-up (rt_background.calls).
  */
 #include "rt_int.h"
 
@@ -29,6 +30,10 @@ void rt_main_thread_run(void)
 	struct epoll_event ev = { .events = EPOLLIN };
 	uint64_t next = rt_now_ns();
 	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct rt_replayer *replay = b->ncalls ? rt_replay_new_for(b->calls, b->ncalls) : NULL;
+	struct rt_rng rng;
+
+	rt_rng_seed(&rng, rt_config.seed, RT_BG_MAIN_STREAM);
 
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, rt_stop_fd, &ev)) {
 		rt_err(errno, "epoll set of the main thread");
@@ -46,9 +51,12 @@ void rt_main_thread_run(void)
 		if (n || !b->period_ns || rt_now_ns() < next)
 			continue;
 		rt_spin(b->busy_ns);
+		if (replay)
+			rt_replay_run(replay, &rng);
 		/* behind schedule: the next period starts now, no burst */
 		next = next + b->period_ns < rt_now_ns() ? rt_now_ns() + b->period_ns : next + b->period_ns;
 	}
 	if (ep >= 0)
 		close(ep);
+	rt_replay_free(replay);
 }

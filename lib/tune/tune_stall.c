@@ -154,7 +154,7 @@ static void not_converged_rows_in(struct dbuf *b, const struct ditto_tune_report
 	if (st)
 		dbuf_printf(b, ": %s out of bound at the best iteration (%s)", st->metric,
 			    st->text);
-	dbuf_printf(b, "%s every tuned row of the report within bound when measured again",
+	dbuf_printf(b, "%severy tuned row of the report within bound when measured again",
 		    st ? "; " : ": ");
 }
 

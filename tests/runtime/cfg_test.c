@@ -169,9 +169,15 @@ static const struct rt_background background[] = {
 };
 #define NBACKGROUND 1
 #elif defined(CFG_MAIN_CLASS)
-/* the original's main thread did not serve: the clone's plays it */
+/* the original's main thread did not serve: the clone's plays it, and
+ * makes its class's calls per wake-up (3 madvise) */
+static const struct rt_call main_calls[] = {
+	{ .name = "madvise", .nr = SYS_madvise, .kind = RT_REPLAY_MADVISE, .per_request = 3.0,
+	  .size = { .n = 0, .dflt = 4096 } },
+};
 static const struct rt_background background[] = {
-	{ .name = "main", .threads = 1, .period_ns = 20000000, .busy_ns = 500000 },
+	{ .name = "main", .threads = 1, .period_ns = 20000000, .busy_ns = 500000,
+	  .calls = main_calls, .ncalls = 1 },
 };
 #define NBACKGROUND 1
 #else

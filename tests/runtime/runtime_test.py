@@ -753,6 +753,33 @@ def scenario_waits(exe):
         fail('waits: %.3f epoll_wait per request, want 3.0' % got)
 
 
+def scenario_main_calls(exe):
+    """The main thread playing class "main" (cfg_test.c CFG_MAIN_CLASS)
+    wakes every 20 ms and makes 3 madvise calls per wake-up: counted
+    under strace for about a second, against its epoll_wait calls that
+    timed out (its wake-ups)."""
+    out = tempfile.NamedTemporaryFile(suffix='.strace', delete=False).name
+    clone = Clone(exe, [], ['strace', '-f', '-qq', '-e', 'trace=madvise,epoll_wait', '-o', out],
+                  traced_env())
+    traced = traced_pid(clone.proc.pid)
+    pid = str(traced)
+    time.sleep(1.0)
+    os.kill(traced, signal.SIGTERM)     # strace's own would not reach it
+    clone.finish('SIGTERM', STOP_S)
+    wakes = calls = 0
+    with open(out, errors='replace') as f:
+        for line in f:
+            if line.split(' ', 1)[0] != pid:
+                continue
+            # a call another thread's line cut ends in a '<... resumed>' line
+            wakes += 'epoll_wait' in line and line.rstrip().endswith('= 0')
+            calls += 'madvise(' in line
+    os.unlink(out)
+    print('  main thread: %d wake-ups, %d madvise calls' % (wakes, calls))
+    if wakes < 10 or abs(calls - 3 * wakes) > 3 + 0.05 * 3 * wakes:
+        fail('main-calls: %d madvise calls for %d wake-ups, want 3 each' % (calls, wakes))
+
+
 # ---- the body's share after the response, under strace ----
 
 def scenario_after(exe, none, wait):
@@ -1425,6 +1452,8 @@ def main():
         scenario_paced(exe)
     elif scenario == 'paced-native':
         scenario_paced_native(exe)
+    elif scenario == 'main-calls':
+        scenario_main_calls(exe)
     elif scenario == 'async':
         scenario_async(exe, want_threads)
     elif scenario.startswith('after'):
