@@ -87,8 +87,12 @@ def check_cpu(model, thread_class, windows, step_mode, insts=20000):
     assert 1 <= cpu['windows'] <= windows
     assert cpu['stepping'] == {step_mode: cpu['windows']}
     # Windows reach their budget: under load no system call blocks for
-    # the whole window timeout (stepping past calls works).
-    assert cpu['instructions'] >= insts * cpu['windows'] * 0.9
+    # the whole window timeout (stepping past calls works). All but one:
+    # in a CI run under ASan one of memcached's 4 workers sat in
+    # epoll_wait for a whole window (60001 instructions in 4 windows of
+    # 20000); were stepping past calls broken, every window would end so.
+    full = max(1, cpu['windows'] - 1)
+    assert cpu['instructions'] >= insts * full * 0.9, (cpu['instructions'], cpu['windows'])
     assert cpu['stepped_ns'] > 0
     assert cpu['undecoded'] < 0.05 * cpu['instructions']
     assert cpu['loads'] > 0.1 * cpu['instructions']
