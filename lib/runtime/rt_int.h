@@ -73,6 +73,11 @@ uint64_t rt_rng_below(struct rt_rng *r, uint64_t bound);	/* [0, bound), 0 if bou
 double rt_rng_unit(struct rt_rng *r);	/* [0, 1) */
 uint64_t rt_hist_draw(const struct rt_hist *h, struct rt_rng *r);
 uint64_t rt_hist_draw_min(const struct rt_hist *h, struct rt_rng *r, uint64_t min);
+/* The generators of background threads: streams of their own (rt_request.c
+ * and rt_up_call.c use bits 61 to 63, a serving thread's index below);
+ * the main thread playing class "main" takes the last. */
+#define RT_BG_STREAMS (1ull << 60)
+#define RT_BG_MAIN_STREAM (RT_BG_STREAMS | 0xffffffffull)
 
 /* ---- rt_buf.c: growable byte buffers ---- */
 struct rt_buf {
@@ -101,11 +106,6 @@ struct rt_replayer;
 struct rt_replayer *rt_replay_new(void);	/* NULL after a message */
 /* Of another table: a background class's calls per wake-up. */
 struct rt_replayer *rt_replay_new_for(const struct rt_call *calls, unsigned ncalls);
-/* The generators of background threads: streams of their own (rt_request.c
- * and rt_up_call.c use bits 61 to 63, a serving thread's index below);
- * the main thread playing class "main" takes the last. */
-#define RT_BG_STREAMS (1ull << 60)
-#define RT_BG_MAIN_STREAM (RT_BG_STREAMS | 0xffffffffull)
 void rt_replay_run(struct rt_replayer *r, struct rt_rng *rng);
 void rt_replay_free(struct rt_replayer *r);
 

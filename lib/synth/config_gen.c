@@ -466,7 +466,6 @@ static unsigned calls_section(struct cfg *g, struct dbuf *b, uint64_t *scratch)
 	if (!n)
 		dbuf_puts(b, "\t{ .name = \"none\" },\n");
 	dbuf_puts(b, "};\n");
-	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
 	return n;
 }
 
@@ -698,7 +697,6 @@ static unsigned background_section(struct cfg *g, struct dbuf *b, uint64_t *scra
 	b->oom |= arr.oom;
 	dbuf_free(&arr);
 	dbuf_puts(b, "};\n");
-	*scratch = (uint64_t)synth_limit(g->lim, SYNTH_LIMIT_SCRATCH, (double)*scratch);
 	return n;
 }
 
@@ -903,6 +901,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	hipr = insts_hist(&g, ipr);
 	ncalls = calls_section(&g, &b, &scratch);
 	nbg = background_section(&g, &b, &scratch);
+	scratch = (uint64_t)synth_limit(g.lim, SYNTH_LIMIT_SCRATCH, (double)scratch);
 	nso = sockopt_section(s, g.requests, &b);
 	nup = upstream_section(in->model, s, &b, &g.err);
 	dbuf_init(&sf);

@@ -143,9 +143,10 @@ static void converged_text(struct dbuf *b, const struct ditto_tune_report *r)
 
 /*
  * A loop that ended out of bound whose report, measured again, has every
- * tuned row in: the metric the loop ended on is named from its stall (the
- * best iteration's error), and the report's rows are said to be in, so
- * the verdict neither names nothing nor contradicts its table.
+ * tuned row in: the metric the loop ended on is named from its stall (out
+ * of bound at the best iteration, with its knob's state), and the report's
+ * rows are said to be in, so the verdict neither names nothing nor
+ * contradicts its table.
  */
 static void not_converged_rows_in(struct dbuf *b, const struct ditto_tune_report *r)
 {
