@@ -2,7 +2,8 @@
 # Original vs. clone side by side (bench/clone_compare.py): model diff and
 # cachegrind miss/misprediction rates. Root.
 #
-#   bench/clone-compare.sh [BUILDDIR] [redis|memcached|srv_epoll|...]...
+#   bench/clone-compare.sh [BUILDDIR] [--keep=DIR] [--tune] [--cachegrind] [redis|memcached|srv_epoll|...]...
+#   (--keep=DIR: the models and clone trees stay in DIR)
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}

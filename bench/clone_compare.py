@@ -15,7 +15,10 @@ servers of tests/servers under srv_client):
      profile give the error a profile of the same service makes;
   4. both run at once and `ditto load` drives each in turn, closed loop, in
      rounds interleaved: the throughput ratio clone/original per round;
-  5. with --cachegrind, the ground-truth servers and their clones run under
+  5. with --tune, the clone compared is `ditto tune MODEL` of that profile
+     (the original is not run: targets from the model, as for a service
+     that cannot be restarted);
+  6. with --cachegrind, the ground-truth servers and their clones run under
      `valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes` with the
      same short load: I1/D1/LL miss rates and the branch misprediction rate.
 Then one table, a row per service: shape match (thread classes and network
@@ -159,12 +162,24 @@ def cache_rows(t, tree):
                                                   100 * rel(a[k], b[k])))
 
 
-def compare_one(t, tmp, with_cache):
+def tuned(model, tree):
+    """`ditto tune` of model without the original, into tree-tuned."""
+    out = tree + '-tuned'
+    r = ditto('tune', model, '-o', out, '-i', '8', '-n', '5000', check=False, timeout=1800)
+    if r.returncode not in (0, 3):
+        raise RuntimeError('ditto tune: exit %d: %s' % (r.returncode, r.stderr[-400:]))
+    print('  tune: %s' % [line for line in r.stdout.splitlines() if line.startswith('verdict')])
+    return out
+
+
+def compare_one(t, tmp, with_cache, with_tune=False):
     """Profile, clone, profile the clone, then rates side by side: a row."""
     orig = t.start(free_port())
     tree = os.path.join(tmp, t.name + '-clone')
     try:
         model = clone_service(orig.pid, tree, t.load(orig.port))
+        if with_tune:
+            tree = tuned(model, tree)
         again = profile_clone(orig, t.svc_name, os.path.join(tmp, t.name + '-again.msgpack'),
                               t.load(orig.port), windows=0)
         clone = Clone(tree)
@@ -203,6 +218,8 @@ def table(rows):
 
 def main(argv):
     with_cache = '--cachegrind' in argv
+    with_tune = '--tune' in argv
+    keep = [a.split('=', 1)[1] for a in argv if a.startswith('--keep=')]
     names = [a for a in argv if not a.startswith('--')]
     known = {t.name: t for t in TARGETS}
     for n in names:
@@ -210,9 +227,12 @@ def main(argv):
             sys.exit('clone-compare: unknown service %r (one of: %s)' % (n, ' '.join(known)))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        if keep:
+            tmp = keep[-1]
+            os.makedirs(tmp, exist_ok=True)
         for t in [known[n] for n in names] or TARGETS:
             try:
-                rows.append(compare_one(t, tmp, with_cache))
+                rows.append(compare_one(t, tmp, with_cache, with_tune))
             except Exception as e:      # one service failing does not hide the others
                 print('== %s: FAILED: %s\n' % (t.name, e))
                 rows.append((t.name, 'FAILED', 0.0, str(e)[:60], 0.0, '-', 0.0, 0.0, 0.0, 0.0))

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	      "              predictor: instructions and miss rates per request, startup and\n"
 	      "              shutdown subtracted (a run without load is measured too)\n"
 	      "  profile     libditto's profiler: syscalls, socket bytes, read and write calls\n"
-	      "              per request (needs root)\n"
+	      "              and CPU time per request (needs root)\n"
 	      "  counters    hardware counters: IPC and MPKI (a host without a PMU has none:\n"
 	      "              the backend is then skipped with a warning, or, when it is the\n"
 	      "              only one asked for, the command fails saying why)\n"

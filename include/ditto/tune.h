@@ -224,7 +224,8 @@ enum ditto_backend {
  *               service forks or execs are measured too)
  *   profile     syscalls_per_request, socket_bytes_per_request,
  *               read_calls_per_request, write_calls_per_request,
- *               background_calls_per_request (needs what
+ *               background_calls_per_request, cpu_ns_per_request (CPU
+ *               time of every thread per request; needs what
  *               ditto_profile_new() needs: root or CAP_BPF; the service
  *               runs natively on every CPU but the first, the load on the
  *               first, when the process may use two or more)
@@ -357,7 +358,11 @@ struct ditto_tune_report;
  * the same load as the original (cachegrind), records an iteration (knobs
  * tried, error per metric, accepted when best so far) in the model's
  * tuning section, moves a best clone into dir, and steps the knobs. Tuned
- * metrics and their knobs: insts_per_request (synth.body_scale),
+ * metrics and their knobs: insts_per_request (synth.body_scale) or,
+ * when the original is not run and the model's CPU windows held no whole
+ * request (a warning says so), cpu_ns_per_request (synth.cpu_scale: the
+ * clone's CPU time per request, from the profile backend, held to the
+ * model's, as measured on the host of the profile, within 10%),
  * branch_mispredict_rate (synth.branch_bias), i1_miss_rate
  * (synth.far_code_scale), d1_miss_rate (synth.d1_mpki), ll_miss_rate
  * (synth.ll_mpki) and, when the original can also be measured with the

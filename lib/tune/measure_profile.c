@@ -58,9 +58,21 @@ static void count_calls(struct ditto_service *s, struct sock_calls *n)
 	}
 }
 
+/* CPU time of every thread class, as the profiler's scheduler events
+ * counted it (0: none recorded). */
+static double service_cpu_ns(struct ditto_service *s)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < ditto_service_thread_count(s); i++)
+		ns += (double)ditto_thread_class_cpu_ns(ditto_service_thread(s, i));
+	return ns;
+}
+
 int measure_service_metrics(struct ditto_service *s, double requests, struct ditto_metrics *m)
 {
 	struct ditto_requests *r = ditto_service_requests(s);
+	double cpu_ns = service_cpu_ns(s);
 	struct sock_calls n;
 	int err;
 
@@ -75,6 +87,8 @@ int measure_service_metrics(struct ditto_service *s, double requests, struct dit
 	    (err = ditto_metrics_set(m, "read_calls_per_request", (double)n.reads / requests)) ||
 	    (err = ditto_metrics_set(m, "background_calls_per_request",
 				     (double)n.background / requests)))
+		return err;
+	if (cpu_ns > 0 && (err = ditto_metrics_set(m, "cpu_ns_per_request", cpu_ns / requests)))
 		return err;
 	return ditto_metrics_set(m, "write_calls_per_request", (double)n.writes / requests);
 }

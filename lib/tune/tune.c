@@ -123,9 +123,14 @@ static int targets(struct loop *l)
 	int err;
 
 	if (!l->o.original_argv) {
-		if ((err = ditto_metrics_new(&l->target)))
+		if ((err = ditto_metrics_new(&l->target)) ||
+		    (err = tune_model_targets(l->s, l->target)))
 			return err;
-		return tune_model_targets(l->s, l->target);
+		/* the clone's CPU time, where it is the body's target, comes
+		 * from the profiler (measure_profile.c) */
+		if (!ditto_metrics_get(l->target, "cpu_ns_per_request", &(double){ 0 }))
+			l->backends |= DITTO_BACKEND_PROFILE;
+		return 0;
 	}
 	if (!port)
 		return ditto_err(-DITTO_EOPTS, "tune: the original's port is not in the model: give it");
@@ -145,7 +150,7 @@ static int targets(struct loop *l)
 		ditto_err_prefix("tune: measuring the original (%s)", l->o.original_argv[0]);
 		return err;
 	}
-	return 0;
+	return tune_targets_one_body_metric(&l->target);
 }
 
 /* Largest error over the tuned metrics the target has, each scaled to
@@ -367,7 +372,8 @@ static int finish(struct loop *l, unsigned ran, bool converged)
 			continue;
 		if (!ditto_metrics_get(l->target, tune_metrics[i], &t) &&
 		    !ditto_metrics_get(l->best, tune_metrics[i], &c))
-			report_row(l->report, tune_metrics[i], t, c, l->o.bound);
+			report_row(l->report, tune_metrics[i], t, c,
+				   metric_accept_bound(tune_metrics[i], l->o.bound));
 	}
 	err = tune_checked_rows(l->m, l->s, &l->o, l->report);
 	return err ? err : report_verdict(l->report);

@@ -14,7 +14,7 @@
 
 /* Tuned metric-knob pairs, and how many (knob, metric) points a knob
  * remembers for its secant steps. */
-#define TUNE_TRACKS 7
+#define TUNE_TRACKS 8
 #define TRACK_POINTS 16
 
 
@@ -63,6 +63,11 @@ int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t);
 /* The profile backend's per-request calls and bytes, as the model
  * recorded them (a new *out). */
 int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
+
+/* The body has one length to tune: where the original's instructions per
+ * request were measured, its CPU time per request (which the profiler
+ * measures too) is dropped from the targets *t. */
+int tune_targets_one_body_metric(struct ditto_metrics **t);
 
 /* ---- helpers (tune_util.c) ---- */
 

@@ -123,6 +123,21 @@ def test_profile_sees_one_read_and_one_write_per_request():
     assert m['socket_bytes_per_request'] >= 136, m
 
 
+@pytest.mark.root
+def test_profile_cpu_time_per_request_follows_the_work():
+    """cpu_ns_per_request: every thread's CPU time per request, from the
+    profiler's scheduler events; srv_epoll --work N does about 10 N
+    instructions a request more (tests/servers/README.md)."""
+    cpu = {}
+    for work in (0, 20000):
+        port = free_port()
+        m = ditto.measure(srv_epoll(port, '--work', str(work)), port,
+                          framing='length-prefixed', backends=('profile',), requests=2000)
+        cpu[work] = m['cpu_ns_per_request']
+    # 200,000 instructions take tens of microseconds on any host.
+    assert cpu[0] > 0 and cpu[20000] > cpu[0] + 10000, cpu
+
+
 # The sanitizer build's ground-truth servers run instrumented code (shadow
 # checks around every access): their loads are not the plain build's.
 plain_code = pytest.mark.skipif(QUICK, reason='the sanitizer build instruments the servers')

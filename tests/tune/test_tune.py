@@ -285,3 +285,54 @@ def test_bad_input_is_refused_clearly(tmp_path):
               check=False)
     assert r.returncode == 1 and 'measuring the original' in r.stderr
     assert not (tmp_path / 'c').exists() or not os.listdir(tmp_path / 'c')
+
+
+# About 200,000 instructions a request: a CPU window of 20,000 never holds
+# a whole one, as with apache's and MariaDB's requests.
+LONG_WORK = ['--work', '20000']
+
+
+@pytest.fixture(scope='module')
+def long_model(tmp_path_factory):
+    """The model of srv_epoll --work 20000, profiled live under srv_client
+    with two CPU windows: no instructions per request in it."""
+    if os.geteuid() != 0:
+        pytest.skip('profiling needs root')
+    d = tmp_path_factory.mktemp('long')
+    port = free_port()
+    srv = Service([os.path.join(SERVERS, 'srv_epoll'), '--port', str(port), '--max-seconds',
+                   '120'] + LONG_WORK, port)
+    load = subprocess.Popen(client(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ditto('clone', '--pid', srv.pid, '-o', d / 'clone', '-d', '3', '-q', '--cpu-windows', '2')
+    finally:
+        load.kill()
+        load.wait()
+        srv.stop()
+    return d / 'clone.msgpack'
+
+
+@pytest.mark.root
+@slow
+def test_without_instructions_per_request_cpu_time_per_request_is_tuned(long_model, tmp_path):
+    m = dt.Model.load(str(long_model))
+    assert m.get('services[0].cpu[network].insts_per_request')['total'] == 0
+    threads = m.get('services[0].threads')
+    want = sum(t.get('cpu_ns', 0) for t in threads) / m.get('services[0].requests')['count']
+    r = tune(long_model, tmp_path / 'clone', '-i', '8', '-n', '3000', '--json',
+             tmp_path / 'r.json', '--save', tmp_path / 'tuned.msgpack', original=False)
+    assert 'CPU windows hold no whole request: the clone\'s CPU time per request is tuned' \
+        in r.stderr
+    report = json.loads((tmp_path / 'r.json').read_text())
+    rows = {row['metric']: row for row in report['rows']}
+    assert 'insts_per_request' not in rows
+    cpu = rows['cpu_ns_per_request']
+    assert cpu['original'] == pytest.approx(want, rel=1e-6)
+    assert cpu['bound'] == 0.10 and cpu['error'] <= 0.10, (cpu, r.stdout)
+    # The default body (10,000 instructions) was far off, the knob that
+    # lengthens it moved, and the best clone keeps it.
+    its = dt.Model.load(str(tmp_path / 'tuned.msgpack')).tuning_iterations
+    assert its[0]['errors']['cpu_ns_per_request'] > 0.4, its[0]
+    best = [it for it in its if it['accepted']][-1]
+    assert best['knobs']['synth.cpu_scale'] > 3, best
+    assert best['errors']['cpu_ns_per_request'] <= 0.10

@@ -55,6 +55,7 @@ struct stepper {
 	bool pinned;		/* the tracer's own affinity to restore */
 	cpu_set_t self_mask;
 	uint8_t fdk[FD_CACHE];
+	bool reading[FD_CACHE];	/* read since the thread last wrote to it */
 };
 
 static double mono_s(void)
@@ -253,15 +254,28 @@ static enum fdk fd_kind(struct stepper *s, int fd)
 	return (enum fdk)s->fdk[fd];
 }
 
-/* read, readv, recvfrom, recvmsg that returned data from a socket. */
+/*
+ * The first of read, readv, recvfrom, recvmsg that returned data from a
+ * socket since the thread last wrote to that socket: the start of a
+ * request. A server that reads a frame's header and then its body
+ * (MariaDB: two recvfrom per request) made two boundaries per request
+ * when every read was one: a sample of the few hundred instructions
+ * between its reads and one of the rest.
+ */
 static bool is_request_read(struct stepper *s, const struct user_regs_struct *before,
 			    const struct user_regs_struct *after)
 {
 	uint64_t nr = before->rax;
+	int fd = (int)before->rdi;
+	bool rd = nr == 0 || nr == 19 || nr == 45 || nr == 47;
+	bool wr = nr == 1 || nr == 20 || nr == 40 || nr == 44 || nr == 46 || nr == 307;
+	bool first;
 
-	if (nr != 0 && nr != 19 && nr != 45 && nr != 47)
+	if ((!rd && !wr) || (int64_t)after->rax <= 0 || fd_kind(s, fd) != FDK_SOCKET)
 		return false;
-	return (int64_t)after->rax > 0 && fd_kind(s, (int)before->rdi) == FDK_SOCKET;
+	first = rd && !s->reading[fd];
+	s->reading[fd] = rd;	/* fd_kind(): 0 <= fd < FD_CACHE */
+	return first;
 }
 
 static int getregs(struct stepper *s, struct user_regs_struct *r)
