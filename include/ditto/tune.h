@@ -357,7 +357,9 @@ struct ditto_tune_report;
  * the loop ends) into DIR.try, builds it, measures it under
  * the same load as the original (cachegrind), records an iteration (knobs
  * tried, error per metric, accepted when best so far) in the model's
- * tuning section, moves a best clone into dir, and steps the knobs. Tuned
+ * tuning section, moves a best clone into dir (best: instructions or CPU
+ * time per request within bound first, then the least largest error),
+ * and steps the knobs. Tuned
  * metrics and their knobs: insts_per_request (synth.body_scale) or,
  * when the original is not run and the model's CPU windows held no whole
  * request (a warning says so), cpu_ns_per_request (synth.cpu_scale: the
