@@ -167,6 +167,10 @@ int measure_profile_model(const struct mctx *c, const struct ditto_profile_opts 
 /* The profile backend's metrics of a modelled service over `requests`. */
 struct ditto_service;
 int measure_service_metrics(struct ditto_service *s, double requests, struct ditto_metrics *m);
+
+/* CPU time of every thread class of s, as the profiler's scheduler
+ * events counted it (0: none recorded). */
+uint64_t measure_service_cpu_ns(const struct ditto_service *s);
 int measure_counters(const struct mctx *c, struct ditto_metrics *m);
 /* 0, or -EOPNOTSUPP / -EACCES with the reason when counters cannot run. */
 int counters_usable(void);

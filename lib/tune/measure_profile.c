@@ -58,21 +58,19 @@ static void count_calls(struct ditto_service *s, struct sock_calls *n)
 	}
 }
 
-/* CPU time of every thread class, as the profiler's scheduler events
- * counted it (0: none recorded). */
-static double service_cpu_ns(struct ditto_service *s)
+uint64_t measure_service_cpu_ns(const struct ditto_service *s)
 {
-	double ns = 0;
+	uint64_t ns = 0;
 
 	for (size_t i = 0; i < ditto_service_thread_count(s); i++)
-		ns += (double)ditto_thread_class_cpu_ns(ditto_service_thread(s, i));
+		ns += ditto_thread_class_cpu_ns(ditto_service_thread(s, i));
 	return ns;
 }
 
 int measure_service_metrics(struct ditto_service *s, double requests, struct ditto_metrics *m)
 {
 	struct ditto_requests *r = ditto_service_requests(s);
-	double cpu_ns = service_cpu_ns(s);
+	double cpu_ns = (double)measure_service_cpu_ns(s);
 	struct sock_calls n;
 	int err;
 

@@ -22,6 +22,7 @@
 
 #include "core_int.h"
 #include "loadgen_int.h"
+#include "measure_int.h"
 #include "model_int.h"
 #include "synth_int.h"
 #include "tune_graph_int.h"
@@ -92,15 +93,6 @@ static void knob_key(const struct gtier *t, char *key, size_t len)
 	snprintf(key, len, "%s/" KNOB, t->name);
 }
 
-static uint64_t service_cpu_ns(const struct ditto_service *s)
-{
-	uint64_t ns = 0;
-
-	for (size_t i = 0; i < ditto_service_thread_count(s); i++)
-		ns += ditto_thread_class_cpu_ns(ditto_service_thread(s, i));
-	return ns;
-}
-
 /* Nodes the front's load reaches through the edges (reach[k]). */
 static void reachable(const struct gplan *p, bool *reach)
 {
@@ -138,7 +130,7 @@ static int tiers_init(struct gloop *l)
 	for (size_t k = 0; k < l->plan.n; k++) {
 		const struct gnode *g = &l->plan.nodes[k];
 		struct gtier *t = &l->t[l->n];
-		uint64_t ns = g->svc ? service_cpu_ns(g->svc) : 0;
+		uint64_t ns = g->svc ? measure_service_cpu_ns(g->svc) : 0;
 
 		if (g->kind != GNODE_CLONE || !ns)
 			continue;
