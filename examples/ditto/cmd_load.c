@@ -42,7 +42,7 @@ static void usage(FILE *f)
 	      "      --port P            TCP port of the service (required)\n"
 	      "      --host H            its IPv4 address (default 127.0.0.1)\n"
 	      "      --framing F         resp, memcache-text, memcache-binary, http1,\n"
-	      "                          length-prefixed, raw or postgres\n"
+	      "                          length-prefixed, raw, postgres or mysql\n"
 	      "                          (default: the model's)\n"
 	      "      --model FILE        take framing and request size from a model\n"
 	      "      --service NAME      service of the model (default: the first)\n"

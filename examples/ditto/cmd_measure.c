@@ -48,7 +48,7 @@ static void usage(FILE *f)
 	      "  -p, --port P             port the service listens on (required)\n"
 	      "  -H, --host ADDR          its IPv4 address (default 127.0.0.1)\n"
 	      "  -f, --framing NAME       wire framing: resp, memcache-text, memcache-binary,\n"
-	      "                           http1, length-prefixed, raw, postgres\n"
+	      "                           http1, length-prefixed, raw, postgres, mysql\n"
 	      "  -m, --model FILE         take framing and request sizes from a model\n"
 	      "  -s, --service NAME       service of the model (default: the first)\n"
 	      "  -b, --backend LIST       comma-separated backends (default cachegrind)\n"

@@ -296,11 +296,6 @@ static int check_numbers(const struct cfg *c)
 {
 	if (!c->port || c->port > 65535)
 		return ditto_err(-EINVAL, "load: port %u is not 1..65535", c->port);
-	/* MySQL's server speaks first and its load generators are the
-	 * clients' own (sysbench): the clone is driven by those. */
-	if (c->framing == DITTO_FRAMING_MYSQL)
-		return ditto_err(-ENOTSUP, "load: framing mysql is not generated here: "
-				 "drive a mysql service with its own client (sysbench)");
 	if (c->framing > DITTO_FRAMING_MYSQL)
 		return ditto_err(-EINVAL, "load: framing %u is unknown", c->framing);
 	if (c->mode < DITTO_LOAD_CLOSED || c->mode > DITTO_LOAD_FIXED)
@@ -716,8 +711,9 @@ static int send_all(const struct run *r, struct conn *c)
 	return 0;
 }
 
-/* Read one whole answer; *failed: an error reply. */
-static int recv_whole(const struct run *r, struct conn *c, bool *failed)
+/* Read one whole answer (one MySQL packet with `packet`); *failed: an
+ * error reply. */
+static int recv_answer_or_packet(const struct run *r, struct conn *c, bool packet, bool *failed)
 {
 	long e = 0;
 	int err;
@@ -735,12 +731,18 @@ static int recv_whole(const struct run *r, struct conn *c, bool *failed)
 		if (k < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		c->in_len += k > 0 ? (size_t)k : 0;
-		e = loadgen_parse(r->cfg.framing, c->in, c->in_len, failed);
+		e = packet ? loadgen_my_packet(c->in, c->in_len, failed) :
+			     loadgen_parse(r->cfg.framing, c->in, c->in_len, failed);
 	}
 	if (e < 0 || (size_t)e != c->in_len)
 		return -EPROTO;
 	c->in_len = 0;
 	return 0;
+}
+
+static int recv_whole(const struct run *r, struct conn *c, bool *failed)
+{
+	return recv_answer_or_packet(r, c, false, failed);
 }
 
 /* Read one whole answer; an error reply only means the key stays unset. */
@@ -754,20 +756,25 @@ static int recv_answer(const struct run *r, struct conn *c)
 	return err;
 }
 
-/* What opens a connection of the framing (PostgreSQL's startup), before
- * its first request and outside the clock; refused: -EACCES. */
+/* What opens a connection of the framing (PostgreSQL's startup, MySQL's
+ * handshake after the server's), before its first request and outside
+ * the clock; refused: -EACCES. */
 static int greet(const struct run *r, struct conn *c)
 {
-	bool failed = false;
-	int err;
+	bool packet = loadgen_server_first(r->cfg.framing), failed = false;
+	int err = 0;
 
+	if (packet && (err = recv_answer_or_packet(r, c, true, &failed)))
+		return err;
+	if (failed)
+		return -EACCES;
 	c->out.len = 0;
 	if (!loadgen_greeting(r->cfg.framing, &c->out))
 		return 0;
 	err = c->out.oom ? -ENOMEM : send_all(r, c);
 	c->out.len = 0;
 	if (!err)
-		err = recv_whole(r, c, &failed);
+		err = recv_answer_or_packet(r, c, packet, &failed);
 	return err ? err : failed ? -EACCES : 0;
 }
 

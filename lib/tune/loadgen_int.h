@@ -37,9 +37,16 @@ bool loadgen_has_writes(unsigned framing);
 /* Append one request in the framing's encoding to out (out->oom on no
  * memory). -EINVAL for a framing without an encoder. */
 int loadgen_encode(unsigned framing, const struct loadgen_req *r, struct dbuf *out);
-/* Append what opens a connection of the framing (PostgreSQL's startup)
- * to out: false when it has none. Its answer is one loadgen_parse() answer. */
+/* Append what opens a connection of the framing (PostgreSQL's startup,
+ * MySQL's handshake response) to out: false when it has none. Its answer
+ * is one loadgen_parse() answer, or one loadgen_my_packet() for MySQL. */
 bool loadgen_greeting(unsigned framing, struct dbuf *out);
+/* Whether the service speaks first (MySQL's handshake, one
+ * loadgen_my_packet()) before the greeting is sent. */
+bool loadgen_server_first(unsigned framing);
+/* One MySQL packet at the start of p[0..n), as loadgen_parse(); *failed
+ * when it is an ERR packet or asks for another authentication method. */
+long loadgen_my_packet(const char *p, size_t n, bool *failed);
 /* Bytes a write (or the only kind of request) adds around its value. */
 uint64_t loadgen_overhead(unsigned framing, const char *host);
 
@@ -63,7 +70,7 @@ bool loadgen_costs(unsigned framing, uint64_t value_bytes, struct loadgen_costs 
  * more bytes are needed, -1 when the bytes cannot be an answer. *failed is
  * set when the complete answer is an error reply of the protocol (RESP
  * -ERR, memcached ERROR or a binary status other than "not found", HTTP 4xx and 5xx,
- * a PostgreSQL ErrorResponse).
+ * a PostgreSQL ErrorResponse, a MySQL ERR packet).
  */
 long loadgen_parse(unsigned framing, const char *p, size_t n, bool *failed);
 

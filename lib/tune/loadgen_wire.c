@@ -112,18 +112,71 @@ static void pg_query(const struct loadgen_req *r, struct dbuf *out)
 	dbuf_putc(out, 0);
 }
 
+static void put_le(struct dbuf *out, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++, v >>= 8)
+		dbuf_putc(out, (char)(unsigned char)v);
+}
+
+/* MySQL: a COM_QUERY whose text grows with the value in a comment, as
+ * pg_query(); the answer is one row, from the service and its clone. One
+ * packet: a value past 16 MiB is cut to what one packet holds. */
+#define MY_QUERY "SELECT 1 -- "
+#define MY_PACKET_MAX 0xfffffeu
+static void my_query(const struct loadgen_req *r, struct dbuf *out)
+{
+	uint64_t v = r->value_bytes, room = MY_PACKET_MAX - 1 - (sizeof(MY_QUERY) - 1);
+
+	v = v > room ? room : v;
+	put_le(out, 1 + sizeof(MY_QUERY) - 1 + v, 3);
+	dbuf_putc(out, 0);		/* sequence */
+	dbuf_putc(out, 0x03);		/* COM_QUERY */
+	dbuf_puts(out, MY_QUERY);
+	fill(out, v);
+}
+
+/* HandshakeResponse41 (sequence 1) as "root" without a password, for
+ * mysql_native_password: protocol 4.1, secure connection, plugin auth
+ * and transactions; no TLS, no database, no EOF deprecation (results end
+ * in EOF packets, which my_parse() counts). A service that refuses it
+ * answers ERR: a clone takes any user. */
+static void my_hello(struct dbuf *out)
+{
+	static const char user[] = "root", plugin[] = "mysql_native_password";
+	const uint32_t caps = 0x1 | 0x200 | 0x2000 | 0x8000 | 0x80000;
+
+	put_le(out, 4 + 4 + 1 + 23 + sizeof(user) + 1 + sizeof(plugin), 3);
+	dbuf_putc(out, 1);
+	put_le(out, caps, 4);
+	put_le(out, 1u << 24, 4);	/* max packet */
+	dbuf_putc(out, 45);		/* utf8mb4_general_ci */
+	zeros(out, 23);
+	dbuf_put(out, user, sizeof(user));
+	dbuf_putc(out, 0);		/* auth response: none */
+	dbuf_put(out, plugin, sizeof(plugin));
+}
+
 /* The StartupMessage of protocol 3.0 as user and database "postgres":
  * the one role every cluster has (authentication must be trust). */
 bool loadgen_greeting(unsigned framing, struct dbuf *out)
 {
 	static const char params[] = "user\0postgres\0database\0postgres\0application_name\0ditto load\0";
 
+	if (framing == DITTO_FRAMING_MYSQL) {
+		my_hello(out);
+		return true;
+	}
 	if (framing != DITTO_FRAMING_POSTGRES)
 		return false;
 	put_be(out, 4 + 4 + sizeof(params), 4);	/* sizeof: the list's closing NUL */
 	put_be(out, 196608, 4);
 	dbuf_put(out, params, sizeof(params));
 	return true;
+}
+
+bool loadgen_server_first(unsigned framing)
+{
+	return framing == DITTO_FRAMING_MYSQL;
 }
 
 bool loadgen_has_writes(unsigned framing)
@@ -149,6 +202,7 @@ int loadgen_encode(unsigned framing, const struct loadgen_req *r, struct dbuf *o
 	case DITTO_FRAMING_MEMCACHE_BINARY: mcbin(r, key, out); break;
 	case DITTO_FRAMING_HTTP1: http1(r, out); break;
 	case DITTO_FRAMING_POSTGRES: pg_query(r, out); break;
+	case DITTO_FRAMING_MYSQL: my_query(r, out); break;
 	case DITTO_FRAMING_LENGTH_PREFIXED:
 		put_be(out, r->value_bytes, 4);
 		fill(out, r->value_bytes);
@@ -442,6 +496,61 @@ static long pg_parse(const char *p, size_t n, bool *failed)
 	return i >= LOADGEN_FRAME_MAX ? -1 : 0;
 }
 
+/* MySQL: the packet at p[i]: its end, 0 for more, -1 when it cannot be
+ * one (an empty payload, or a length that does not fit one answer). */
+static long my_packet_at(const char *p, size_t n, size_t i)
+{
+	size_t len;
+
+	if (n - i < 4)
+		return 0;
+	len = (size_t)(unsigned char)p[i] | (size_t)(unsigned char)p[i + 1] << 8 |
+	      (size_t)(unsigned char)p[i + 2] << 16;
+	if (!len || len > MY_PACKET_MAX || len > LOADGEN_FRAME_MAX - 4 - i)
+		return -1;
+	return n - i - 4 < len ? 0 : (long)(i + 4 + len);
+}
+
+/* An EOF packet: 0xfe and at most 8 bytes (a row's first value of 0xfe
+ * has 8 length bytes after it). */
+static bool my_eof(const char *p, size_t i, long end)
+{
+	return (unsigned char)p[i + 4] == 0xfe && end - (long)i - 4 < 9;
+}
+
+long loadgen_my_packet(const char *p, size_t n, bool *failed)
+{
+	long e = my_packet_at(p, n, 0);
+
+	*failed = e > 0 && ((unsigned char)p[4] == 0xff || (unsigned char)p[4] == 0xfe);
+	return e;
+}
+
+/* An answer to a command: OK, ERR or a lone EOF; or a result set, its
+ * column count, definitions, EOF, rows and EOF (an ERR among them ends
+ * it, failed). A request for a local file (0xfb) is no answer of ours. */
+static long my_parse(const char *p, size_t n, bool *failed)
+{
+	int eofs = 0;
+	long e;
+
+	for (size_t i = 0; (e = my_packet_at(p, n, i)) > 0; i = (size_t)e) {
+		unsigned char b = (unsigned char)p[i + 4];
+
+		if (b == 0xff) {
+			*failed = true;
+			return e;
+		}
+		if (i == 0 && (b == 0x00 || my_eof(p, i, e)))
+			return e;
+		if (i == 0 && b == 0xfb)
+			return -1;
+		if (i > 0 && my_eof(p, i, e) && ++eofs == 2)
+			return e;
+	}
+	return e;
+}
+
 /* ------------------------------------------------------------------ */
 /* HTTP/1.1                                                             */
 /* ------------------------------------------------------------------ */
@@ -585,6 +694,7 @@ long loadgen_parse(unsigned framing, const char *p, size_t n, bool *failed)
 	case DITTO_FRAMING_HTTP1: return http_parse(p, n, failed);
 	case DITTO_FRAMING_LENGTH_PREFIXED: return lp_parse(p, n);
 	case DITTO_FRAMING_POSTGRES: return pg_parse(p, n, failed);
+	case DITTO_FRAMING_MYSQL: return my_parse(p, n, failed);
 	case DITTO_FRAMING_RAW: return n > LOADGEN_FRAME_MAX ? LOADGEN_FRAME_MAX : (long)n;
 	default: return -1;
 	}

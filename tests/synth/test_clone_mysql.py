@@ -14,6 +14,7 @@ it (no handshake seen, MariaDB reading each packet's header apart) still
 finds the framing. MariaDB is stopped by its PID; the system's own
 instance and port 3306 are never touched."""
 
+import json
 import os
 import subprocess
 import time
@@ -65,6 +66,13 @@ def ok_reads(path):
                c['name'] in ('read', 'recvfrom', 'readv', 'recvmsg')) / n
 
 
+def load_ok(args):
+    """`ditto load` of 2000 requests: all answered, none failed."""
+    r = ditto('load', '--json', '-n', 2000, '-c', 4, *args)
+    res = json.loads(r.stdout)
+    assert res['completed'] == 2000 and res['errors'] == 0, res
+
+
 @pytest.fixture
 def server(started):
     bins = tools()
@@ -78,12 +86,16 @@ def test_mysql_clone_answers_sysbench(tmp_path, server, started):
     tree = tmp_path / 'mysql-clone'
     orig = clone_service(srv.pid, tree, sysbench_argv(bins, srv.port, seconds=30))
     tps_orig = sysbench(bins, srv.port)
+    # ditto's own load speaks MySQL too (handshake as root, COM_QUERY):
+    # the original and, below, its clone answer each query without error
+    load_ok(['--framing', 'mysql', '--port', srv.port])
     srv.stop()
     assert d.Model.load(orig).get('services[0].framing') == 'mysql'
     assert os.access(tree / 'clone', os.X_OK)
 
     clone = Clone(tree)
     started.append(clone)
+    load_ok(['--model', orig, '--port', clone.port])
     for mode in ('auto', 'disable'):
         tps = sysbench(bins, clone.port, '--db-ps-mode=' + mode)
         print('sysbench oltp_read_only --db-ps-mode=%s: clone %.0f tps' % (mode, tps))
