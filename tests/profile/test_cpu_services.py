@@ -179,21 +179,28 @@ def untraced(pid):
         return 'TracerPid:\t0\n' in f.read()
 
 
+# Work per request and window: srv_blocking --work 200 runs about 2,500
+# instructions a request (10 a step, tests/servers/README.md, and the
+# server's own), more under ASan, whose servers are instrumented (5 and
+# more a window of 40,000); --work 500 under ASan left one whole request
+# in three windows of 20,000 in CI.
+SPLIT_WORK, SPLIT_WINDOW = 200, 40000
+
+
 def gt_insts_per_request(server_factory, step_mode, split):
-    """srv_blocking --work 500 (about 5,000 instructions a request,
-    tests/servers/README.md; a thread per connection) under 4 connections,
+    """srv_blocking --work (a thread per connection) under 4 connections,
     its requests read in one read or, split, in two (header, then body);
-    the insts_per_request histogram of 3 windows of 20,000 and its mean."""
+    the insts_per_request histogram of 3 windows and its mean."""
     servers = os.environ['DITTO_SERVERS_DIR']
     port = free_port()
     srv = server_factory([os.path.join(servers, 'srv_blocking'), '--port', str(port),
-                          '--max-seconds', '60', '--work', '500'] +
+                          '--max-seconds', '60', '--work', str(SPLIT_WORK)] +
                          (['--split-reads'] if split else []), port)
     model = profile_under_load(srv.pid, port, 4, [os.path.join(servers, 'srv_client'), '--port',
                                                   str(port), '--connections', '4', '--requests',
                                                   '100000000', '--request-bytes', '100',
                                                   '--max-seconds', '30'],
-                               step_mode)
+                               step_mode, insts=SPLIT_WINDOW)
     return (model.get('services[0].cpu[network].insts_per_request'),
             model.service(0).find_cpu('network').insts_per_request.mean)
 
@@ -201,7 +208,7 @@ def gt_insts_per_request(server_factory, step_mode, split):
 def test_a_request_read_in_two_reads_is_one_request(server_factory, step_mode):
     """A request starts at the first read of a socket since the thread
     last wrote to it: a server that reads a header and then the body (as
-    MariaDB does) serves one request, not a sample of the few hundred
+    MariaDB does) serves one request, not a sample of the hundred or so
     instructions between its two reads and one of the rest."""
     hists = {split: gt_insts_per_request(server_factory, step_mode, split)
              for split in (False, True)}
@@ -209,5 +216,5 @@ def test_a_request_read_in_two_reads_is_one_request(server_factory, step_mode):
         print('split reads' if split else 'one read', h, mean)
         assert h['total'] >= 3, (split, h)
         lo = min(b[0] for b in h['buckets'])
-        assert lo >= 2048, ('a sample shorter than the work itself', split, h)
+        assert lo >= 1024, ('a sample shorter than the work itself', split, h)
     assert 0.7 <= hists[True][1] / hists[False][1] <= 1.4, hists
