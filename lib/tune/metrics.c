@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "tune_int.h"
 
 struct metric {
 	char *name;
@@ -109,4 +110,15 @@ DITTO_API int ditto_metrics_set(struct ditto_metrics *m, const char *name, doubl
 		return 0;
 	}
 	return append(m, name, value);
+}
+
+void tune_metrics_remove(struct ditto_metrics *m, const char *name)
+{
+	struct metric *e = find(m, name);
+
+	if (!e)
+		return;
+	free(e->name);
+	memmove(e, e + 1, (size_t)(m->v + m->n - (e + 1)) * sizeof(*e));
+	m->n--;
 }

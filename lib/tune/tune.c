@@ -151,7 +151,8 @@ static int targets(struct loop *l)
 		ditto_err_prefix("tune: measuring the original (%s)", l->o.original_argv[0]);
 		return err;
 	}
-	return tune_targets_one_body_metric(&l->target);
+	tune_targets_one_body_metric(l->target);
+	return 0;
 }
 
 /* Largest error over the tuned metrics the target has, each scaled to
@@ -216,10 +217,8 @@ static bool body_in(const struct loop *l, const struct ditto_metrics *clone)
 	return true;
 }
 
-static bool better(const struct loop *l, const struct ditto_metrics *clone, double e)
+static bool better(const struct loop *l, bool in, double e)
 {
-	bool in = body_in(l, clone);
-
 	if (!l->best || in != l->best_body_in)
 		return !l->best || in;
 	return e < l->best_error;
@@ -261,7 +260,7 @@ static int iteration(struct loop *l)
 	const char *worst = "none";
 	unsigned i, moved;
 	double e, worst_e;
-	bool twice = false;
+	bool twice = false, in;
 	int err;
 
 	if (!it)
@@ -294,13 +293,14 @@ static int iteration(struct loop *l)
 	c_snprintf(note, sizeof(note), "%s %.1f%% off%s", worst, 100 * worst_e,
 		 twice ? " (mean of 2 runs)" : "");
 	ditto_tuning_iter_set_note(it, note);
-	if (better(l, clone, e)) {
+	in = body_in(l, clone);
+	if (better(l, in, e)) {
 		if ((err = keep_best(l))) {
 			ditto_metrics_free(clone);
 			return err;
 		}
 		ditto_metrics_free(l->best);
-		l->best_body_in = body_in(l, clone);
+		l->best_body_in = in;
 		l->best = clone;
 		l->best_error = e;
 		copy_knobs(l->best_knobs, l->knobs);

@@ -66,8 +66,8 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out);
 
 /* The body has one length to tune: where the original's instructions per
  * request were measured, its CPU time per request (which the profiler
- * measures too) is dropped from the targets *t. */
-int tune_targets_one_body_metric(struct ditto_metrics **t);
+ * measures too) is dropped from the targets t. */
+void tune_targets_one_body_metric(struct ditto_metrics *t);
 
 /* ---- helpers (tune_util.c) ---- */
 
@@ -86,6 +86,8 @@ void tune_values_copy(struct ditto_values *dst, const struct ditto_values *src);
 /* dst[name] += w * src[name] for every metric of src (0 where dst has
  * none yet). dst may be src: then it scales src by 1 + w. */
 int tune_metrics_add(struct ditto_metrics *dst, const struct ditto_metrics *src, double w);
+/* Drops the metric `name` from m, if it is there (metrics.c). */
+void tune_metrics_remove(struct ditto_metrics *m, const char *name);
 
 /* A TCP port on 127.0.0.1 free right now (0 when none was found). */
 /* The point (xv, yv) after the last *n of x[] and y[] (cap each), the

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <string.h>
 
 #include "core_int.h"
 #include "measure_int.h"
@@ -59,21 +58,15 @@ static void counter_targets(struct ditto_observed *o, struct ditto_metrics *t)
 static void cpu_time_target(struct ditto_service *s, struct ditto_metrics *t)
 {
 	struct ditto_requests *r = ditto_service_requests(s);
-	struct ditto_metrics *m = NULL;
-	double v;
+	uint64_t ns = measure_service_cpu_ns(s), n = r ? ditto_requests_count(r) : 0;
+	double v = n ? (double)ns / (double)n : 0;
 
-	if (!ditto_metrics_get(t, "insts_per_request", &v) || !r || !ditto_requests_count(r) ||
-	    ditto_metrics_new(&m))
+	if (!ditto_metrics_get(t, "insts_per_request", NULL) || !(v > 0))
 		return;
-	if (!measure_service_metrics(s, (double)ditto_requests_count(r), m) &&
-	    !ditto_metrics_get(m, "cpu_ns_per_request", &v)) {
-		ditto_metrics_set(t, "cpu_ns_per_request", v);
-		ditto_warn("tune: %s: the model's CPU windows hold no whole request: the clone's "
-			   "CPU time per request is tuned to the profile's (%.1f us; on the host "
-			   "it was profiled on, that host's speed), not its instructions",
-			   ditto_service_name(s), v / 1000);
-	}
-	ditto_metrics_free(m);
+	ditto_metrics_set(t, "cpu_ns_per_request", v);
+	ditto_warn("tune: %s: the model's CPU windows hold no whole request: the clone's CPU time "
+		   "per request is tuned to the profile's (%.1f us; on the host it was profiled on, "
+		   "that host's speed), not its instructions", ditto_service_name(s), v / 1000);
 }
 
 int tune_model_targets(struct ditto_service *s, struct ditto_metrics *t)
@@ -104,26 +97,8 @@ int tune_model_calls(struct ditto_service *s, struct ditto_metrics **out)
 	return err ? err : measure_service_metrics(s, r ? (double)ditto_requests_count(r) : 0, *out);
 }
 
-int tune_targets_one_body_metric(struct ditto_metrics **t)
+void tune_targets_one_body_metric(struct ditto_metrics *t)
 {
-	struct ditto_metrics *kept = NULL;
-	const char *name;
-	double v;
-	int err;
-
-	if (ditto_metrics_get(*t, "insts_per_request", &v) ||
-	    ditto_metrics_get(*t, "cpu_ns_per_request", &v))
-		return 0;
-	if ((err = ditto_metrics_new(&kept)))
-		return err;
-	for (size_t i = 0; !err && !ditto_metrics_entry(*t, i, &name, &v); i++)
-		if (strcmp(name, "cpu_ns_per_request"))
-			err = ditto_metrics_set(kept, name, v);
-	if (err) {
-		ditto_metrics_free(kept);
-		return err;
-	}
-	ditto_metrics_free(*t);
-	*t = kept;
-	return 0;
+	if (!ditto_metrics_get(t, "insts_per_request", NULL))
+		tune_metrics_remove(t, "cpu_ns_per_request");
 }
