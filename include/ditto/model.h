@@ -1102,6 +1102,12 @@ DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
  *   synth.hold_share        share of epoll wake-ups whose responses wait for
  *                           the wake-up's last read (0)
  *   synth.chase_scale       multiplies the profile's share of chased loads (1)
+ *   synth.cpu_scale         multiplies the body's instructions per request
+ *                           again: CPU time per request (1)
+ *   synth.wake_share        share of the body an event loop (epoll, poll)
+ *                           runs once per wake-up that began requests
+ *                           instead of once per request, so that its CPU
+ *                           per request falls as its load grows (0)
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */

@@ -21,6 +21,7 @@ const struct synth_knob synth_knob_table[] = {
 	 * body is 10000 additions (thousands of times that); the limit on
 	 * body instructions per request (lib/synth/limits.c) caps it too. */
 	{ "synth.cpu_scale", offsetof(struct synth_knobs, cpu_scale), 1, 0.01, 1e5 },
+	{ "synth.wake_share", offsetof(struct synth_knobs, wake_share), 0, 0, 1 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
 

@@ -26,6 +26,8 @@ struct synth_knobs {
 	double chase_scale;	/* multiplies the profile's share of chased loads */
 	double cpu_scale;	/* multiplies the body again: the graph tuner's, for a
 				 * tier's CPU time per request in its graph */
+	double wake_share;	/* share of the body an event loop runs per wake-up
+				 * that began requests (rt_net.wake_share) */
 };
 struct synth_knob {
 	const char *name;

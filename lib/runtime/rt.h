@@ -231,6 +231,15 @@ struct rt_net {
 	 * the epoll skeleton waits without blocking (timeout 0) when it owes
 	 * waits at this rate. 0: none owed. */
 	double waits_per_request;
+	/* Share of the body an event loop (epoll, poll) runs once per
+	 * wake-up that began requests, instead of once per request: a
+	 * loop's own work per turn (node's timers, microtasks, its garbage
+	 * collector's share), which the requests of one wake-up share, so
+	 * that the CPU per request falls as the load packs more requests
+	 * into a wake-up, as the original's does. A wake-up's share is drawn
+	 * like a request's body; at one request per wake-up the CPU per
+	 * request is the same whatever the share. 0: all per request. */
+	double wake_share;
 };
 
 /* A background thread class: `threads` threads that each wake every

@@ -205,6 +205,12 @@ struct rt_thread {
 	 * and the fraction of one carried to the next request. */
 	uint64_t after_loops;
 	double after_acc;
+	/* rt_net.wake_share: requests began this wake-up, the loop runs the
+	 * wake-up's body at its end (rt_request_wake_end()); draws of their
+	 * own, the fraction of a loop carried. */
+	bool wake_loop, wake_began;
+	struct rt_rng wake_rng;
+	double wake_acc;
 	/* This wake-up's responses wait in held (rt_conn_hold_flush()). */
 	bool hold;
 	struct rt_rng hold_rng;
@@ -230,6 +236,11 @@ struct rt_req;
 bool rt_request_work_parked(struct rt_thread *t, struct rt_conn *c, const struct rt_req *req,
 			    long len, const char *base);
 void rt_request_after(struct rt_thread *t);	/* the body's share after the response */
+/* An event loop's thread runs the wake-up's share of the body
+ * (rt_net.wake_share) at the end of each wake-up: rt_request_wake_loop()
+ * once, before its loop, then rt_request_wake_end() after each wake-up. */
+void rt_request_wake_loop(struct rt_thread *t);
+void rt_request_wake_end(struct rt_thread *t);
 uint64_t rt_served(void);	/* requests this process served */
 /* The request's trace context (from req's traceparent, else fresh), at
  * its start; its server span ends in rt_request_after(). */

@@ -257,6 +257,7 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		rt_err(ev ? errno : ENOMEM, "epoll set of serving thread %u", w->index);
 		rt_fail();
 	}
+	rt_request_wake_loop(&w->t);
 	/* A thread done with its one connection (serial connections, a
 	 * process per connection) still reads the replies of its async
 	 * calls in flight, until they end or time out: ended by the loop's
@@ -281,6 +282,7 @@ void rt_net_epoll_loop(struct rt_worker *w)
 		flush(w, ep);
 		if (pk)
 			rt_park_dying(pk);
+		rt_request_wake_end(&w->t);	/* its responses are out */
 		owed_waits(&w->t, owed_ep);
 	}
 	rt_park_close(pk);

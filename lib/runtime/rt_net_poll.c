@@ -120,6 +120,7 @@ static void run(struct rt_worker *w, int (*wait)(struct set *), const char *what
 {
 	struct set s = { 0 };
 
+	rt_request_wake_loop(&w->t);
 	while (rt_worker_running(w)) {
 		int n;
 
@@ -145,6 +146,7 @@ static void run(struct rt_worker *w, int (*wait)(struct set *), const char *what
 			if (r)
 				rt_worker_service(w, s.who[i], (r & POLLIN) || err, (r & POLLOUT) || err);
 		}
+		rt_request_wake_end(&w->t);
 	}
 	free(s.pfd);
 	free(s.who);

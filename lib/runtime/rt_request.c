@@ -53,8 +53,9 @@ void rt_regions_unmap(void)
 	rt_regions = NULL;
 }
 
-/* Streams of the threads' hold draws, apart from their own. */
+/* Streams of the threads' hold and wake-up draws, apart from their own. */
 #define HOLD_STREAMS (1ull << 62)
+#define WAKE_STREAMS (1ull << 59)
 
 int rt_thread_init(struct rt_thread *t, uint64_t stream)
 {
@@ -67,6 +68,9 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream)
 	t->empty_reads = 0;
 	t->after_loops = 0;
 	t->after_acc = 0;
+	t->wake_loop = t->wake_began = false;
+	rt_rng_seed(&t->wake_rng, rt_config.seed, WAKE_STREAMS | stream);
+	t->wake_acc = 0;
 	t->held = NULL;
 	t->nheld = t->heldcap = 0;
 	t->parker = NULL;
@@ -135,6 +139,54 @@ static void run_body(struct rt_thread *t, uint64_t loops)
 	}
 }
 
+/* The share of the body a thread runs per wake-up, not per request:
+ * only an event loop's (rt_request_wake_loop()). */
+static double wake_share(const struct rt_thread *t)
+{
+	double s = rt_config.net.wake_share;
+
+	return t->wake_loop && s > 0 && rt_config.body_loop_insts ? (s < 1 ? s : 1) : 0;
+}
+
+/* Loops of the request's own share: the rest of its draw is the
+ * wake-up's, drawn at its end; the fraction is carried. */
+static uint64_t request_loops(struct rt_thread *t, uint64_t loops)
+{
+	double s = wake_share(t);
+
+	t->wake_began = true;
+	if (!s)
+		return loops;
+	t->wake_acc += (double)loops * (1 - s);
+	loops = (uint64_t)t->wake_acc;
+	t->wake_acc -= (double)loops;
+	return loops;
+}
+
+void rt_request_wake_loop(struct rt_thread *t)
+{
+	t->wake_loop = true;
+}
+
+/* A draw of its own per wake-up that began requests, at the share:
+ * the same mean as a request's share at one request per wake-up. */
+void rt_request_wake_end(struct rt_thread *t)
+{
+	double s = wake_share(t), insts;
+	uint64_t loops;
+
+	if (!t->wake_began)
+		return;
+	t->wake_began = false;
+	if (!s)
+		return;
+	insts = (double)rt_hist_draw(&rt_config.insts_per_request, &t->wake_rng) * s;
+	loops = (uint64_t)(insts / (double)rt_config.body_loop_insts);
+	if (rt_rng_unit(&t->wake_rng) < insts / (double)rt_config.body_loop_insts - (double)loops)
+		loops++;
+	run_body(t, loops);
+}
+
 /* The body's share before the response, then the replayed calls. */
 static void request_begin(struct rt_thread *t)
 {
@@ -142,7 +194,7 @@ static void request_begin(struct rt_thread *t)
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);
 	} else if (rt_config.body) {
-		uint64_t loops = body_loops();
+		uint64_t loops = request_loops(t, body_loops());
 
 		/* carried, not drawn: the thread's streams stay as they were;
 		 * none after a response this wake-up holds (it goes out later,

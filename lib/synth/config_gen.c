@@ -326,7 +326,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 		    "\t\t.writes_per_request = %.4f,\n\t\t.epoll_events = %u,\n"
 		    "\t\t.hold_share = %.4f,\n\t\t.again_per_request = %.6f,\n"
 		    "\t\t.accept_again_per_request = %.6f,\n"
-		    "\t\t.after_response_share = %.4f,\n\t\t.waits_per_request = %.6f,\n\t},\n",
+		    "\t\t.after_response_share = %.4f,\n\t\t.waits_per_request = %.6f,\n"
+		    "\t\t.wake_share = %.4f,\n\t},\n",
 		    rd ? replay_nr(ditto_syscall_name(rd)) : 0L,
 		    rd ? replay_read_size(ditto_syscall_size(rd)) : 16384u, head_read(g, rd),
 		    wr ? replay_nr(ditto_syscall_name(wr)) : 1L,
@@ -342,7 +343,8 @@ static void net_section(struct cfg *g, struct dbuf *b)
 			synth_limit(g->lim, SYNTH_LIMIT_CALLS, accept_again), 1e12),
 		    after_response_share(g),
 		    num(g, "epoll waits per request",
-			synth_limit(g->lim, SYNTH_LIMIT_CALLS, waits), 1e12));
+			synth_limit(g->lim, SYNTH_LIMIT_CALLS, waits), 1e12),
+		    num(g, "the knob synth.wake_share", g->k.wake_share, 1));
 	if (!rd || !wr)
 		ditto_warn("synth: %s: no socket %s in the model's syscalls: the clone uses %s",
 			   ditto_service_name(g->s), !rd ? "reads" : "writes", !rd ? "read()" : "write()");

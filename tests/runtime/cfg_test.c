@@ -72,6 +72,9 @@
 #ifndef CFG_AFTER
 #define CFG_AFTER 0.0
 #endif
+#ifndef CFG_WAKE
+#define CFG_WAKE 0.0
+#endif
 /* CFG_RESP_FIXED: every response that many bytes; CFG_RESP_SMALL: only
  * small ones (the replay test counts mmap: no large buffers wanted). */
 /* CFG_REPLAY: the replay table; CFG_BACKGROUND: background threads;
@@ -246,6 +249,7 @@ const struct rt_config rt_config = {
 		.again_per_request = CFG_AGAIN,
 		.after_response_share = CFG_AFTER,
 		.waits_per_request = CFG_WAITS,
+		.wake_share = CFG_WAKE,
 	},
 	.response_bytes = RESPONSE,
 	.insts_per_request = HIST(ipr),

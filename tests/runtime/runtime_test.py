@@ -7,7 +7,7 @@ connected, and check its exit status (0), its one "ready" line and that no
 scratch file is left; then once more with only --max-seconds to stop it. The replay scenario counts the replayed system calls
 under strace instead.
   runtime_test.py CLONE SCENARIO [THREADS [CHILDREN]]
-SCENARIO: resp, mctext, mcbin, http, pg, lp, raw, replay, order, order-held
+SCENARIO: resp, mctext, mcbin, http, pg, lp, raw, replay, order, order-held, wake, wake-none
 (the reads and writes of one wake-up, under strace), paced (background
 wake-ups under valgrind, by served requests), turns (THREADS threads on a
 shared socket take one connection each, under strace), fdcap (far more
@@ -803,6 +803,66 @@ def scenario_after(exe, none, wait):
              'before the next read' % (waits, wait))
 
 
+# ---- the body's share per wake-up of an event loop ----
+
+def clone_cpu_ns(clone):
+    """CPU time of the clone's threads, ns (schedstat's first field)."""
+    total = 0
+    for tid in os.listdir('/proc/%d/task' % clone.proc.pid):
+        with open('/proc/%d/task/%s/schedstat' % (clone.proc.pid, tid)) as f:
+            total += int(f.read().split()[0])
+    return total
+
+
+def batches_cpu(clone, s, rounds, batch, pipelined):
+    """CPU ns per request of `rounds` batches of `batch` requests, sent
+    in one write each (one wake-up) or one after the other."""
+    req = struct.pack('>I', 3) + b'abc'
+    before = clone_cpu_ns(clone)
+    for _ in range(rounds):
+        if pipelined:
+            s.sendall(req * batch)
+            for _ in range(batch):
+                lp_response(s)
+        else:
+            for _ in range(batch):
+                lp_request(s, b'abc')
+    return (clone_cpu_ns(clone) - before) / (rounds * batch)
+
+
+def scenario_wake(exe, share):
+    """A body of 40 million instructions a request (CFG_IPR_BIG), all of
+    it per wake-up (CFG_WAKE=1.0) or all per request: eight requests
+    pipelined in one write are served in one or two wake-ups of the loop
+    (a large response that fills the socket leaves the rest for the wake-up
+    that writes it). Per wake-up, they cost one or two bodies between them
+    (0.14-0.28 of eight requests sent one after the other here); per
+    request, the same as those. Interleaved rounds, the ratio of the
+    medians."""
+    clone = Clone(exe)
+    try:
+        s = clone.connect()
+        lp_request(s, b'warm')
+        seq, pipe = [], []
+        for _ in range(5):
+            seq.append(batches_cpu(clone, s, 2, 8, False))
+            pipe.append(batches_cpu(clone, s, 2, 8, True))
+        s.close()
+    except Exception as e:
+        fail('wake: %r; clone stderr: %s' % (e, clone.stderr()))
+        clone.stop()
+        return
+    clone.stop()
+    ratio = sorted(pipe)[2] / sorted(seq)[2]
+    print('  CPU per request: %.2f ms one at a time, %.2f ms pipelined by 8 (ratio %.3f, '
+          'rounds %s)' % (sorted(seq)[2] / 1e6, sorted(pipe)[2] / 1e6, ratio,
+                          ' '.join('%.2f' % (p / q) for p, q in zip(pipe, seq))))
+    if share and ratio > 0.4:
+        fail('wake: pipelined requests cost %.2f of one at a time, want well under half' % ratio)
+    if not share and not 0.75 < ratio < 1.25:
+        fail('wake-none: pipelined requests cost %.2f of one at a time, want 1' % ratio)
+
+
 # ---- background wake-ups paced by requests, under valgrind ----
 
 PACE = 50          # cfg_test.c CFG_PACED: requests_per_wake
@@ -1480,6 +1540,8 @@ def main():
         scenario_park_serial(exe)
     elif scenario == 'waits':
         scenario_waits(exe)
+    elif scenario.startswith('wake'):
+        scenario_wake(exe, not scenario.endswith('-none'))
     elif scenario.startswith('order'):
         scenario_order(exe, scenario.endswith('-held'))
     else:
