@@ -365,3 +365,68 @@ def test_background_classes_replay_their_calls_per_wake_up(tmp_path):
     assert not any(name in calls for name in ('mprotect', 'madvise', 'fsync')), calls
     if not QUICK:
         d.build(tmp_path / 'gcs')
+
+
+def clone_cpu_ns(pid):
+    total = 0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+            total += int(f.read().split()[0])
+    return total
+
+
+def resp_batches_cpu(clone, c, batch, pipelined, rounds=3):
+    """The clone's CPU ns per request over `rounds` batches of `batch`
+    GETs on c (a wire.Conn), sent in one write (one wake-up) or one after
+    the other."""
+    get = b'*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'
+    before = clone_cpu_ns(clone.pid)
+    for _ in range(rounds):
+        for chunk in ([get * batch] if pipelined else [get] * batch):
+            c.s.sendall(chunk)
+            for _ in range(batch if pipelined else 1):
+                wire._resp_reply(c)
+    return (clone_cpu_ns(clone.pid) - before) / (rounds * batch)
+
+
+@pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
+@pytest.mark.parametrize('share', [0.0, 1.0])
+def test_wake_share_knob_runs_the_body_per_wake_up(tmp_path, share):
+    # synth.wake_share through the Python binding: the share of the body
+    # an event loop runs once per wake-up that began requests (node's
+    # turns). Redis's clone with its body made milliseconds long: eight
+    # pipelined requests cost the body of one or two wake-ups with the
+    # share at 1, eight bodies without it (tests/runtime: rt_wake_lp).
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    tree = Path(d.synth(m, tmp_path / 'tree', seed=1,
+                        knobs={'synth.cpu_scale': 2000, 'synth.wake_share': share}))
+    assert ('.wake_share = %.4f' % share) in (tree / 'clone_config.c').read_text()
+    d.build(tree)
+    clone = Clone(tree)
+    try:
+        c = wire.Conn(clone.port)
+        resp_batches_cpu(clone, c, 1, False, 1)
+        seq, pipe = [], []
+        for _ in range(5):
+            seq.append(resp_batches_cpu(clone, c, 8, False))
+            pipe.append(resp_batches_cpu(clone, c, 8, True))
+        c.close()
+    finally:
+        assert clone.stop() == 0
+    ratio = sorted(pipe)[2] / sorted(seq)[2]
+    print('wake_share %.1f: %.0f us per request one at a time, pipelined by 8 %.2f of it'
+          % (share, sorted(seq)[2] / 1e3, ratio))
+    assert sorted(seq)[2] > 500e3, seq     # the body is most of a request
+    if share:
+        assert ratio < 0.4, (seq, pipe)
+    else:
+        assert 0.75 < ratio < 1.25, (seq, pipe)
+
+
+def test_wake_share_knob_is_clamped_to_its_range(tmp_path):
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    tree = Path(d.synth(m, tmp_path / 'tree', seed=1, knobs={'synth.wake_share': 1.5}))
+    assert '.wake_share = 1.0000' in (tree / 'clone_config.c').read_text()
+    assert 'synth.wake_share' in d.synth_knobs()
