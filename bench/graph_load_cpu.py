@@ -134,8 +134,9 @@ def main():
             cport = int(up.front.rsplit(':', 1)[1]) if up else 0
             for rnd in range(a.rounds):
                 # which graph goes first alternates between rounds
-                sides = [('original', orig, pids, shop.ports['nginx']),
-                         ('clone', clone, {t: cpids[t] for t in TIERS}, cport)][:2 if up else 1]
+                sides = [('original', orig, pids, shop.ports['nginx'])]
+                if up:
+                    sides.append(('clone', clone, {t: cpids[t] for t in TIERS}, cport))
                 for name, side, p, port in sides[rnd % len(sides):] + sides[:rnd % len(sides)]:
                     print(name, flush=True)
                     measure_side(side, p, port, rates, rnd, a.seconds)

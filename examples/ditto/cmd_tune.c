@@ -16,11 +16,11 @@
 #define CMD "tune"
 
 struct tune_args {
-	const char *model, *output, *service, *cc, *json, *plot, *save, *path;
+	const char *model, *output, *service, *cc, *json, *plot, *save, *path, *busy;
 	const char *keep[64];
 	size_t nkeep;
 	char **original;
-	uint64_t seed, requests, iterations, port, original_port, connections;
+	uint64_t seed, requests, iterations, port, original_port, connections, busy_connections;
 	double bound, latency_s, seconds;
 	bool latency, quiet;
 };
@@ -61,6 +61,10 @@ static void usage(FILE *f)
 	      "                            (default /)\n"
 	      "      --keep NAME=HOST:PORT graphs: node NAME is not cloned (nor tuned): its\n"
 	      "                            callers are given HOST:PORT (repeatable)\n"
+	      "      --busy MODEL          graphs: a profile of the same graph under a busier\n"
+	      "                            load: each tier's CPU per request in it is held too\n"
+	      "                            (knob NODE/synth.wake_share)\n"
+	      "      --busy-connections N  graphs: connections of the busy load (default 8)\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
 	      "  -n, --requests N          requests per measurement (default 30000)\n"
@@ -188,7 +192,7 @@ static int finish_run(struct tune_args *a, struct ditto_model *m, struct ditto_t
 	return rc;
 }
 
-static int run_graph(struct tune_args *a, struct ditto_model *m)
+static int run_graph(struct tune_args *a, struct ditto_model *m, struct ditto_model *busy)
 {
 	DITTO_OPTS(ditto_tune_graph_opts, to, .dir = a->output, .original_argv = a->original,
 		   .original_port = (unsigned)a->original_port,
@@ -197,12 +201,14 @@ static int run_graph(struct tune_args *a, struct ditto_model *m)
 		   .latency = a->latency, .latency_s = a->latency_s, .http_path = a->path,
 		   .keep = a->keep,
 		   .keep_count = a->nkeep, .seed = a->seed, .cc = a->cc, .progress = on_progress,
-		   .user = &a->quiet, .stop = &stop_flag);
+		   .user = &a->quiet, .stop = &stop_flag, .busy = busy,
+		   .busy_connections = (unsigned)a->busy_connections);
 	struct ditto_tune_report *r = NULL;
 	int err;
 
 	if (a->port || a->requests) {
 		ditto_model_free(m);
+		ditto_model_free(busy);
 		return cli_usage_error(CMD, "%s is for one service: a graph's tiers keep their "
 				       "ports and are loaded for --seconds", a->port ? "--port" :
 				       "--requests");
@@ -210,6 +216,7 @@ static int run_graph(struct tune_args *a, struct ditto_model *m)
 	signal(SIGINT, on_sigint);
 	err = ditto_tune_graph(m, &to, &r);
 	signal(SIGINT, SIG_DFL);
+	ditto_model_free(busy);
 	return finish_run(a, m, r, err);
 }
 
@@ -227,13 +234,21 @@ static int run(struct tune_args *a)
 
 	if ((rc = cli_load(a->model, false, &m)))
 		return rc;
-	if (!a->service && cli_model_is_graph(m))
-		return run_graph(a, m);
-	if (a->nkeep || a->seconds || a->path) {
+	if (!a->service && cli_model_is_graph(m)) {
+		struct ditto_model *busy = NULL;
+
+		if (a->busy && (rc = cli_load(a->busy, false, &busy))) {
+			ditto_model_free(m);
+			return rc;
+		}
+		return run_graph(a, m, busy);
+	}
+	if (a->nkeep || a->seconds || a->path || a->busy || a->busy_connections) {
 		ditto_model_free(m);
 		return cli_usage_error(CMD, "%s is for a graph (a model of several services, "
 				       "tuned without --service)", a->nkeep ? "--keep" :
-				       a->seconds ? "--seconds" : "--path");
+				       a->seconds ? "--seconds" : a->path ? "--path" :
+				       a->busy ? "--busy" : "--busy-connections");
 	}
 	signal(SIGINT, on_sigint);
 	err = ditto_tune(m, &to, &r);
@@ -274,6 +289,8 @@ static int option(int c, const char *arg, struct tune_args *a)
 			return cli_usage_error(CMD, "--seconds: '%s' is not in (0, 3600)", arg);
 		return 0;
 	case 'G': a->path = arg; return 0;
+	case 'B': a->busy = arg; return 0;
+	case 'N': return number("busy-connections", arg, 10000, &a->busy_connections);
 	case 'E':
 		if (a->nkeep == sizeof(a->keep) / sizeof(a->keep[0]))
 			return cli_usage_error(CMD, "at most %zu --keep", a->nkeep);
@@ -294,6 +311,8 @@ int cmd_tune(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "service", required_argument, NULL, 's' },
 		{ "original-port", required_argument, NULL, 'O' },
+		{ "busy", required_argument, NULL, 'B' },
+		{ "busy-connections", required_argument, NULL, 'N' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "bound", required_argument, NULL, 'b' },

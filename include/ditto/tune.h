@@ -450,6 +450,16 @@ struct ditto_tune_graph_opts {
 	ditto_tune_progress_fn progress;
 	void *user;
 	const volatile int *stop;
+	/* A second profile of the same graph under a busier load (since
+	 * 0.5; NULL: none): each tier's CPU time per front request in it is
+	 * held too, the clone graph loaded closed-loop with busy_connections
+	 * (0: 8) after each measurement at `connections`. An event loop's
+	 * CPU per request falls as its load packs requests into its
+	 * wake-ups; a tier's second knob, "NODE/synth.wake_share", moves
+	 * its body from per request to per wake-up until its busy CPU per
+	 * request is its original's (rows "cpu_ns_per_request_busy:NODE"). */
+	const struct ditto_model *busy;
+	unsigned busy_connections;
 	size_t :0;
 };
 

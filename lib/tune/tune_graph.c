@@ -32,6 +32,7 @@
 #include <ditto/synth.h>
 
 #define KNOB "synth.cpu_scale"
+#define WAKE_KNOB "synth.wake_share"
 
 struct gloop {
 	struct ditto_model *m;
@@ -78,6 +79,8 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	r->progress = OPTS_GET(o, progress, NULL);
 	r->user = OPTS_GET(o, user, NULL);
 	r->stop = OPTS_GET(o, stop, NULL);
+	r->busy = OPTS_GET(o, busy, NULL);
+	r->busy_connections = OPTS_GET(o, busy_connections, 0) ? OPTS_GET(o, busy_connections, 0) : 8;
 	if (!r->dir || !*r->dir)
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
 	if (r->keep_count && !r->keep)
@@ -91,6 +94,34 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 static void knob_key(const struct gtier *t, char *key, size_t len)
 {
 	snprintf(key, len, "%s/" KNOB, t->name);
+}
+
+static void wake_key(const struct gtier *t, char *key, size_t len)
+{
+	snprintf(key, len, "%s/" WAKE_KNOB, t->name);
+}
+
+/* t's CPU per front request in the busy profile, by the services' names:
+ * the second profile is of the same graph. */
+static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_service *svc)
+{
+	const struct ditto_service *front = ditto_model_find_service(l->o.busy,
+								     ditto_service_name(l->front));
+	const struct ditto_service *b = ditto_model_find_service(l->o.busy, ditto_service_name(svc));
+	uint64_t req = front ? ditto_requests_count(ditto_service_requests(front)) : 0;
+	uint64_t ns = b ? measure_service_cpu_ns(b) : 0;
+	char key[GRAPH_NAME_MAX + 32];
+	double w = 0;
+
+	if (!req || !ns)
+		return ditto_err(-EINVAL, "tune: the busy profile has no %s '%s'",
+				 !req ? "requests of the front tier" : "CPU time of tier",
+				 !req ? ditto_service_name(l->front) : ditto_service_name(svc));
+	t->busy_target = (double)ns / (double)req;
+	wake_key(t, key, sizeof(key));
+	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &w);
+	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
+	return 0;
 }
 
 /* Nodes the front's load reaches through the edges (reach[k]). */
@@ -144,6 +175,8 @@ static int tiers_init(struct gloop *l)
 		ditto_values_get(ditto_tuning_knobs(tu), key, &t->knob);
 		t->knob = isfinite(t->knob) ? fmin(fmax(t->knob, d->min), d->max) : 1;
 		t->best_knob = t->knob;
+		if (l->o.busy && busy_target(l, t, g->svc))
+			return -EINVAL;
 		l->n++;
 	}
 	if (!l->n)
@@ -165,6 +198,10 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 				 "ditto_tune() tunes it");
 	if ((err = ditto_model_validate(m, NULL))) {
 		ditto_err_prefix("tune: the model is invalid");
+		return err;
+	}
+	if (l->o.busy && (err = ditto_model_validate(l->o.busy, NULL))) {
+		ditto_err_prefix("tune: the busy profile is invalid");
 		return err;
 	}
 	if ((err = gplan_build(m, l->o.keep, l->o.keep_count, &l->plan)))
@@ -200,6 +237,9 @@ static int set_knobs(struct gloop *l)
 	for (size_t i = 0; !err && i < l->n; i++) {
 		knob_key(&l->t[i], key, sizeof(key));
 		err = ditto_values_set(l->knobs, key, l->t[i].knob);
+		wake_key(&l->t[i], key, sizeof(key));
+		if (!err && l->o.busy)
+			err = ditto_values_set(l->knobs, key, l->t[i].wake);
 	}
 	return err;
 }
@@ -226,12 +266,16 @@ static int measure(struct gloop *l)
 		.duration_s = l->o.duration_s, .model = l->m, .service = ditto_service_name(l->front),
 		.seed = l->o.seed, .stop = l->o.stop, .http_path = l->o.http_path };
 
+	struct ditto_loadgen_opts busy;
+
 	/* An HTTP front is loaded as its clients load it: GETs of a path. */
 	if (load.framing == DITTO_FRAMING_HTTP1)
 		load.write_share = -1;
 	if (load.framing == DITTO_FRAMING_UNKNOWN)
 		load.framing = DITTO_FRAMING_RAW;
-	return graph_measure(l->try_dir, &load, l->t, l->n);
+	busy = load;
+	busy.connections = l->o.busy_connections;
+	return graph_measure(l->try_dir, &load, l->o.busy ? &busy : NULL, l->t, l->n);
 }
 
 /* Measured again and averaged: near the bound either way, one run's
@@ -239,16 +283,25 @@ static int measure(struct gloop *l)
  * run on a small host) would decide. */
 static int measure_again(struct gloop *l)
 {
-	double first[GRAPH_NODES_MAX];
+	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX];
 	int err;
 
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		first[k] = l->t[k].measured;
+		busy[k] = l->t[k].busy_measured;
+	}
 	if ((err = measure(l)))
 		return err;
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		l->t[k].measured = (first[k] + l->t[k].measured) / 2;
+		l->t[k].busy_measured = (busy[k] + l->t[k].busy_measured) / 2;
+	}
 	return 0;
+}
+
+static double busy_error(const struct gtier *t)
+{
+	return t->busy_target > 0 ? model_rel_error(t->busy_target, t->busy_measured) : 0;
 }
 
 /* The largest error of the candidate; its tier's index in *worst. */
@@ -258,12 +311,17 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 	double max = -1;
 
 	for (size_t i = 0; i < l->n; i++) {
-		double e = model_rel_error(l->t[i].target, l->t[i].measured);
+		double e = model_rel_error(l->t[i].target, l->t[i].measured), eb = 0;
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
-		if (e > max) {
-			max = e;
+		if (l->o.busy) {
+			eb = busy_error(&l->t[i]);
+			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
+			ditto_values_set(rec, key, eb);
+		}
+		if (fmax(e, eb) > max) {
+			max = fmax(e, eb);
 			*worst = i;
 		}
 	}
@@ -290,8 +348,10 @@ static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigne
 	progress(l, i, 1, "none", false, note);
 	if (stopped(l))
 		return -ECANCELED;
-	for (size_t k = 0; k < l->n; k++)	/* back to the best knobs */
+	for (size_t k = 0; k < l->n; k++) {	/* back to the best knobs */
 		l->t[k].knob = l->t[k].best_knob;
+		l->t[k].wake = l->t[k].best_wake;
+	}
 	return l->measured ? 0 : -ECHILD;
 }
 
@@ -319,9 +379,14 @@ static int iteration(struct gloop *l)
 	if (twice && (err = measure_again(l)))
 		return record_failure(l, it, i);
 	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
-	c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off)%s",
-		   l->t[worst].name, l->t[worst].measured, l->t[worst].target, 100 * e,
-		   twice ? " (mean of 2 runs)" : "");
+	if (busy_error(&l->t[worst]) == e && l->o.busy)
+		c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off) "
+			   "under the busy load%s", l->t[worst].name, l->t[worst].busy_measured,
+			   l->t[worst].busy_target, 100 * e, twice ? " (mean of 2 runs)" : "");
+	else
+		c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off)%s",
+			   l->t[worst].name, l->t[worst].measured, l->t[worst].target, 100 * e,
+			   twice ? " (mean of 2 runs)" : "");
 	ditto_tuning_iter_set_note(it, note);
 	best = !l->measured || e < l->best_error;
 	if (best) {
@@ -332,22 +397,47 @@ static int iteration(struct gloop *l)
 		for (size_t k = 0; k < l->n; k++) {
 			l->t[k].best_knob = l->t[k].knob;
 			l->t[k].best_measured = l->t[k].measured;
+			l->t[k].best_wake = l->t[k].wake;
+			l->t[k].best_busy_measured = l->t[k].busy_measured;
 		}
 		ditto_tuning_iter_set_accepted(it, true);
 	}
 	progress(l, i, e, l->t[worst].name, best, note);
 	if (e <= l->o.bound)
 		return 1;
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
 			gtier_step(&l->t[k], d->min, d->max);
 			moving += !l->t[k].at_limit;
 		}
+		if (busy_error(&l->t[k]) > l->o.bound) {
+			gtier_wake_step(&l->t[k]);
+			moving += !l->t[k].wake_at_limit;
+		}
+	}
 	return moving ? 0 : 2;
 }
 
 /* Why each tier left out of bound is out: its knob at a limit, or the
  * iterations ran out while it moved. */
+static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
+{
+	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
+
+	if (model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
+		return;
+	snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", t->name);
+	wake_key(t, key, sizeof(key));
+	if (t->wake_at_limit)
+		snprintf(text, sizeof(text), "%s is at its limit %g: the clone's CPU per request "
+			 "%s with its load than the original's", key, t->wake,
+			 t->wake > 0 ? "cannot fall further" : "falls more");
+	else
+		snprintf(text, sizeof(text), "%s was still moving after %u iterations", key, ran);
+	report_stall(l->report, metric, key, t->wake_at_limit ? DITTO_TUNE_AT_LIMIT :
+		     DITTO_TUNE_UNFINISHED, ran, text);
+}
+
 static void stalls(struct gloop *l, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[256];
@@ -369,6 +459,8 @@ static void stalls(struct gloop *l, unsigned ran)
 		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
 			     DITTO_TUNE_UNFINISHED, ran, text);
 	}
+	for (size_t k = 0; l->o.busy && k < l->n; k++)
+		busy_stall(l, &l->t[k], ran);
 }
 
 /* End to end: the original graph (its command) against the best clone
@@ -436,14 +528,21 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	struct ditto_values *knobs = ditto_tuning_knobs_ensure(ditto_model_tuning_ensure(l->m));
 	char metric[GRAPH_NAME_MAX + 32];
 
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		l->t[k].knob = l->t[k].best_knob;
+		l->t[k].wake = l->t[k].best_wake;
+	}
 	if (set_knobs(l))
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	tune_values_copy(knobs, l->knobs);
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
+		if (!l->o.busy)
+			continue;
+		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
+		report_row(l->report, metric, l->t[k].busy_target, l->t[k].best_busy_measured,
+			   l->o.bound);
 	}
 	l->report->iterations = ran;
 	l->report->converged = converged;

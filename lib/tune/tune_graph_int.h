@@ -34,6 +34,12 @@ struct gtier {
 	double knob;		/* its synth.cpu_scale now */
 	double measured;	/* the candidate's CPU ns per front request */
 	double best_knob, best_measured;
+	/* Under the busy load (ditto_tune_graph_opts.busy; busy_target 0:
+	 * none): the same, and the tier's synth.wake_share. */
+	double busy_target, busy_measured, best_busy_measured;
+	double wake, best_wake;
+	double wake_x, wake_y;	/* the last (wake_share, busy ratio) stepped from */
+	bool wake_stepped, wake_at_limit;
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	size_t points;
 	bool at_limit;
@@ -48,9 +54,16 @@ void gtier_step(struct gtier *t, double min, double max);
  * Start the graph tree in dir (ditto_synth_up()), drive its front tier
  * closed-loop (load: port set here) for a warm-up second and then the
  * load's duration, and set tiers[i].measured to each tier's CPU ns per
- * request the front answered. Every tier is stopped before returning.
+ * request the front answered; then, when busy is not NULL, the same
+ * under that load into tiers[i].busy_measured. Every tier is stopped
+ * before returning.
  */
-int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier *tiers,
-		  size_t n);
+int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
+		  struct ditto_loadgen_opts *busy, struct gtier *tiers, size_t n);
+
+/* t's next synth.wake_share, from its CPU per request under the busy
+ * load over that under the base load, against its original's
+ * (tune_graph_step.c); wake_at_limit when it cannot move. */
+void gtier_wake_step(struct gtier *t);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

@@ -65,7 +65,7 @@ static int load_once(struct ditto_loadgen_opts *load, double seconds, uint64_t *
 }
 
 static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
-		       struct gtier *tiers, size_t n)
+		       struct gtier *tiers, size_t n, bool busy)
 {
 	pid_t pids[GRAPH_NODES_MAX];
 	uint64_t before[GRAPH_NODES_MAX], after[GRAPH_NODES_MAX], done = 0;
@@ -80,15 +80,17 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 	err = err ? err : ditto_synth_up_wait(run, 0);
 	if (!err && !done)
 		err = ditto_err(-EIO, "tune: the clone graph answered no request");
-	for (size_t i = 0; !err && i < n; i++)
+	for (size_t i = 0; !err && i < n; i++) {
 		/* A thread that ended took its time with it: never negative. */
-		tiers[i].measured = after[i] > before[i] ?
-				    (double)(after[i] - before[i]) / (double)done : 0;
+		double v = after[i] > before[i] ? (double)(after[i] - before[i]) / (double)done : 0;
+
+		*(busy ? &tiers[i].busy_measured : &tiers[i].measured) = v;
+	}
 	return err;
 }
 
-int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier *tiers,
-		  size_t n)
+int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
+		  struct ditto_loadgen_opts *busy, struct gtier *tiers, size_t n)
 {
 	/* No backstop of its own (a long --seconds would outlast one): the
 	 * run is freed on every path, and PR_SET_PDEATHSIG covers a kill. */
@@ -100,7 +102,9 @@ int graph_measure(const char *dir, struct ditto_loadgen_opts *load, struct gtier
 		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
 	if ((err = ditto_synth_up(dir, &uo, &run)))
 		return err;
-	err = measure_run(run, load, tiers, n);
+	err = measure_run(run, load, tiers, n, false);
+	if (!err && busy)
+		err = measure_run(run, busy, tiers, n, true);
 	ditto_synth_up_free(run);
 	return err;
 }

@@ -88,3 +88,41 @@ void gtier_step(struct gtier *t, double min, double max)
 	t->limit = nx;
 	t->knob = nx;
 }
+
+/*
+ * A tier's synth.wake_share moves its body from per request to per
+ * wake-up of its event loop: under the busy load, where a wake-up
+ * begins several requests, its CPU per request falls; under the base
+ * load (about one request per wake-up) it stays. The step works on the
+ * ratio busy / base, which the tier's cpu_scale barely moves: about
+ * r0 - k * share. k is the secant of the last two points when they are
+ * apart and it is positive (else the move was lost in the noise), else
+ * WAKE_SLOPE: a share of 1 took 20-45% off the busy CPU of the traced
+ * shop's node tiers at 8 connections (docs/graph.md). A step is at most
+ * WAKE_STEP_MAX.
+ */
+#define WAKE_SLOPE 0.3
+#define WAKE_STEP_MAX 0.5
+
+void gtier_wake_step(struct gtier *t)
+{
+	double r, want, k = WAKE_SLOPE, nx;
+
+	if (!(t->measured > 0) || !(t->target > 0) || !(t->busy_measured > 0))
+		return;
+	r = t->busy_measured / t->measured;
+	want = t->busy_target / t->target;
+	if (t->wake_stepped && fabs(t->wake - t->wake_x) > 0.02) {
+		double secant = (t->wake_y - r) / (t->wake - t->wake_x);
+
+		if (secant > 0.05)
+			k = secant;
+	}
+	nx = t->wake + fmin(fmax((r - want) / k, -WAKE_STEP_MAX), WAKE_STEP_MAX);
+	nx = fmin(fmax(nx, 0), 1);
+	t->wake_x = t->wake;
+	t->wake_y = r;
+	t->wake_stepped = true;
+	t->wake_at_limit = nx == t->wake && (nx == 0 || nx == 1);
+	t->wake = nx;
+}

@@ -68,6 +68,7 @@ static __thread uint64_t gt_work_x = 88172645463325252ull;
 static volatile uint64_t gt_work_sink;
 
 static unsigned long gt_work_after_steps;
+static unsigned long gt_requests;	/* whole requests read, this thread's or all */
 static int gt_split_reads;	/* --split-reads: gt_read_more() */
 
 static inline void gt_work_n(unsigned long steps)
@@ -405,6 +406,7 @@ static inline int gt_take_frame(struct gt_conn *c)
 	if (c->have)	/* a pipelining client: keep the next frame's bytes */
 		memmove(c->buf, c->buf + whole, c->have);
 	gt_work();
+	gt_requests++;
 	return 1;
 }
 

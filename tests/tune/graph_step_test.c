@@ -108,6 +108,50 @@ START_TEST(noisy_runs)
 }
 END_TEST
 
+/*
+ * synth.wake_share (gtier_wake_step()): a tier whose busy CPU per
+ * request over its base one is r0 - k * share (the traced shop's node
+ * tiers: r0 about 0.95, k 0.25-0.45 at 8 connections), with noise on
+ * the busy measurement; steps until the busy CPU is within aim.
+ */
+static int wake_converge(double r0, double k, double want, double amp, int most)
+{
+	struct gtier t = { .name = "tier", .target = 1e6, .busy_target = want * 1e6 };
+	int i;
+
+	for (i = 0; i < most; i++) {
+		t.measured = 1e6;
+		t.busy_measured = 1e6 * (r0 - k * t.wake) * noise((unsigned)i, amp);
+		if (fabs(t.busy_measured - t.busy_target) / t.busy_target <= 0.05)
+			break;
+		gtier_wake_step(&t);
+		if (t.wake_at_limit)
+			break;
+	}
+	printf("busy %.0f ns for %.0f after %d steps (share %.2f%s)\n", t.busy_measured,
+	       t.busy_target, i, t.wake, t.wake_at_limit ? ", at its limit" : "");
+	return t.wake_at_limit ? -1 : i;
+}
+
+START_TEST(wake_share_steps)
+{
+	/* the slope guessed (0.3) near the tier's, or half of it */
+	ck_assert_int_ge(wake_converge(0.95, 0.3, 0.75, 0, 4), 0);
+	ck_assert_int_ge(wake_converge(0.96, 0.45, 0.69, 0, 4), 0);
+	ck_assert_int_ge(wake_converge(0.95, 0.15, 0.82, 0, 5), 0);
+	ck_assert_int_ge(wake_converge(0.95, 0.3, 0.75, 0.03, 6), 0);
+}
+END_TEST
+
+START_TEST(wake_share_limits)
+{
+	/* falling less with load than the clone does without the share, or
+	 * more than all of the body per wake-up gives: at a limit, and said */
+	ck_assert_int_eq(wake_converge(0.95, 0.3, 1.2, 0, 6), -1);
+	ck_assert_int_eq(wake_converge(0.95, 0.3, 0.3, 0, 8), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph_step");
@@ -118,6 +162,8 @@ int main(void)
 	tcase_add_test(tc, shifting_line);
 	tcase_add_test(tc, over_target);
 	tcase_add_test(tc, noisy_runs);
+	tcase_add_test(tc, wake_share_steps);
+	tcase_add_test(tc, wake_share_limits);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

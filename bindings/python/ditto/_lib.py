@@ -202,7 +202,8 @@ class TuneGraphOpts(Structure):
                 ('latency_s', c_double), ('http_path', c_char_p), ('keep', POINTER(c_char_p)),
                 ('keep_count', c_size_t),
                 ('seed', c_uint64), ('cc', c_char_p), ('progress', TUNE_PROGRESS_FN),
-                ('user', c_void_p), ('stop', POINTER(c_int))]
+                ('user', c_void_p), ('stop', POINTER(c_int)), ('busy', c_void_p),
+                ('busy_connections', c_uint)]
 
 
 def make_opts(cls, **fields):

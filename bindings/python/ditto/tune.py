@@ -238,7 +238,7 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
 
 def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0,
                connections=0, seconds=0, latency=False, latency_seconds=0, path=None, keep=(),
-               seed=0, cc=None, progress=None):
+               seed=0, cc=None, progress=None, busy=None, busy_connections=0):
     """Tune the clone of a graph model (several services) with
     ditto_tune_graph(): write the graph tree into dir, build it, start it
     as ditto.up() does, load its front tier, and hold each tier's CPU time
@@ -258,6 +258,10 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
     path           target of the GETs to an HTTP front (None: '/')
     keep           NAME=HOST:PORT strings: nodes not cloned nor tuned
     seed, cc, progress   as in tune()
+    busy           a Model: a profile of the same graph under a busier load;
+                   each tier's CPU per request in it is held too, the clone
+                   loaded with busy_connections (0: 8), the knob
+                   "NODE/synth.wake_share" (rows "cpu_ns_per_request_busy:NODE")
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
     rows); Ctrl-C and errors as tune()."""
@@ -272,7 +276,9 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                        connections=int(connections), duration_s=float(seconds),
                        latency=bool(latency), latency_s=float(latency_seconds),
                        keep_count=len(keep), seed=int(seed),
-                       http_path=_lib.encode(path) if path else None)
+                       http_path=_lib.encode(path) if path else None,
+                       busy=busy._p if busy is not None else None,
+                       busy_connections=int(busy_connections))
     if keep:
         o.keep = ctypes.cast(keep_arr, ctypes.POINTER(c_char_p))
     fn = _fill(o, dir, cc, argv, progress, stop)
