@@ -837,6 +837,14 @@ static bool acceptor_thread(const struct ditto_network *net, uint64_t procs)
 	return net && ditto_network_accept_dispatch(net) && procs <= 1;
 }
 
+enum ditto_io_model synth_io_model(const struct ditto_service *s)
+{
+	const struct ditto_thread_class *c = serving_class(s);
+	enum ditto_io_model io = ditto_network_io_model(ditto_service_network(s));
+
+	return io == DITTO_IO_UNKNOWN && c ? ditto_thread_class_io_model(c) : io;
+}
+
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out)
 {
 	const struct ditto_network *net = ditto_service_network(s);
@@ -846,7 +854,7 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	const struct ditto_hist *resp = ditto_requests_response_bytes(req), *ipr = NULL;
 	const struct ditto_cpu *cpu =
 		g.serving ? ditto_service_find_cpu(s, ditto_thread_class_name(g.serving)) : NULL;
-	enum ditto_io_model io = ditto_network_io_model(net);
+	enum ditto_io_model io = synth_io_model(s);
 	uint64_t threads = ditto_network_network_threads(net);
 	uint64_t scratch = 0;
 	unsigned hresp, hipr, ncalls, nbg, nso, nup;
@@ -871,8 +879,6 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	thread_budget(&g);
 	g.requests = req ? (double)ditto_requests_count(req) : 0;
 	warn_missing(&g);
-	if (io == DITTO_IO_UNKNOWN && g.serving)
-		io = ditto_thread_class_io_model(g.serving);
 	g.serial = serial(net, io);
 	g.io = io;
 	if (!cpu && ditto_service_cpu_count(s))

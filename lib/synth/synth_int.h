@@ -140,6 +140,10 @@ struct config_in {
  * once through ditto_warn().
  */
 int config_generate(const struct ditto_service *s, const struct config_in *in, struct dbuf *out);
+/* The I/O model s's clone serves with (the network's, else its serving
+ * class's): an event loop (epoll, poll, select, unknown: epoll) is what
+ * synth.wake_share applies to. */
+enum ditto_io_model synth_io_model(const struct ditto_service *s);
 
 /* ---- build.c ---- */
 /* A port no socket on 127.0.0.1 holds now, none of avoid[0..n)

@@ -118,6 +118,7 @@ static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_serv
 				 !req ? "requests of the front tier" : "CPU time of tier",
 				 !req ? ditto_service_name(l->front) : ditto_service_name(svc));
 	t->busy_target = (double)ns / (double)req;
+	t->loop = synth_io_model(svc) != DITTO_IO_BLOCKING && synth_io_model(svc) != DITTO_IO_NONBLOCKING;
 	wake_key(t, key, sizeof(key));
 	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &w);
 	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
@@ -299,9 +300,11 @@ static int measure_again(struct gloop *l)
 	return 0;
 }
 
+/* A tier that serves from no event loop has no knob for its busy load:
+ * its error there is not the loop's (finish() warns with it). */
 static double busy_error(const struct gtier *t)
 {
-	return t->busy_target > 0 ? model_rel_error(t->busy_target, t->busy_measured) : 0;
+	return t->busy_target > 0 && t->loop ? model_rel_error(t->busy_target, t->busy_measured) : 0;
 }
 
 /* The largest error of the candidate; its tier's index in *worst. */
@@ -315,7 +318,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
-		if (l->o.busy) {
+		if (l->o.busy && l->t[i].loop) {
 			eb = busy_error(&l->t[i]);
 			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
 			ditto_values_set(rec, key, eb);
@@ -424,7 +427,7 @@ static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
 
-	if (model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
+	if (!t->loop || model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
 		return;
 	snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", t->name);
 	wake_key(t, key, sizeof(key));
@@ -521,6 +524,18 @@ static int verdict(struct ditto_tune_report *r, bool latency)
 	return 0;
 }
 
+/* Whether t has a busy row: else a warning says what its busy load gave. */
+static bool busy_row(const struct gtier *t)
+{
+	if (t->loop)
+		return true;
+	ditto_warn("tune: tier '%s' serves from no event loop (a thread per connection, or busy "
+		   "polling): its CPU per request under the busy load, %.0f ns against the "
+		   "original's %.0f, has no wake-ups to share and is not tuned", t->name,
+		   t->best_busy_measured, t->busy_target);
+	return false;
+}
+
 /* The best knobs go to the model; the report compares the original's
  * tiers with the best clone's. */
 static int finish(struct gloop *l, unsigned ran, bool converged)
@@ -538,7 +553,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
-		if (!l->o.busy)
+		if (!l->o.busy || !busy_row(&l->t[k]))
 			continue;
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].busy_target, l->t[k].best_busy_measured,

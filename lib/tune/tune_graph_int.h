@@ -40,6 +40,7 @@ struct gtier {
 	double wake, best_wake;
 	double wake_x, wake_y;	/* the last (wake_share, busy ratio) stepped from */
 	bool wake_stepped, wake_at_limit;
+	bool loop;		/* its clone serves from an event loop */
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	size_t points;
 	bool at_limit;
