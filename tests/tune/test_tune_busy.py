@@ -73,7 +73,7 @@ def tuned(tmp_path_factory):
         back.stop()
     # the base load is the base profile's: one connection
     r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
-                        '-c', '1', '--busy', busy, '--busy-connections', '8', '-i', '8',
+                        '-c', '1', '--busy', busy, '--busy-connections', '8', '-i', '10',
                         '--seconds', '2', '-j', str(d / 'report.json'),
                         '--save', str(d / 'tuned.dm')],
                        capture_output=True, text=True, timeout=900)
