@@ -110,6 +110,7 @@ static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_serv
 	const struct ditto_service *b = ditto_model_find_service(l->o.busy, ditto_service_name(svc));
 	uint64_t req = front ? ditto_requests_count(ditto_service_requests(front)) : 0;
 	uint64_t ns = b ? measure_service_cpu_ns(b) : 0;
+	enum ditto_io_model io = synth_io_model(svc);
 	char key[GRAPH_NAME_MAX + 32];
 	double w = 0;
 
@@ -118,7 +119,7 @@ static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_serv
 				 !req ? "requests of the front tier" : "CPU time of tier",
 				 !req ? ditto_service_name(l->front) : ditto_service_name(svc));
 	t->busy_target = (double)ns / (double)req;
-	t->loop = synth_io_model(svc) != DITTO_IO_BLOCKING && synth_io_model(svc) != DITTO_IO_NONBLOCKING;
+	t->loop = io != DITTO_IO_BLOCKING && io != DITTO_IO_NONBLOCKING;
 	wake_key(t, key, sizeof(key));
 	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &w);
 	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
@@ -266,7 +267,6 @@ static int measure(struct gloop *l)
 		.framing = ditto_service_framing(l->front), .connections = l->o.connections,
 		.duration_s = l->o.duration_s, .model = l->m, .service = ditto_service_name(l->front),
 		.seed = l->o.seed, .stop = l->o.stop, .http_path = l->o.http_path };
-
 	struct ditto_loadgen_opts busy;
 
 	/* An HTTP front is loaded as its clients load it: GETs of a path. */
@@ -421,8 +421,8 @@ static int iteration(struct gloop *l)
 	return moving ? 0 : 2;
 }
 
-/* Why each tier left out of bound is out: its knob at a limit, or the
- * iterations ran out while it moved. */
+/* Why an event-loop tier's busy row is out: its synth.wake_share at a
+ * limit, or the iterations ran out while it moved. */
 static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
@@ -441,6 +441,8 @@ static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 		     DITTO_TUNE_UNFINISHED, ran, text);
 }
 
+/* Why each tier left out of bound is out: its knob at a limit, or the
+ * iterations ran out while it moved. */
 static void stalls(struct gloop *l, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[256];
