@@ -48,8 +48,9 @@ def _db(span):
     return span['attrs'].get('db.system.name') or span['attrs'].get('db.system')
 
 
-def check_trace(spans, ports):
-    """One /page trace has exactly the shop's calls; returns its front server span."""
+def check_trace(spans, ports, apart):
+    """One /page trace has exactly the shop's calls; returns its front server
+    span. apart gets the back end's call pairs that did not overlap."""
     by_id = {s['id']: s for s in spans}
     assert len(by_id) == len(spans), 'duplicate span ids'
 
@@ -83,8 +84,10 @@ def check_trace(spans, ports):
         calls = [s for s in clients if s['svc'] == 'back' and server_of(s) is backs[0]]
         assert sorted((_db(s), _port(s)) for s in calls) == \
             [('memcached', ports['memcached']), ('redis', ports['redis'])], calls
-        # Parallel: both are under way before either has ended.
-        assert max(s['start'] for s in calls) <= min(s['end'] for s in calls) + SLACK_NS, calls
+        # Parallel: both are under way before either has ended (counted:
+        # check_traces() allows a few that a busy host delayed).
+        if max(s['start'] for s in calls) > min(s['end'] for s in calls) + SLACK_NS:
+            apart.append(calls)
     audit_call = to_audit[0]
     assert server_of(audit_call) is page
     assert audit_call['start'] + SLACK_NS >= to_back[-1]['end']
@@ -94,10 +97,16 @@ def check_trace(spans, ports):
 
 
 def check_traces(spans, ports):
-    """Every span is in a whole /page trace; returns the number of traces."""
+    """Every span is in a whole /page trace; returns the number of traces.
+    The back end's two calls per request overlap in all but 2% of the
+    requests (at least one allowed): sequential calls would overlap in
+    none, and once in a CI run node's memcached client sent its call 1.2 ms
+    after the redis reply came (the host busy), in one request of hundreds."""
     traces = defaultdict(list)
+    apart = []
     for s in spans:
         traces[s['trace']].append(s)
     for trace in traces.values():
-        check_trace(trace, ports)
+        check_trace(trace, ports, apart)
+    assert len(apart) <= max(1, 0.02 * ITEMS * len(traces)), apart[:3]
     return len(traces)

@@ -140,3 +140,13 @@ def test_a_busy_profile_of_something_else_is_refused(tuned, tmp_path):
     r = ditto('tune', REDIS, '-o', str(tmp_path / 'u'), '--busy', str(tuned['dir'] / 'base.dm'),
               check=False)
     assert r.returncode == 2 and '--busy is for a graph' in r.stderr, r.stderr
+
+
+def test_python_tune_graph_takes_the_busy_profile(tuned, tmp_path):
+    # the binding's busy= reaches ditto_tune_graph(): a profile of
+    # something else is refused before anything is built
+    base = dt.Model.load(str(tuned['dir'] / 'base.dm'))
+    with pytest.raises(dt.DittoError, match='the busy profile has no'):
+        dt.tune_graph(base, str(tmp_path / 't'), busy=dt.Model.load(REDIS, validate=False),
+                      busy_connections=8)
+    assert not (tmp_path / 't').exists() or not any((tmp_path / 't').iterdir())
