@@ -63,8 +63,11 @@ def tuned(tmp_path_factory):
     bport, fport = free_port(), free_port()
     back = Service([os.path.join(SERVERS, 'srv_epoll'), '--port', str(bport), '--response-bytes',
                     '300', '--work', WORK, '--wake-work', WORK, '--max-seconds', '120'], bport)
+    # known work in the front too: a proxy of some 50 us a request moved by
+    # 10-20% between runs, and the best iteration is the least largest error
     front = Service([os.path.join(SERVERS, 'srv_proxy'), '--port', str(fport), '--backend',
-                     str(bport), '--response-bytes', '128', '--max-seconds', '120'], fport)
+                     str(bport), '--response-bytes', '128', '--work', WORK,
+                     '--max-seconds', '120'], fport)
     try:
         base = profile(front, back, str(d / 'base.dm'), 1)
         busy = profile(front, back, str(d / 'busy.dm'), 8)
@@ -97,8 +100,11 @@ def test_both_loads_are_held_per_tier(tuned):
     rows = {r['metric']: r for r in tuned['report']['rows']}
     assert {'cpu_ns_per_request:front', 'cpu_ns_per_request:back',
             'cpu_ns_per_request_busy:back'} == set(rows), sorted(rows)
+    m = dt.Model.load(str(tuned['dir'] / 'tuned.dm'))
+    history = [(it['accepted'], {k: round(v, 3) for k, v in it['errors'].items()})
+               for it in m.tuning_iterations]
     for metric in ('cpu_ns_per_request:back', 'cpu_ns_per_request_busy:back'):
-        assert rows[metric]['error'] <= BOUND, rows[metric]
+        assert rows[metric]['error'] <= BOUND, (rows[metric], history)
     # The verdict follows the rows: a row out names itself, and exit 3.
     out = [k for k, v in rows.items() if k.startswith('cpu_ns_per_request') and
            v['error'] > v['bound']]
