@@ -15,6 +15,7 @@ finds the framing. MariaDB is stopped by its PID; the system's own
 instance and port 3306 are never touched."""
 
 import json
+import math
 import os
 import subprocess
 import time
@@ -39,8 +40,24 @@ pytestmark = [pytest.mark.root,
 # reply draws from the model's histogram and the connection carries what it
 # sent beyond its draws (rt_my_fit): measured 2458.4 against 2463.9 bytes.
 # Results drawn among the buckets at least their own size came out 8%
-# large (2669.6 against 2463.3).
+# large (2669.6 against 2463.3). The clone's mean is that of its draws,
+# independent per reply, where sysbench's mix of queries repeats (two
+# profiles of MariaDB: 2427.8 and 2428.2): with ranges of 13 KiB among
+# replies of 200 bytes, the mean of a profile's 70,000 draws has a
+# standard error of 0.7-0.8% (draw_spread(); once 1.2% off in CI), so the
+# bound is at least three of them.
 RESP_BOUND = 0.01
+
+
+def draw_spread(model):
+    """The relative standard error of the mean response size of a
+    profile: its histogram's spread (bucket midpoints) over the square
+    root of its requests."""
+    b = d.Model.load(model).hist('services[0].requests.response_bytes').buckets
+    n = sum(c for _, _, c in b)
+    mu = sum((lo + hi) / 2 * c for lo, hi, c in b) / n
+    var = sum(((lo + hi) / 2 - mu) ** 2 * c for lo, hi, c in b) / n
+    return math.sqrt(var / n) / mu
 
 
 def tools():
@@ -109,7 +126,9 @@ def test_mysql_clone_answers_sysbench(tmp_path, server, started):
     print('bytes per request: original %.1f in, %.1f out; clone %.1f in, %.1f out' %
           (req_o, resp_o, req_c, resp_c))
     assert d.Model.load(cm).get('services[0].framing') == 'mysql'
-    assert rel(resp_o, resp_c) <= RESP_BOUND, ('response bytes', resp_o, resp_c)
+    bound = max(RESP_BOUND, 3 * draw_spread(cm))
+    print('response bytes bound %.2f%%' % (100 * bound))
+    assert rel(resp_o, resp_c) <= bound, ('response bytes', resp_o, resp_c, bound)
     # MariaDB reads each packet's 4-byte header alone, then its payload:
     # two reads that find bytes per request, in the clone too
     ok_o, ok_c = ok_reads(orig), ok_reads(cm)
