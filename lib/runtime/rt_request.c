@@ -104,15 +104,20 @@ static atomic_uint_fast64_t requests, served;
  * measurement repeats (per-thread draws moved it by 1-3% with the share
  * of requests each thread happened to serve).
  */
+static uint64_t loops_of(uint64_t insts, struct rt_rng *r)
+{
+	uint64_t per = rt_config.body_loop_insts;
+
+	return insts / per + (rt_rng_below(r, per) < insts % per);
+}
+
 static uint64_t body_loops(void)
 {
 	uint64_t n = atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
-	uint64_t insts, per = rt_config.body_loop_insts;
 	struct rt_rng r;
 
 	rt_rng_seed(&r, rt_config.seed, REQUEST_STREAMS | n);
-	insts = rt_hist_draw(&rt_config.insts_per_request, &r);
-	return insts / per + (rt_rng_below(&r, per) < insts % per);
+	return loops_of(rt_hist_draw(&rt_config.insts_per_request, &r), &r);
 }
 
 /*
@@ -172,19 +177,16 @@ void rt_request_wake_loop(struct rt_thread *t)
  * the same mean as a request's share at one request per wake-up. */
 void rt_request_wake_end(struct rt_thread *t)
 {
-	double s = wake_share(t), insts;
-	uint64_t loops;
+	double s = wake_share(t);
+	uint64_t insts;
 
 	if (!t->wake_began)
 		return;
 	t->wake_began = false;
 	if (!s)
 		return;
-	insts = (double)rt_hist_draw(&rt_config.insts_per_request, &t->wake_rng) * s;
-	loops = (uint64_t)(insts / (double)rt_config.body_loop_insts);
-	if (rt_rng_unit(&t->wake_rng) < insts / (double)rt_config.body_loop_insts - (double)loops)
-		loops++;
-	run_body(t, loops);
+	insts = (uint64_t)((double)rt_hist_draw(&rt_config.insts_per_request, &t->wake_rng) * s);
+	run_body(t, loops_of(insts, &t->wake_rng));
 }
 
 /* The body's share before the response, then the replayed calls. */
