@@ -22,7 +22,7 @@ struct tune_args {
 	char **original;
 	uint64_t seed, requests, iterations, port, original_port, connections, busy_connections;
 	double bound, latency_s, seconds;
-	bool latency, quiet;
+	bool latency, quiet, profile_targets;
 };
 
 static volatile int stop_flag;
@@ -47,9 +47,12 @@ static void usage(FILE *f)
 	      "\n"
 	      "A model of several services (a graph) is tuned as a graph unless --service picks\n"
 	      "one: the graph tree is started as `ditto up` starts it, its front tier loaded,\n"
-	      "and each tier's CPU time per request held to its original's in the profile\n"
-	      "(one knob per tier); ORIGINAL COMMAND then starts the whole original graph,\n"
-	      "for the end-to-end latency rows of --latency.\n"
+	      "and each tier's CPU time per request held to its original's (one knob per\n"
+	      "tier). With ORIGINAL COMMAND (it starts the whole original graph, each tier on\n"
+	      "its port in the model) the originals are measured under the same load first,\n"
+	      "with nothing attached (the profiler's own cost is not cloned), and the end-to-\n"
+	      "end latency rows of --latency set the two graphs side by side; without it, the\n"
+	      "profile's figures are the targets.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -o, --output DIR          clone directory (required; new, empty or a clone tree)\n"
@@ -64,7 +67,11 @@ static void usage(FILE *f)
 	      "      --busy MODEL          graphs: a profile of the same graph under a busier\n"
 	      "                            load: each tier's CPU per request in it is held too\n"
 	      "                            (knob NODE/synth.wake_share)\n"
-	      "      --busy-connections N  graphs: connections of the busy load (default 8)\n"
+	      "      --busy-connections N  graphs: connections of the busy load (default 8);\n"
+	      "                            with ORIGINAL COMMAND and no --busy, the original\n"
+	      "                            measured under it gives the busy targets\n"
+	      "      --profile-targets     graphs: targets from the profile even with ORIGINAL\n"
+	      "                            COMMAND (which then serves the latency rows only)\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
 	      "  -n, --requests N          requests per measurement (default 30000)\n"
@@ -202,7 +209,8 @@ static int run_graph(struct tune_args *a, struct ditto_model *m, struct ditto_mo
 		   .keep = a->keep,
 		   .keep_count = a->nkeep, .seed = a->seed, .cc = a->cc, .progress = on_progress,
 		   .user = &a->quiet, .stop = &stop_flag, .busy = busy,
-		   .busy_connections = (unsigned)a->busy_connections);
+		   .busy_connections = (unsigned)a->busy_connections,
+		   .profile_targets = a->profile_targets);
 	struct ditto_tune_report *r = NULL;
 	int err;
 
@@ -301,6 +309,7 @@ static int option(int c, const char *arg, struct tune_args *a)
 	case 'W': a->save = arg; return 0;
 	case 'C': a->cc = arg; return 0;
 	case 'q': a->quiet = true; return 0;
+	case 'R': a->profile_targets = true; return 0;
 	default: return -1;
 	}
 }
@@ -313,6 +322,7 @@ int cmd_tune(int argc, char **argv)
 		{ "original-port", required_argument, NULL, 'O' },
 		{ "busy", required_argument, NULL, 'B' },
 		{ "busy-connections", required_argument, NULL, 'N' },
+		{ "profile-targets", no_argument, NULL, 'R' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "bound", required_argument, NULL, 'b' },

@@ -460,6 +460,16 @@ struct ditto_tune_graph_opts {
 	 * request is its original's (rows "cpu_ns_per_request_busy:NODE"). */
 	const struct ditto_model *busy;
 	unsigned busy_connections;
+	/* Where each tier's targets come from when original_argv is given
+	 * (since 0.5): false, the original graph run by it before the loop,
+	 * with nothing attached, under the same loads as the clone graph
+	 * (each tier found by its port in the model, the front's by
+	 * original_port; rounds until each tier's CPU per request settles
+	 * within bound), so that the profiler's own cost in a profiled
+	 * tier's system calls is not cloned; busy_connections alone then
+	 * asks for the busy rows, measured on the original too. true: the
+	 * profile's figures, as without original_argv. */
+	bool profile_targets;
 	size_t :0;
 };
 

@@ -46,6 +46,8 @@ struct gloop {
 	struct ditto_tune_report *report;
 	double best_error;
 	bool measured;
+	bool busy;		/* busy rows: a busy profile, or the original measured busy */
+	bool from_original;	/* targets from the original run (tune_graph_orig.c) */
 	char try_dir[4096];
 };
 
@@ -81,8 +83,12 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	r->stop = OPTS_GET(o, stop, NULL);
 	r->busy = OPTS_GET(o, busy, NULL);
 	r->busy_connections = OPTS_GET(o, busy_connections, 0) ? OPTS_GET(o, busy_connections, 0) : 8;
+	r->profile_targets = OPTS_GET(o, profile_targets, false);
 	if (!r->dir || !*r->dir)
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
+	if (OPTS_GET(o, busy_connections, 0) && !r->busy && (!r->original_argv || r->profile_targets))
+		return ditto_err(-DITTO_EOPTS, "tune: busy_connections without a busy profile, nor "
+				 "the original's command to measure under that load");
 	if (r->keep_count && !r->keep)
 		return ditto_err(-DITTO_EOPTS, "tune: keep_count without keep");
 	if (r->http_path && !loadgen_http_path_ok(r->http_path))
@@ -101,6 +107,20 @@ static void wake_key(const struct gtier *t, char *key, size_t len)
 	snprintf(key, len, "%s/" WAKE_KNOB, t->name);
 }
 
+/* Whether t's clone serves from an event loop (a busy row and a wake-up
+ * share to move), and its share from the model's knobs. */
+static void wake_init(struct gloop *l, struct gtier *t, const struct ditto_service *svc)
+{
+	enum ditto_io_model io = synth_io_model(svc);
+	char key[GRAPH_NAME_MAX + 32];
+	double w = 0;
+
+	t->loop = io != DITTO_IO_BLOCKING && io != DITTO_IO_NONBLOCKING;
+	wake_key(t, key, sizeof(key));
+	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &w);
+	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
+}
+
 /* t's CPU per front request in the busy profile, by the services' names:
  * the second profile is of the same graph. */
 static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_service *svc)
@@ -110,19 +130,12 @@ static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_serv
 	const struct ditto_service *b = ditto_model_find_service(l->o.busy, ditto_service_name(svc));
 	uint64_t req = front ? ditto_requests_count(ditto_service_requests(front)) : 0;
 	uint64_t ns = b ? measure_service_cpu_ns(b) : 0;
-	enum ditto_io_model io = synth_io_model(svc);
-	char key[GRAPH_NAME_MAX + 32];
-	double w = 0;
 
 	if (!req || !ns)
 		return ditto_err(-EINVAL, "tune: the busy profile has no %s '%s'",
 				 !req ? "requests of the front tier" : "CPU time of tier",
 				 !req ? ditto_service_name(l->front) : ditto_service_name(svc));
 	t->busy_target = (double)ns / (double)req;
-	t->loop = io != DITTO_IO_BLOCKING && io != DITTO_IO_NONBLOCKING;
-	wake_key(t, key, sizeof(key));
-	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &w);
-	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
 	return 0;
 }
 
@@ -177,7 +190,11 @@ static int tiers_init(struct gloop *l)
 		ditto_values_get(ditto_tuning_knobs(tu), key, &t->knob);
 		t->knob = isfinite(t->knob) ? fmin(fmax(t->knob, d->min), d->max) : 1;
 		t->best_knob = t->knob;
-		if (l->o.busy && busy_target(l, t, g->svc))
+		t->port = ditto_service_port_count(g->svc) ? ditto_service_port(g->svc, 0) : 0;
+		if (k == l->plan.front && l->o.original_port)
+			t->port = l->o.original_port;
+		wake_init(l, t, g->svc);
+		if (l->o.busy && !l->from_original && busy_target(l, t, g->svc))
 			return -EINVAL;
 		l->n++;
 	}
@@ -195,6 +212,11 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 	l->m = m;
 	if ((err = opts_read(o, &l->o)))
 		return err;
+	l->from_original = l->o.original_argv && !l->o.profile_targets;
+	l->busy = l->o.busy || (l->from_original && OPTS_GET(o, busy_connections, 0));
+	if (l->o.busy && l->from_original)
+		ditto_warn("tune: the original graph is measured under the busy load too: the busy "
+			   "profile's figures are not used (profile_targets uses them)");
 	if (!graph_model_is_graph(m))
 		return ditto_err(-EINVAL, "tune: the model is one service, not a graph: "
 				 "ditto_tune() tunes it");
@@ -240,7 +262,7 @@ static int set_knobs(struct gloop *l)
 		knob_key(&l->t[i], key, sizeof(key));
 		err = ditto_values_set(l->knobs, key, l->t[i].knob);
 		wake_key(&l->t[i], key, sizeof(key));
-		if (!err && l->o.busy)
+		if (!err && l->busy)
 			err = ditto_values_set(l->knobs, key, l->t[i].wake);
 	}
 	return err;
@@ -260,23 +282,72 @@ static int build_candidate(struct gloop *l)
 	return err ? err : ditto_synth_graph_build(l->try_dir, &bo);
 }
 
-static int measure(struct gloop *l)
+/* The base load and the busy one, as the clone and the original take them. */
+static void loads(struct gloop *l, struct ditto_loadgen_opts *load,
+		  struct ditto_loadgen_opts *busy)
 {
-	struct ditto_loadgen_opts load = {
-		.sz = sizeof(load), .mode = DITTO_LOAD_CLOSED,
+	*load = (struct ditto_loadgen_opts){
+		.sz = sizeof(*load), .mode = DITTO_LOAD_CLOSED,
 		.framing = ditto_service_framing(l->front), .connections = l->o.connections,
 		.duration_s = l->o.duration_s, .model = l->m, .service = ditto_service_name(l->front),
 		.seed = l->o.seed, .stop = l->o.stop, .http_path = l->o.http_path };
-	struct ditto_loadgen_opts busy;
-
 	/* An HTTP front is loaded as its clients load it: GETs of a path. */
-	if (load.framing == DITTO_FRAMING_HTTP1)
-		load.write_share = -1;
-	if (load.framing == DITTO_FRAMING_UNKNOWN)
-		load.framing = DITTO_FRAMING_RAW;
-	busy = load;
-	busy.connections = l->o.busy_connections;
-	return graph_measure(l->try_dir, &load, l->o.busy ? &busy : NULL, l->t, l->n);
+	if (load->framing == DITTO_FRAMING_HTTP1)
+		load->write_share = -1;
+	if (load->framing == DITTO_FRAMING_UNKNOWN)
+		load->framing = DITTO_FRAMING_RAW;
+	*busy = *load;
+	busy->connections = l->o.busy_connections;
+}
+
+static int measure(struct gloop *l)
+{
+	struct ditto_loadgen_opts load, busy;
+
+	loads(l, &load, &busy);
+	return graph_measure(l->try_dir, &load, l->busy ? &busy : NULL, l->t, l->n);
+}
+
+/* The targets from the original graph run by its command under the same
+ * loads; a tier whose profile says otherwise by more than the bound is
+ * named, with both figures (the profiler's cost, or a profile of a tier
+ * still compiling). */
+static int original_targets(struct gloop *l)
+{
+	struct ditto_loadgen_opts load, busy;
+	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX];
+	unsigned ports[GRAPH_NODES_MAX];
+	const char *names[GRAPH_NODES_MAX];
+	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
+			   .n = l->n, .bound = l->o.bound, .stop = l->o.stop,
+			   .front_port = l->o.original_port };
+	int err;
+
+	if (!o.front_port && ditto_service_port_count(l->front))
+		o.front_port = ditto_service_port(l->front, 0);
+	for (size_t k = 0; k < l->n; k++) {
+		ports[k] = l->t[k].port;
+		names[k] = l->t[k].name;
+		base[k] = l->t[k].target;
+		busy_v[k] = l->t[k].busy_target;
+	}
+	loads(l, &load, &busy);
+	if ((err = graph_original_measure(&o, &load, l->busy ? &busy : NULL, base, busy_v)))
+		return err;
+	for (size_t k = 0; k < l->n; k++) {
+		struct gtier *t = &l->t[k];
+
+		if (!t->port)
+			ditto_warn("tune: tier '%s' has no TCP port in the model to find it by in the "
+				   "original graph: its target is the profile's", t->name);
+		else if (model_rel_error(base[k], t->target) > l->o.bound)
+			ditto_warn("tune: tier '%s': %.0f ns per front request in the original graph "
+				   "run without the profiler, %.0f in the profile: the clone is held "
+				   "to the first", t->name, base[k], t->target);
+		t->target = base[k];
+		t->busy_target = busy_v[k];
+	}
+	return 0;
 }
 
 /* Measured again and averaged: near the bound either way, one run's
@@ -318,7 +389,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
-		if (l->o.busy && l->t[i].loop) {
+		if (l->busy && l->t[i].loop) {
 			eb = busy_error(&l->t[i]);
 			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
 			ditto_values_set(rec, key, eb);
@@ -382,7 +453,7 @@ static int iteration(struct gloop *l)
 	if (twice && (err = measure_again(l)))
 		return record_failure(l, it, i);
 	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
-	if (busy_error(&l->t[worst]) == e && l->o.busy)
+	if (busy_error(&l->t[worst]) == e && l->busy)
 		c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off) "
 			   "under the busy load%s", l->t[worst].name, l->t[worst].busy_measured,
 			   l->t[worst].busy_target, 100 * e, twice ? " (mean of 2 runs)" : "");
@@ -464,7 +535,7 @@ static void stalls(struct gloop *l, unsigned ran)
 		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
 			     DITTO_TUNE_UNFINISHED, ran, text);
 	}
-	for (size_t k = 0; l->o.busy && k < l->n; k++)
+	for (size_t k = 0; l->busy && k < l->n; k++)
 		busy_stall(l, &l->t[k], ran);
 }
 
@@ -555,7 +626,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
-		if (!l->o.busy || !busy_row(&l->t[k]))
+		if (!l->busy || !busy_row(&l->t[k]))
 			continue;
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].busy_target, l->t[k].best_busy_measured,
@@ -590,6 +661,8 @@ DITTO_API int ditto_tune_graph(struct ditto_model *m, const struct ditto_tune_gr
 		return ditto_err(-DITTO_EOPTS, "tune: a model and an out pointer are needed");
 	*out = NULL;
 	err = setup(&l, m, opts);
+	if (!err && l.from_original)
+		err = original_targets(&l);
 	for (; !err && i < l.o.max_iterations && rc == 0; i++) {
 		if (stopped(&l)) {
 			err = -ECANCELED;

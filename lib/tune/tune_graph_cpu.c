@@ -184,3 +184,19 @@ int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns)
 	procs_free(&p);
 	return err;
 }
+
+bool pid_descends(pid_t pid, pid_t root)
+{
+	/* Depth-bounded as descends() is. */
+	for (int depth = 0; depth < 64 && pid > 1; depth++) {
+		pid_t ppid;
+		uint64_t ticks;
+
+		if (pid == root)
+			return true;
+		if (proc_stat(pid, &ppid, &ticks))
+			return false;
+		pid = ppid;
+	}
+	return false;
+}

@@ -30,6 +30,7 @@ int graph_front_port(const struct ditto_synth_run *run, unsigned *port);
 /* One tier under tuning. */
 struct gtier {
 	const char *name;	/* the plan's node name */
+	unsigned port;		/* its original listens there (0: no TCP port) */
 	double target;		/* the original's CPU ns per front request */
 	double knob;		/* its synth.cpu_scale now */
 	double measured;	/* the candidate's CPU ns per front request */
@@ -61,6 +62,43 @@ void gtier_step(struct gtier *t, double min, double max);
  */
 int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
 		  struct ditto_loadgen_opts *busy, struct gtier *tiers, size_t n);
+
+/* Processes one measurement reads at most (a tier's may be several). */
+#define GRAPH_ROOTS_MAX (4 * GRAPH_NODES_MAX)
+
+/* Run load for seconds; *completed (may be NULL) the requests answered,
+ * with a warning naming what when more than 5% failed. */
+int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
+		    uint64_t *completed);
+/* One recorded run of load's duration: each roots[i]'s CPU ns (its
+ * process tree) per request answered into per_request[i]; -EIO (what
+ * names the graph) when none was answered. */
+int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
+		    const char *what, double *per_request);
+
+/* Whether pid descends from (or is) root, by /proc's parents. */
+bool pid_descends(pid_t pid, pid_t root);
+
+/*
+ * The original graph measured as graph_measure() measures a clone
+ * (tune_graph_orig.c): argv started in a process group of its own, each
+ * tier i found by ports[i] (the process tree under argv's that listens
+ * there; 0: not measured, base[i] left alone), the front on front_port;
+ * rounds of load until each tier's CPU per request settles within
+ * bound, into base[i], then the same under busy (NULL: none) into
+ * busy_v[i]. Everything argv started is stopped before returning.
+ */
+struct gorig {
+	char *const *argv;
+	unsigned front_port;
+	const unsigned *ports;
+	const char *const *names;	/* tiers' names, for messages */
+	size_t n;
+	double bound;
+	const volatile int *stop;
+};
+int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
+			   struct ditto_loadgen_opts *busy, double *base, double *busy_v);
 
 /* t's next synth.wake_share, from its CPU per request under the busy
  * load over that under the base load, against its original's

@@ -16,6 +16,8 @@
 
 #include <ditto/synth.h>
 
+#define WHAT "clone graph"
+
 int graph_front_port(const struct ditto_synth_run *run, unsigned *port)
 {
 	const char *a = ditto_synth_up_front(run), *colon = a ? strrchr(a, ':') : NULL;
@@ -43,7 +45,8 @@ static int tier_pids(const struct ditto_synth_run *run, const struct gtier *tier
 	return 0;
 }
 
-static int load_once(struct ditto_loadgen_opts *load, double seconds, uint64_t *completed)
+int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
+		    uint64_t *completed)
 {
 	struct ditto_load_result *res = NULL;
 	double d = load->duration_s;
@@ -57,10 +60,30 @@ static int load_once(struct ditto_loadgen_opts *load, double seconds, uint64_t *
 
 		*completed = ditto_load_result_completed(res);
 		if (e * 20 > *completed)
-			ditto_warn("tune: %llu of the clone graph's %llu requests failed",
-				   (unsigned long long)e, (unsigned long long)(*completed + e));
+			ditto_warn("tune: %llu of the %s's %llu requests failed", (unsigned long long)e,
+				   what, (unsigned long long)(*completed + e));
 	}
 	ditto_load_result_free(res);
+	return err;
+}
+
+int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
+		    const char *what, double *per_request)
+{
+	uint64_t before[GRAPH_ROOTS_MAX], after[GRAPH_ROOTS_MAX], done = 0;
+	int err;
+
+	if (n > GRAPH_ROOTS_MAX)
+		return ditto_err(-EINVAL, "tune: more than %d processes to measure", GRAPH_ROOTS_MAX);
+	err = tier_cpu_ns(roots, n, before);
+	err = err ? err : graph_load_once(load, load->duration_s, what, &done);
+	err = err ? err : tier_cpu_ns(roots, n, after);
+	if (!err && !done)
+		err = ditto_err(-EIO, "tune: the %s answered no request", what);
+	/* A thread that ended took its time with it: never negative. */
+	for (size_t i = 0; !err && i < n; i++)
+		per_request[i] = after[i] > before[i] ? (double)(after[i] - before[i]) /
+			(double)done : 0;
 	return err;
 }
 
@@ -68,24 +91,21 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 		       struct gtier *tiers, size_t n, bool busy)
 {
 	pid_t pids[GRAPH_NODES_MAX];
-	uint64_t before[GRAPH_NODES_MAX], after[GRAPH_NODES_MAX], done = 0;
+	double v[GRAPH_NODES_MAX];
 	int err = graph_front_port(run, &load->port);
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
-	err = err ? err : load_once(load, 1, NULL);
-	err = err ? err : tier_cpu_ns(pids, n, before);
-	err = err ? err : load_once(load, load->duration_s, &done);
-	err = err ? err : tier_cpu_ns(pids, n, after);
-	/* A tier that died meanwhile would read as cheap: ask the runner. */
-	err = err ? err : ditto_synth_up_wait(run, 0);
-	if (!err && !done)
-		err = ditto_err(-EIO, "tune: the clone graph answered no request");
-	for (size_t i = 0; !err && i < n; i++) {
-		/* A thread that ended took its time with it: never negative. */
-		double v = after[i] > before[i] ? (double)(after[i] - before[i]) / (double)done : 0;
+	err = err ? err : graph_load_once(load, 1, WHAT, NULL);
+	err = err ? err : graph_cpu_round(load, pids, n, WHAT, v);
+	/* A tier that died meanwhile would read as cheap, or leave the front
+	 * answering nothing: the runner says which and how it ended. */
+	if (!err || err == -EIO) {
+		int w = ditto_synth_up_wait(run, 0);
 
-		*(busy ? &tiers[i].busy_measured : &tiers[i].measured) = v;
+		err = w ? w : err;
 	}
+	for (size_t i = 0; !err && i < n; i++)
+		*(busy ? &tiers[i].busy_measured : &tiers[i].measured) = v[i];
 	return err;
 }
 

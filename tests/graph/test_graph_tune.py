@@ -55,13 +55,19 @@ def tuned(tmp_path_factory):
     with Shop(nginx=True) as shop:
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
                 shop.url('/page'), free_port(), warm=True)
-    port = free_port()
+        ports = dict(shop.ports)
+    # The original graph again on the profile's ports: the tuner finds its
+    # tiers there, measures them unprofiled for the targets, then runs it
+    # beside the clone graph for the latency rows (the clone's tiers move
+    # to free ports then, as `ditto up` does when a port is taken).
+    port = ports.pop('nginx')
     argv = [CLI, 'tune', model, '-o', str(d / 'tree'), '-i', '3' if QUICK else '8', '-b',
             str(AIM), '--seconds', '3', '--path', '/page', '-j', str(d / 'report.json'),
             '--save', str(d / 'tuned.dm')]
     if not QUICK:
         argv += ['-L', '--latency-seconds', '2', '--original-port', str(port), '--',
-                 sys.executable, os.path.join(HERE, 'shop_run.py'), str(port)]
+                 sys.executable, os.path.join(HERE, 'shop_run.py'), str(port)] + \
+            ['%s=%d' % kv for kv in sorted(ports.items())]
     r = subprocess.run(argv, capture_output=True, text=True, timeout=1100)
     print(r.stdout)
     print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))

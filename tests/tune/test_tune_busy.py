@@ -20,54 +20,22 @@ import subprocess
 import pytest
 
 import ditto as dt
-from conftest import QUICK, SERVERS, Service, ditto, free_port
+from conftest import QUICK, Service, ditto, free_port
+from proxy_graph import back_argv, cpu_per_request, front_argv, profile
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(QUICK, reason='plain build only (the clones are not '
                                  'instrumented: their CPU is the plain build\'s question)')]
 
-WORK = '20000'
 BOUND = 0.10    # the loop aims at 5%; a run's CPU per request moves by a few percent
-
-
-def client(port, conns):
-    return [os.path.join(SERVERS, 'srv_client'), '--port', str(port), '--connections',
-            str(conns), '--requests', str(10 ** 7), '--request-bytes', '100',
-            '--response-bytes', '128', '--max-seconds', '60']
-
-
-def profile(front, back, out, conns):
-    load = subprocess.Popen(client(front.port, conns), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        ditto('profile', '-q', '-d', '3', '-W', '0', '--graph', '-o', out,
-              '--pid', front.pid, '--name', '%d=front' % front.port,
-              '--pid', back.pid, '--name', '%d=back' % back.port)
-    finally:
-        load.kill()
-        load.wait()
-    return out
-
-
-def cpu_per_request(path):
-    m = json.loads(ditto('model', 'json', path).stdout)
-    svc = {s['name']: s for s in m['services']}
-    req = svc['front']['requests']['count']
-    return {n: sum(t.get('cpu_ns', 0) for t in svc[n].get('threads', [])) / req
-            for n in ('front', 'back')}
 
 
 @pytest.fixture(scope='module')
 def tuned(tmp_path_factory):
     d = tmp_path_factory.mktemp('busy')
     bport, fport = free_port(), free_port()
-    back = Service([os.path.join(SERVERS, 'srv_epoll'), '--port', str(bport), '--response-bytes',
-                    '300', '--work', WORK, '--wake-work', WORK, '--max-seconds', '120'], bport)
-    # known work in the front too: a proxy of some 50 us a request moved by
-    # 10-20% between runs, and the best iteration is the least largest error
-    front = Service([os.path.join(SERVERS, 'srv_proxy'), '--port', str(fport), '--backend',
-                     str(bport), '--response-bytes', '128', '--work', WORK,
-                     '--max-seconds', '120'], fport)
+    back = Service(back_argv(bport), bport)
+    front = Service(front_argv(fport, bport), fport)
     try:
         base = profile(front, back, str(d / 'base.dm'), 1)
         busy = profile(front, back, str(d / 'busy.dm'), 8)

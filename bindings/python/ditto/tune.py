@@ -238,17 +238,22 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
 
 def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0,
                connections=0, seconds=0, latency=False, latency_seconds=0, path=None, keep=(),
-               seed=0, cc=None, progress=None, busy=None, busy_connections=0):
+               seed=0, cc=None, progress=None, busy=None, busy_connections=0,
+               profile_targets=False):
     """Tune the clone of a graph model (several services) with
     ditto_tune_graph(): write the graph tree into dir, build it, start it
     as ditto.up() does, load its front tier, and hold each tier's CPU time
-    per request of the graph to its original's in the profile, one knob
-    per tier ("NODE/synth.cpu_scale" in model.knobs), repeating until every
-    tier is within bound. The best tree is kept in dir.
+    per request of the graph to its original's, one knob per tier
+    ("NODE/synth.cpu_scale" in model.knobs), repeating until every tier is
+    within bound. The best tree is kept in dir.
 
     original       the command that starts the whole original graph (a list
                    of argv strings), its front listening on original_port (0:
-                   the model's front port), for the end-to-end latency rows
+                   the model's front port), each other tier on its port in
+                   the model: run first under the same load, with nothing
+                   attached, for the targets (the profile's carry the
+                   profiler's cost), and for the end-to-end latency rows
+    profile_targets  the targets from the profile even with original
     iterations     iterations at most (0: 8)
     bound          relative error bound of each tier's CPU per request (0: 0.05)
     connections    connections of the load on the front (0: 2)
@@ -261,7 +266,9 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
     busy           a Model: a profile of the same graph under a busier load;
                    each tier's CPU per request in it is held too, the clone
                    loaded with busy_connections (0: 8), the knob
-                   "NODE/synth.wake_share" (rows "cpu_ns_per_request_busy:NODE")
+                   "NODE/synth.wake_share" (rows "cpu_ns_per_request_busy:NODE");
+                   with original and no busy profile, busy_connections alone
+                   measures the original under the busy load for them
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
     rows); Ctrl-C and errors as tune()."""
@@ -278,7 +285,8 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                        keep_count=len(keep), seed=int(seed),
                        http_path=_lib.encode(path) if path else None,
                        busy=busy._p if busy is not None else None,
-                       busy_connections=int(busy_connections))
+                       busy_connections=int(busy_connections),
+                       profile_targets=bool(profile_targets))
     if keep:
         o.keep = ctypes.cast(keep_arr, ctypes.POINTER(c_char_p))
     fn = _fill(o, dir, cc, argv, progress, stop)

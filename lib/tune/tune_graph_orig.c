@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The original graph measured as a clone graph is: started by its
+ * command, each tier found by the port it listens on in the model, the
+ * front loaded closed-loop with the tuner's own load, each tier's CPU
+ * time read from /proc around the run; nothing attached to it. A
+ * profiled tier also pays for the profiler's probes in every system
+ * call it makes, and a tier that compiles as it runs (node) is still
+ * warming up in a short profile: the shop's node tiers cost 1.6 to 2.4
+ * times more per request profiled than unprofiled (docs/graph.md), and
+ * targets from the profile held their clones to that.
+ *
+ * A tier's CPU per request settles as its compiler finishes: rounds of
+ * the load run until two in a row agree within the tuner's bound for
+ * every tier, and the target is their mean.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+#include "measure_int.h"
+#include "synth_int.h"
+#include "tune_graph_int.h"
+
+#include <ditto/profile.h>
+
+#define WHAT "original graph"
+#define STARTUP_S 60	/* until the front answers */
+#define TIERS_S 20	/* then until every tier listens */
+#define ROUNDS_MAX 8
+#define ROOTS_PER_TIER 8
+
+/* The processes that measure tier i: roots[j] for owner[j] == i. */
+struct oroots {
+	pid_t pid[GRAPH_ROOTS_MAX];
+	size_t owner[GRAPH_ROOTS_MAX];
+	size_t n;
+};
+
+static const char *tier_name(const struct gorig *o, size_t i)
+{
+	return o->names && o->names[i] ? o->names[i] : "?";
+}
+
+static unsigned tier_port(const struct gorig *o, size_t i)
+{
+	return o->ports ? o->ports[i] : 0;
+}
+
+/* The process trees under leader that listen on port; 0 found none. */
+static size_t listeners_under(unsigned port, pid_t leader, pid_t *out, size_t max,
+			      pid_t *stranger)
+{
+	/* Not a compound literal in DITTO_OPTS: its statement expression
+	 * would end the literal's life before the call. */
+	uint16_t p16 = (uint16_t)port;
+	DITTO_OPTS(ditto_discover_opts, d, .ports = &p16, .nports = 1);
+	pid_t found[ROOTS_PER_TIER];
+	size_t n = 0, k = 0;
+
+	if (ditto_profile_discover(&d, found, ROOTS_PER_TIER, &n))
+		n = 0;	/* nothing listens yet (or too much does: none is taken) */
+	for (size_t i = 0; i < n; i++) {
+		if (pid_descends(found[i], leader) && k < max)
+			out[k++] = found[i];
+		else
+			*stranger = found[i];
+	}
+	ditto_err_clear();
+	return k;
+}
+
+static int not_found(const struct gorig *o, size_t i, const struct svc *s, pid_t stranger)
+{
+	char tail[600];
+
+	svc_log_tail(s, tail, sizeof(tail));
+	return ditto_err(-ETIMEDOUT, "tune: tier '%s' of the original graph does not listen on "
+			 "port %u (the model's) under its command %d s after its front "
+			 "answered%s; its output: %s", tier_name(o, i), tier_port(o, i),
+			 TIERS_S, stranger ? ": another process, not started by the command, "
+			 "holds that port" : "", tail);
+}
+
+/* Every tier's listeners under the command, waiting for the slower ones
+ * (the front answering says nothing of the tiers behind it). */
+static int find_roots(const struct gorig *o, const struct mctx *c, struct svc *s,
+		      struct oroots *r)
+{
+	double waited = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		pid_t stranger = 0;
+		size_t k = 0;
+		int err;
+
+		if (!tier_port(o, i))
+			continue;
+		while (!(k = listeners_under(tier_port(o, i), s->pid, &r->pid[r->n],
+					     GRAPH_ROOTS_MAX - r->n, &stranger))) {
+			if ((err = svc_check_alive(s, "before its tiers listened")))
+				return err;
+			if (measure_stopped(c))
+				return ditto_err(-ECANCELED, "tune: stopped while the original "
+						 "graph started");
+			if (waited > TIERS_S)
+				return not_found(o, i, s, stranger);
+			measure_nap_ms(100);
+			waited += 0.1;
+		}
+		for (size_t j = 0; j < k; j++)
+			r->owner[r->n + j] = i;
+		r->n += k;
+	}
+	return 0;
+}
+
+/* One round: each tier's CPU per request, its roots summed. */
+static int round_once(struct ditto_loadgen_opts *load, const struct oroots *r, size_t n,
+		      double *v)
+{
+	double per_root[GRAPH_ROOTS_MAX];
+	int err = graph_cpu_round(load, r->pid, r->n, WHAT, per_root);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = 0;
+	for (size_t j = 0; !err && j < r->n; j++)
+		v[r->owner[j]] += per_root[j];
+	return err;
+}
+
+static double moved(double a, double b)
+{
+	return fmax(a, b) > 0 ? fabs(a - b) / fmax(a, b) : 0;
+}
+
+static bool settled(const struct gorig *o, const struct oroots *r, const double *prev,
+		    const double *cur)
+{
+	for (size_t j = 0; j < r->n; j++) {
+		size_t i = r->owner[j];
+
+		if (moved(prev[i], cur[i]) > o->bound)
+			return false;
+	}
+	return true;
+}
+
+/* Rounds under load until they settle; the last two's mean into out[]. */
+static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
+		  const struct oroots *r, const char *which, double *out)
+{
+	double prev[GRAPH_NODES_MAX] = { 0 }, cur[GRAPH_NODES_MAX] = { 0 };
+	size_t worst = r->owner[0];
+	int err = graph_load_once(load, 1, WHAT, NULL), k;
+
+	for (k = 0; !err && k < ROUNDS_MAX; k++) {
+		memcpy(prev, cur, sizeof(cur));
+		if ((err = round_once(load, r, o->n, cur)) ||
+		    (err = svc_check_alive(s, "while it was loaded")))
+			return err;
+		if (k && settled(o, r, prev, cur))
+			break;
+	}
+	if (err)
+		return err;
+	for (size_t j = 0; j < r->n; j++) {
+		size_t i = r->owner[j];
+
+		out[i] = (prev[i] + cur[i]) / 2;
+		if (moved(prev[i], cur[i]) > moved(prev[worst], cur[worst]))
+			worst = i;
+	}
+	if (k == ROUNDS_MAX)
+		ditto_warn("tune: the original graph's CPU per request under the %s load did not "
+			   "settle in %d rounds of %g s: tier '%s' %.0f then %.0f ns per request; "
+			   "its target is their mean", which, ROUNDS_MAX, load->duration_s,
+			   tier_name(o, worst), prev[worst], cur[worst]);
+	return 0;
+}
+
+static int run(const struct gorig *o, struct mctx *c, struct svc *s,
+	       struct ditto_loadgen_opts *load, struct ditto_loadgen_opts *busy, double *base,
+	       double *busy_v)
+{
+	struct oroots r = { .n = 0 };
+	int err = svc_wait_ready(c, s);
+
+	err = err ? err : find_roots(o, c, s, &r);
+	if (!err && !r.n)
+		return ditto_err(-EINVAL, "tune: no tier of the original graph has a port to be "
+				 "found by");
+	load->port = o->front_port;
+	err = err ? err : rounds(o, s, load, &r, "base", base);
+	if (!err && busy) {
+		busy->port = o->front_port;
+		err = rounds(o, s, busy, &r, "busy", busy_v);
+	}
+	return err;
+}
+
+int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
+			   struct ditto_loadgen_opts *busy, double *base, double *busy_v)
+{
+	char dir[32] = "/tmp/ditto-tune-XXXXXX", path[PATH_MAX];
+	struct mctx c = { .argv = o->argv, .host = "127.0.0.1", .startup_timeout_s = STARTUP_S,
+			  .dir = dir, .stop = o->stop, .load = *load };
+	struct svc s = { 0 };
+	char **argv = NULL;
+	int err;
+
+	if (o->n > GRAPH_NODES_MAX)
+		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
+	if (!mkdtemp(dir))
+		return ditto_err(-errno, "tune: temporary directory: %s", strerror(errno));
+	c.load.port = o->front_port;
+	err = native_argv(&c, path, &argv);
+	err = err ? err : svc_start(&c, argv, "original.log", WHAT, &s);
+	err = err ? err : run(o, &c, &s, load, busy, base, busy_v);
+	if (err)
+		ditto_err_prefix("tune: measuring the original graph (%s)", o->argv[0]);
+	if (s.pid)
+		svc_stop(&s);
+	free(argv);
+	synth_rm_tree(dir);
+	return err;
+}
