@@ -70,7 +70,7 @@ def descendants(pid):
 
 def load(port, qps, seconds):
     r = subprocess.run([CLI, 'load', '--port', str(port), '--framing', 'http1', '--path',
-                        '/page', '--mode', 'poisson', '--qps', str(qps), '-c', '16', '-d',
+                        '/page', '--write-share', '0', '--mode', 'poisson', '--qps', str(qps), '-c', '16', '-d',
                         str(seconds), '--json'],
                        capture_output=True, text=True, timeout=seconds + 60)
     return json.loads(r.stdout)

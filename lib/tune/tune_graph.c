@@ -48,6 +48,7 @@ struct gloop {
 	bool measured;
 	bool busy;		/* busy rows: a busy profile, or the original measured busy */
 	bool from_original;	/* targets from the original run (tune_graph_orig.c) */
+	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
 
@@ -332,7 +333,8 @@ static int original_targets(struct gloop *l)
 		busy_v[k] = l->t[k].busy_target;
 	}
 	loads(l, &load, &busy);
-	if ((err = graph_original_measure(&o, &load, l->busy ? &busy : NULL, base, busy_v)))
+	if ((err = graph_original_measure(&o, &load, l->busy ? &busy : NULL, base, busy_v,
+					  &l->settle_s)))
 		return err;
 	for (size_t k = 0; k < l->n; k++) {
 		struct gtier *t = &l->t[k];
@@ -554,8 +556,11 @@ static void latency(struct gloop *l)
 
 	if (!port && ditto_service_port_count(l->front))
 		port = ditto_service_port(l->front, 0);
+	/* Warmed as long as it took to settle for the targets (none when they
+	 * are the profile's: nothing says how long it needs). */
 	orig = (struct tune_side){ .argv = l->o.original_argv, .port = port,
-				   .name = "original graph", .http_path = path };
+				   .name = "original graph", .http_path = path,
+				   .warm_s = l->settle_s };
 	tune_latency(l->m, (struct ditto_service *)l->front, &to,
 		     l->o.original_argv ? &orig : NULL, &clone, l->report);
 }

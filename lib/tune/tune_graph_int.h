@@ -86,7 +86,8 @@ bool pid_descends(pid_t pid, pid_t root);
  * there; 0: not measured, base[i] left alone), the front on front_port;
  * rounds of load until each tier's CPU per request settles within
  * bound, into base[i], then the same under busy (NULL: none) into
- * busy_v[i]. Everything argv started is stopped before returning.
+ * busy_v[i]; *settle_s the seconds of base load that took (warm-up
+ * included). Everything argv started is stopped before returning.
  */
 struct gorig {
 	char *const *argv;
@@ -98,7 +99,8 @@ struct gorig {
 	const volatile int *stop;
 };
 int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
-			   struct ditto_loadgen_opts *busy, double *base, double *busy_v);
+			   struct ditto_loadgen_opts *busy, double *base, double *busy_v,
+			   double *settle_s);
 
 /* t's next synth.wake_share, from its CPU per request under the busy
  * load over that under the base load, against its original's

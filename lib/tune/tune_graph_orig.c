@@ -150,9 +150,10 @@ static bool settled(const struct gorig *o, const struct oroots *r, const double 
 	return true;
 }
 
-/* Rounds under load until they settle; the last two's mean into out[]. */
+/* Rounds under load until they settle; the last two's mean into out[],
+ * the seconds of load it took into *took. */
 static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
-		  const struct oroots *r, const char *which, double *out)
+		  const struct oroots *r, const char *which, double *out, double *took)
 {
 	double prev[GRAPH_NODES_MAX] = { 0 }, cur[GRAPH_NODES_MAX] = { 0 };
 	size_t worst = r->owner[0];
@@ -168,6 +169,7 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 	}
 	if (err)
 		return err;
+	*took = 1 + (k + (k < ROUNDS_MAX)) * load->duration_s;
 	for (size_t j = 0; j < r->n; j++) {
 		size_t i = r->owner[j];
 
@@ -185,9 +187,10 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 
 static int run(const struct gorig *o, struct mctx *c, struct svc *s,
 	       struct ditto_loadgen_opts *load, struct ditto_loadgen_opts *busy, double *base,
-	       double *busy_v)
+	       double *busy_v, double *settle_s)
 {
 	struct oroots r = { .n = 0 };
+	double busy_s;
 	int err = svc_wait_ready(c, s);
 
 	err = err ? err : find_roots(o, c, s, &r);
@@ -195,16 +198,17 @@ static int run(const struct gorig *o, struct mctx *c, struct svc *s,
 		return ditto_err(-EINVAL, "tune: no tier of the original graph has a port to be "
 				 "found by");
 	load->port = o->front_port;
-	err = err ? err : rounds(o, s, load, &r, "base", base);
+	err = err ? err : rounds(o, s, load, &r, "base", base, settle_s);
 	if (!err && busy) {
 		busy->port = o->front_port;
-		err = rounds(o, s, busy, &r, "busy", busy_v);
+		err = rounds(o, s, busy, &r, "busy", busy_v, &busy_s);
 	}
 	return err;
 }
 
 int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
-			   struct ditto_loadgen_opts *busy, double *base, double *busy_v)
+			   struct ditto_loadgen_opts *busy, double *base, double *busy_v,
+			   double *settle_s)
 {
 	char dir[32] = "/tmp/ditto-tune-XXXXXX", path[PATH_MAX];
 	struct mctx c = { .argv = o->argv, .host = "127.0.0.1", .startup_timeout_s = STARTUP_S,
@@ -220,7 +224,7 @@ int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *loa
 	c.load.port = o->front_port;
 	err = native_argv(&c, path, &argv);
 	err = err ? err : svc_start(&c, argv, "original.log", WHAT, &s);
-	err = err ? err : run(o, &c, &s, load, busy, base, busy_v);
+	err = err ? err : run(o, &c, &s, load, busy, base, busy_v, settle_s);
 	if (err)
 		ditto_err_prefix("tune: measuring the original graph (%s)", o->argv[0]);
 	if (s.pid)

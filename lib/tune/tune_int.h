@@ -173,6 +173,8 @@ struct tune_side {
 	const char *graph_dir;
 	/* Non-NULL: the load is GETs of this target (an HTTP front). */
 	const char *http_path;
+	/* Seconds of load before its saturation is measured (0: none). */
+	double warm_s;
 };
 
 /* The rows of the clone's CPU windows: mix and dependency distances,

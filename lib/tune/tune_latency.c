@@ -129,9 +129,22 @@ static void live_point(struct live *l, double qps, unsigned runs, struct tune_po
 	l->achieved = 0;
 }
 
-static int saturation(struct live *l, struct tune_point *p)
+/* A side that warms up as it runs (a compiler, caches) is loaded as long
+ * as it took to settle before (tune_side.warm_s): a JIT-compiled original
+ * just started costs two to three times its later CPU per request, and
+ * its saturation would set every level too low. */
+static int saturation(struct live *l, double warm_s, struct tune_point *p)
 {
-	int err = live_run(l);
+	double d = l->c.load.duration_s;
+	int err = 0;
+
+	if (warm_s > 0) {
+		l->c.load.duration_s = warm_s;
+		err = live_run(l);
+		l->c.load.duration_s = d;
+		live_point(l, 0, 1, p);	/* not a point: the pool starts again */
+	}
+	err = err ? err : live_run(l);
 
 	if (!err)
 		live_point(l, 0, 1, p);
@@ -218,7 +231,7 @@ void tune_latency(struct ditto_model *m, struct ditto_service *s, const struct d
 			err = ditto_err(-ENOMEM, "tune: out of memory");
 	}
 	for (size_t j = 0; !err && j < n; j++)
-		err = saturation(&live[j], &r->curve[first + j][NLEVELS]);
+		err = saturation(&live[j], sides[first + j]->warm_s, &r->curve[first + j][NLEVELS]);
 	if (err) {
 		ditto_warn("tune: no latency rows: %s", ditto_last_error());
 		goto out;

@@ -69,7 +69,8 @@ WARM_S = 3
 def profile(targets, out, url, otlp_port, seconds=6, warm=False):
     """Profile targets ({name: (pid, port)}) with the graph, and the spans
     they send to 127.0.0.1:otlp_port (None: no receiver), while wrk -c1
-    drives url; the model as JSON. warm: load them first: a node tier
+    drives url; the model as JSON. warm (True, or seconds): load them
+    first: a node tier
     just started spends up to two to three times its later CPU per
     request compiling (bench/graph_load_cpu.py), and the profile is of
     the service as it runs, not as it starts. Not the original of this
@@ -78,7 +79,7 @@ def profile(targets, out, url, otlp_port, seconds=6, warm=False):
     threads, and warm, its two profiles agreed closely enough for the row
     to fail (docs/graph.md); nor the clones, which compile nothing."""
     if warm:
-        wrk(url, WARM_S, 1)
+        wrk(url, WARM_S if warm is True else warm, 1)
     args = [CLI, 'profile', '-q', '-d', str(seconds), '-W', '0', '--graph', '-o', out]
     if otlp_port:
         args += ['--otlp-listen', '127.0.0.1:%d' % otlp_port]

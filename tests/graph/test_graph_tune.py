@@ -1,22 +1,27 @@
 # SPDX-License-Identifier: MIT
 """Tuning a clone graph (issue 21, item 6): the traced shop behind nginx
 is profiled with the kernel graph, then `ditto tune` of the graph model
-writes, builds and runs the clone graph (as `ditto up` does), loads its
-front tier, and holds each tier's CPU time per request of the graph to
-the original's in the profile, one knob per tier; then it starts the
-original graph (tests/graph/shop_run.py) and the best clone graph side by
-side for the end-to-end latency rows at low, medium and high load, with
-the original against itself as the noise floor.
+starts the original graph (tests/graph/shop_run.py, each tier on its port
+in the profile) and measures each tier's CPU time per front request under
+the tuner's own load with nothing attached (the profiler's probes cost the
+node tiers more than their own work); then it writes, builds and runs the
+clone graph (as `ditto up` does), loads its front tier the same way, and
+holds each tier to its original's, one knob per tier; then it starts the
+original graph again and the best clone graph side by side for the
+end-to-end latency rows at low, medium and high load, with the original
+against itself as the noise floor.
 
-Untuned, the clone graph of this shop answers 8-10 times faster than the
-original (the profile has no CPU windows: every tier's body is the default
-one). The test asserts that every tier ends within the bound, that the
-tuned knobs are in the saved model per tier (so `ditto synth` of it gives
-the tuned tree), that the latency rows are there for both graphs and
-that the verdict and exit status follow them; the table is printed. The
-tuned graph's end-to-end latency is not yet the original's (docs/graph.md:
-a clone tier blocks on its synchronous calls where node's event loop
-serves other requests meanwhile), which the verdict says.
+Untuned, the clone graph of this shop answers several times faster than
+the original (the profile has no CPU windows: every tier's body is the
+default one). The test asserts that the targets are the unprofiled
+original's (the tuner says which tiers' profiles it did not follow), that
+every tier ends within the bound, that the tuned knobs are in the saved
+model per tier (so `ditto synth` of it gives the tuned tree), that the
+latency rows are there for both graphs and that the verdict and exit
+status follow them; the table is printed. The tuned graph's end-to-end
+latency is not yet the original's (docs/graph.md: node's CPU per request
+at a low rate is twice its CPU per request under the tuner's load, where
+a clone tier's is the same), which the verdict says.
 
 Real node, redis-server, memcached, nginx on 127.0.0.1; the profiler is
 the real BPF collector (root)."""
@@ -34,6 +39,12 @@ from shop import Shop, install
 from test_graph_clone import CLI, PROFILED, free_port, profile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Seconds of load before the profile: node compiles for tens of seconds,
+# and a profile of a tier still compiling holds its JIT's mprotect and
+# madvise calls per request, which the clone replays whatever its knob
+# (after 3 s, one run's clone front could not get below 1.3 times its
+# original's CPU per request).
+WARM_S = 15
 # The loop aims at 5%; a tier's CPU per request moves by several percent
 # between runs on this kind of host, so the test holds the best to 10%.
 AIM, BOUND = 0.05, 0.10
@@ -54,7 +65,7 @@ def tuned(tmp_path_factory):
     model = str(d / 'shop.dm')
     with Shop(nginx=True) as shop:
         profile({t: (shop.pids[t], shop.ports[t]) for t in PROFILED}, model,
-                shop.url('/page'), free_port(), warm=True)
+                shop.url('/page'), free_port(), warm=WARM_S)
         ports = dict(shop.ports)
     # The original graph again on the profile's ports: the tuner finds its
     # tiers there, measures them unprofiled for the targets, then runs it
@@ -90,12 +101,31 @@ def test_every_tier_is_tuned_within_the_bound(tuned):
         assert QUICK or row['error'] <= BOUND, (tier, row)
 
 
+@pytest.mark.skipif(QUICK, reason='the sanitized build tunes to the profile')
+def test_the_targets_are_the_original_run_without_the_profiler(tuned):
+    m = json.loads(subprocess.run([CLI, 'model', 'json', tuned['model']], capture_output=True,
+                                  text=True, check=True).stdout)
+    svc = {s['name']: s for s in m['services']}
+    req = svc['nginx']['requests']['count']
+    for tier in PROFILED:
+        row = rows(tuned['report'])['cpu_ns_per_request:' + tier]
+        prof = sum(t.get('cpu_ns', 0) for t in svc[tier].get('threads', [])) / req
+        print('%s: %.0f us per front request unprofiled, %.0f in the profile'
+              % (tier, row['original'] / 1e3, prof / 1e3))
+        # the profile's figure, or one the tuner named as not the profile's
+        said = "tier '%s': %.0f ns per front request in the original graph run without " \
+            "the profiler" % (tier, row['original']) in tuned['stderr']
+        assert said or abs(row['original'] - prof) <= 0.05 * prof, (tier, row, prof)
+
+
 def test_the_tuned_knobs_are_per_tier_in_the_saved_model(tuned):
     m = ditto.Model.load(str(tuned['dir'] / 'tuned.dm'))
     scales = {k.split('/')[0]: v for k, v in m.knobs.items() if k.endswith('/synth.cpu_scale')}
     assert set(scales) == set(PROFILED), dict(m.knobs)
-    # The node tiers spend milliseconds per request, nginx a fraction of one.
-    assert QUICK or scales['front'] > 10 * scales['nginx'], scales
+    # The node tiers spend a millisecond or more of CPU per request, nginx
+    # a tenth of one; the clone's runtime is most of a light tier's CPU,
+    # so the knobs keep their order, not their ratio.
+    assert QUICK or scales['front'] > scales['nginx'], scales
     assert m.warnings() == []
     assert len(m.tuning_iterations) >= 2
     # The tree tune kept is the best one's: it builds and its manifest is whole.
