@@ -2,7 +2,7 @@
 # CPU time per front request of each tier of the traced shop at several
 # open-loop rates (bench/graph_load_cpu.py). Root; not part of meson test.
 #
-#   bench/graph-load-cpu.sh [BUILDDIR] [--rates 20,60,100,130] [--rounds 3] [--seconds 6] [--clone DIR]
+#   bench/graph-load-cpu.sh [BUILDDIR] [--rates 20,60,100] [--rounds 3] [--seconds 6] [--warm 20] [--clone DIR]
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}

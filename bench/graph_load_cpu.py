@@ -76,6 +76,13 @@ def load(port, qps, seconds):
     return json.loads(r.stdout)
 
 
+def warm(port, seconds):
+    if seconds > 0:
+        subprocess.run([CLI, 'load', '--port', str(port), '--framing', 'http1', '--path', '/page',
+                        '--write-share', '0', '-c', '1', '-d', str(seconds)],
+                       capture_output=True, timeout=seconds + 60)
+
+
 def measure(pids, port, qps, seconds):
     before = {t: cpu_ns(p) for t, p in pids.items()}
     res = load(port, qps, seconds)
@@ -120,6 +127,10 @@ def main():
     ap.add_argument('--rates', default='20,60,100')
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--seconds', type=float, default=6)
+    ap.add_argument('--warm', type=float, default=20,
+                    help='seconds of closed-loop load on each graph before the rounds: node '
+                    'compiles for tens of seconds, at two to three times its later CPU per '
+                    'request')
     ap.add_argument('--clone', help='a built clone tree of the shop (ditto synth/tune -o DIR): '
                     'measured too, in the same rounds')
     a = ap.parse_args()
@@ -132,6 +143,8 @@ def main():
         try:
             cpids = {t['name']: t['pid'] for t in up.tiers} if up else {}
             cport = int(up.front.rsplit(':', 1)[1]) if up else 0
+            for port in [shop.ports['nginx']] + ([cport] if up else []):
+                warm(port, a.warm)
             for rnd in range(a.rounds):
                 # which graph goes first alternates between rounds
                 sides = [('original', orig, pids, shop.ports['nginx'])]
