@@ -149,7 +149,10 @@ static int procs_read(struct procs *p)
 	return err ? ditto_err(err, "tune: out of memory") : 0;
 }
 
-static bool descends(const struct procs *p, size_t i, pid_t root)
+/* The index of the nearest of roots[] that process i is or descends
+ * from (a tier that is a child of another tier's process counts for
+ * itself), or n. */
+static size_t nearest_root(const struct procs *p, size_t i, const pid_t *roots, size_t n)
 {
 	pid_t pid = p->pid[i];
 
@@ -157,15 +160,16 @@ static bool descends(const struct procs *p, size_t i, pid_t root)
 	for (int depth = 0; depth < 64 && pid > 1; depth++) {
 		size_t j;
 
-		if (pid == root)
-			return true;
+		for (size_t k = 0; k < n; k++)
+			if (roots[k] > 0 && roots[k] == pid)
+				return k;
 		for (j = 0; j < p->n && p->pid[j] != pid; j++)
 			;
 		if (j == p->n)
-			return false;
+			return n;
 		pid = p->ppid[j];
 	}
-	return false;
+	return n;
 }
 
 int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns)
@@ -175,19 +179,19 @@ int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns)
 
 	for (size_t k = 0; k < n; k++)
 		ns[k] = 0;
-	for (size_t i = 0; !err && i < p.n; i++)
-		for (size_t k = 0; k < n; k++)
-			if (roots[k] > 0 && descends(&p, i, roots[k])) {
-				ns[k] += process_ns(p.pid[i], p.ticks[i]);
-				break;
-			}
+	for (size_t i = 0; !err && i < p.n; i++) {
+		size_t k = nearest_root(&p, i, roots, n);
+
+		if (k < n)
+			ns[k] += process_ns(p.pid[i], p.ticks[i]);
+	}
 	procs_free(&p);
 	return err;
 }
 
 bool pid_descends(pid_t pid, pid_t root)
 {
-	/* Depth-bounded as descends() is. */
+	/* Depth-bounded as nearest_root() is. */
 	for (int depth = 0; depth < 64 && pid > 1; depth++) {
 		pid_t ppid;
 		uint64_t ticks;
