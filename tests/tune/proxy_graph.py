@@ -5,11 +5,12 @@ in front of srv_epoll (an event loop), both with known work per request,
 the back end also once per wake-up that read requests (--wake-work: its
 CPU per request falls as its load packs requests into a wake-up)."""
 
+import contextlib
 import json
 import os
 import subprocess
 
-from conftest import SERVERS, ditto
+from conftest import SERVERS, Service, ditto, free_port
 
 WORK = '20000'
 
@@ -54,3 +55,20 @@ def cpu_per_request(path):
     req = svc['front']['requests']['count']
     return {n: sum(t.get('cpu_ns', 0) for t in svc[n].get('threads', [])) / req
             for n in ('front', 'back')}
+
+
+@contextlib.contextmanager
+def running():
+    """The graph on free ports, (front, back); stopped after."""
+    bport, fport = free_port(), free_port()
+    back = Service(back_argv(bport), bport)
+    try:
+        front = Service(front_argv(fport, bport), fport)
+    except BaseException:
+        back.stop()
+        raise
+    try:
+        yield front, back
+    finally:
+        front.stop()
+        back.stop()

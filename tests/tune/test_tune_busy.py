@@ -20,8 +20,8 @@ import subprocess
 import pytest
 
 import ditto as dt
-from conftest import QUICK, Service, ditto, free_port
-from proxy_graph import back_argv, cpu_per_request, front_argv, profile
+from conftest import QUICK, ditto
+from proxy_graph import cpu_per_request, profile, running
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(QUICK, reason='plain build only (the clones are not '
@@ -33,15 +33,9 @@ BOUND = 0.10    # the loop aims at 5%; a run's CPU per request moves by a few pe
 @pytest.fixture(scope='module')
 def tuned(tmp_path_factory):
     d = tmp_path_factory.mktemp('busy')
-    bport, fport = free_port(), free_port()
-    back = Service(back_argv(bport), bport)
-    front = Service(front_argv(fport, bport), fport)
-    try:
+    with running() as (front, back):
         base = profile(front, back, str(d / 'base.dm'), 1)
         busy = profile(front, back, str(d / 'busy.dm'), 8)
-    finally:
-        front.stop()
-        back.stop()
     # the base load is the base profile's: one connection
     r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
                         '-c', '1', '--busy', busy, '--busy-connections', '8', '-i', '10',

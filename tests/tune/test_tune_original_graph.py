@@ -26,8 +26,8 @@ import time
 import pytest
 
 import ditto as dt
-from conftest import QUICK, Service, ditto, free_port
-from proxy_graph import back_argv, client, cpu_per_request, front_argv, profile
+from conftest import QUICK, ditto, free_port
+from proxy_graph import back_argv, client, cpu_per_request, front_argv, profile, running
 
 pytestmark = [pytest.mark.root]
 # The sanitized build runs the loop for two short iterations: the library's
@@ -69,15 +69,10 @@ def original_command(fport, bport):
 @pytest.fixture(scope='module')
 def tuned(tmp_path_factory):
     d = tmp_path_factory.mktemp('orig')
-    bport, fport = free_port(), free_port()
-    back = Service(back_argv(bport), bport)
-    front = Service(front_argv(fport, bport), fport)
-    try:
+    with running() as (front, back):
         base = profile(front, back, str(d / 'base.dm'), 1)
         truth = unprofiled(front, back)
-    finally:
-        front.stop()
-        back.stop()
+        fport, bport = front.port, back.port
     loop = ['-i', '2', '--seconds', '1'] if QUICK else ['-i', '10', '--seconds', '2']
     r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
                         '-c', '1', '--busy-connections', '8'] + loop + [
