@@ -66,7 +66,8 @@ static void usage(FILE *f)
 	      "                            callers are given HOST:PORT (repeatable)\n"
 	      "      --busy MODEL          graphs: a profile of the same graph under a busier\n"
 	      "                            load: each tier's CPU per request in it is held too\n"
-	      "                            (knob NODE/synth.wake_share)\n"
+	      "                            (knob NODE/synth.wake_share); with ORIGINAL COMMAND,\n"
+	      "                            the original measured under that load instead\n"
 	      "      --busy-connections N  graphs: connections of the busy load (default 8);\n"
 	      "                            with ORIGINAL COMMAND and no --busy, the original\n"
 	      "                            measured under it gives the busy targets\n"
@@ -251,12 +252,14 @@ static int run(struct tune_args *a)
 		}
 		return run_graph(a, m, busy);
 	}
-	if (a->nkeep || a->seconds || a->path || a->busy || a->busy_connections) {
+	if (a->nkeep || a->seconds || a->path || a->busy || a->busy_connections ||
+	    a->profile_targets) {
 		ditto_model_free(m);
 		return cli_usage_error(CMD, "%s is for a graph (a model of several services, "
 				       "tuned without --service)", a->nkeep ? "--keep" :
 				       a->seconds ? "--seconds" : a->path ? "--path" :
-				       a->busy ? "--busy" : "--busy-connections");
+				       a->busy ? "--busy" : a->busy_connections ?
+				       "--busy-connections" : "--profile-targets");
 	}
 	signal(SIGINT, on_sigint);
 	err = ditto_tune(m, &to, &r);

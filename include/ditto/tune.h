@@ -418,9 +418,12 @@ struct ditto_tune_graph_opts {
 	 * tree so far is kept there when the loop ends for any reason. */
 	const char *dir;
 	/* Command that starts the whole original graph, its front tier
-	 * listening on original_port (0: the model's front port): the
-	 * end-to-end latency rows set the clone graph against it. NULL: the
-	 * front's recorded throughput stands for the original's. */
+	 * listening on original_port (0: the model's front port), each other
+	 * tier on its port in the model, all in the command's process tree
+	 * (in the foreground): it gives the targets (see profile_targets),
+	 * and the end-to-end latency rows set the clone graph against it.
+	 * NULL: the profile gives the targets, and the front's recorded
+	 * throughput stands for the original's. */
 	char *const *original_argv;
 	unsigned original_port;
 	/* Iterations at most (0: 8), and the relative error bound of each
@@ -452,7 +455,9 @@ struct ditto_tune_graph_opts {
 	const volatile int *stop;
 	/* A second profile of the same graph under a busier load (since
 	 * 0.5; NULL: none): each tier's CPU time per front request in it is
-	 * held too, the clone graph loaded closed-loop with busy_connections
+	 * held too (when the targets are the profile's; else the original
+	 * measured under the busy load gives them, and this only asks for the
+	 * busy rows), the clone graph loaded closed-loop with busy_connections
 	 * (0: 8) after each measurement at `connections`. An event loop's
 	 * CPU per request falls as its load packs requests into its
 	 * wake-ups; a tier's second knob, "NODE/synth.wake_share", moves
@@ -480,9 +485,11 @@ struct ditto_tune_graph_opts {
  * starts it (ditto_synth_up()), drives its front tier with the model's
  * framing and requests, and reads each tier's CPU time (its process tree,
  * every thread, from /proc) over the requests the front answered. A
- * tier's target is its original's CPU time in the profile over the
- * requests the front served in the same window: CPU per request of the
- * graph, so each tier is held to its share of the whole. The knob of a
+ * tier's target is its original's CPU time per request of the graph,
+ * so each tier is held to its share of the whole: with
+ * opts->original_argv (and not profile_targets), the original graph
+ * measured the same way before the loop; else its CPU time in the
+ * profile over the requests the front served in the same window. The knob of a
  * tier is "NODE/synth.cpu_scale" (its body's length; per node, see
  * ditto_tuning_knobs()), stepped by a secant search per tier (the
  * runtime's own cost is the intercept). Externals cloned from what their
@@ -496,11 +503,16 @@ struct ditto_tune_graph_opts {
  * of the tuned model writes the tuned tree. The report is converged when
  * every tier is within bound and, with the latency rows, each bounded
  * p99 row (low and medium load) is within its bound too; the verdict
- * names the worst tier, and the end-to-end row that is out. Errors: -DITTO_EOPTS; -EINVAL the model is no graph,
- * or no tier has a CPU time and requests to tune against (a profile of
- * the tiers under load gives both); -ENOTEMPTY dir holds other files;
- * -ECHILD no clone graph could be built and measured; -ECANCELED stopped
- * before any was measured.
+ * names the worst tier, and the end-to-end row that is out. Errors:
+ * -DITTO_EOPTS; -EINVAL the model is no graph, or no tier has a CPU time
+ * and requests to tune against (a profile of the tiers under load gives
+ * both); -ENOTEMPTY dir holds other files; errors of measuring the
+ * original graph (prefixed "tune: measuring the original graph": it did
+ * not start or exited, -ETIMEDOUT a tier did not listen on its port
+ * under the command, -EIO it failed more than 5% of the requests or a
+ * tier spent no CPU), before anything is built; -ECHILD no clone graph
+ * could be built and measured; -ECANCELED stopped before any was
+ * measured.
  */
 DITTO_API int ditto_tune_graph(struct ditto_model *m, const struct ditto_tune_graph_opts *opts,
 			       struct ditto_tune_report **out);

@@ -87,6 +87,9 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	r->profile_targets = OPTS_GET(o, profile_targets, false);
 	if (!r->dir || !*r->dir)
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
+	if (r->original_port > 65535)
+		return ditto_err(-DITTO_EOPTS, "tune: original_port %u is not a port",
+				 r->original_port);
 	if (OPTS_GET(o, busy_connections, 0) && !r->busy && (!r->original_argv || r->profile_targets))
 		return ditto_err(-DITTO_EOPTS, "tune: busy_connections without a busy profile, nor "
 				 "the original's command to measure under that load");
@@ -341,7 +344,8 @@ static int original_targets(struct gloop *l)
 
 		if (!t->port)
 			ditto_warn("tune: tier '%s' has no TCP port in the model to find it by in the "
-				   "original graph: its target is the profile's", t->name);
+				   "original graph: its target is the profile's%s", t->name,
+				   l->busy ? ", and it has no busy row" : "");
 		else if (model_rel_error(base[k], t->target) > l->o.bound)
 			ditto_warn("tune: tier '%s': %.0f ns per front request in the original graph "
 				   "run without the profiler, %.0f in the profile: the clone is held "
@@ -391,7 +395,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
-		if (l->busy && l->t[i].loop) {
+		if (l->busy && l->t[i].loop && l->t[i].busy_target > 0) {
 			eb = busy_error(&l->t[i]);
 			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
 			ditto_values_set(rec, key, eb);
@@ -500,7 +504,8 @@ static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
 
-	if (!t->loop || model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
+	if (!t->loop || !(t->busy_target > 0) ||
+	    model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
 		return;
 	snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", t->name);
 	wake_key(t, key, sizeof(key));
@@ -631,7 +636,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
-		if (!l->busy || !busy_row(&l->t[k]))
+		if (!l->busy || !(l->t[k].busy_target > 0) || !busy_row(&l->t[k]))
 			continue;
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].busy_target, l->t[k].best_busy_measured,
@@ -666,8 +671,10 @@ DITTO_API int ditto_tune_graph(struct ditto_model *m, const struct ditto_tune_gr
 		return ditto_err(-DITTO_EOPTS, "tune: a model and an out pointer are needed");
 	*out = NULL;
 	err = setup(&l, m, opts);
-	if (!err && l.from_original)
-		err = original_targets(&l);
+	if (!err && l.from_original && (err = original_targets(&l))) {
+		cleanup(&l);
+		return err;
+	}
 	for (; !err && i < l.o.max_iterations && rc == 0; i++) {
 		if (stopped(&l)) {
 			err = -ECANCELED;

@@ -66,15 +66,17 @@ int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
 /* Processes one measurement reads at most (a tier's may be several). */
 #define GRAPH_ROOTS_MAX (4 * GRAPH_NODES_MAX)
 
-/* Run load for seconds; *completed (may be NULL) the requests answered,
- * with a warning naming what when more than 5% failed. */
+/* Run load for seconds; *completed and *failed (either may be NULL) the
+ * requests answered and failed, with a warning naming what when more
+ * than 5% failed. */
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed);
+		    uint64_t *completed, uint64_t *failed);
 /* One recorded run of load's duration: each roots[i]'s CPU ns (its
- * process tree) per request answered into per_request[i]; -EIO (what
- * names the graph) when none was answered. */
+ * process tree; a process under two roots counts for the nearer) per
+ * request answered into per_request[i]; -EIO (what names the graph)
+ * when none was answered, or, strict, when more than 5% failed. */
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request);
+		    const char *what, double *per_request, bool strict);
 
 /* Whether pid descends from (or is) root, by /proc's parents. */
 bool pid_descends(pid_t pid, pid_t root);

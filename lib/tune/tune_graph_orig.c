@@ -5,10 +5,14 @@
  * front loaded closed-loop with the tuner's own load, each tier's CPU
  * time read from /proc around the run; nothing attached to it. A
  * profiled tier also pays for the profiler's probes in every system
- * call it makes, and a tier that compiles as it runs (node) is still
- * warming up in a short profile: the shop's node tiers cost 1.6 to 2.4
+ * call it makes, and a tier that compiles as it runs (node) may still be
+ * warming up in a short profile: the traced shop's tiers cost 1.4 to 3.7
  * times more per request profiled than unprofiled (docs/graph.md), and
  * targets from the profile held their clones to that.
+ *
+ * The command must keep its tiers in its process tree, in the
+ * foreground: a tier that daemonizes out of it is neither found (its
+ * port is held by a process not under the command) nor stopped.
  *
  * A tier's CPU per request settles as its compiler finishes: rounds of
  * the load run until two in a row agree within the tuner's bound for
@@ -17,9 +21,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core_int.h"
 #include "measure_int.h"
@@ -65,10 +71,10 @@ static size_t listeners_under(unsigned port, pid_t leader, pid_t *out, size_t ma
 	if (ditto_profile_discover(&d, found, ROOTS_PER_TIER, &n))
 		n = 0;	/* nothing listens yet (or too much does: none is taken) */
 	for (size_t i = 0; i < n; i++) {
-		if (pid_descends(found[i], leader) && k < max)
-			out[k++] = found[i];
-		else
+		if (!pid_descends(found[i], leader))
 			*stranger = found[i];
+		else if (k < max)
+			out[k++] = found[i];
 	}
 	ditto_err_clear();
 	return k;
@@ -82,8 +88,31 @@ static int not_found(const struct gorig *o, size_t i, const struct svc *s, pid_t
 	return ditto_err(-ETIMEDOUT, "tune: tier '%s' of the original graph does not listen on "
 			 "port %u (the model's) under its command %d s after its front "
 			 "answered%s; its output: %s", tier_name(o, i), tier_port(o, i),
-			 TIERS_S, stranger ? ": another process, not started by the command, "
-			 "holds that port" : "", tail);
+			 TIERS_S, stranger ? ": a process not under the command holds that port "
+			 "(started elsewhere, or daemonized out of the command's process tree: "
+			 "the command must run its tiers in the foreground)" : "", tail);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A process already found for another tier: one process listening on two
+ * tiers' ports would give one of them all the CPU and the other none. */
+static int shared(const struct gorig *o, const struct oroots *r, size_t i, size_t k)
+{
+	for (size_t a = r->n; a < r->n + k; a++)
+		for (size_t b = 0; b < r->n; b++)
+			if (r->pid[a] == r->pid[b])
+				return ditto_err(-EINVAL, "tune: process %d of the original graph "
+						 "listens on the ports of tiers '%s' and '%s': their "
+						 "CPU cannot be told apart", (int)r->pid[a],
+						 tier_name(o, r->owner[b]), tier_name(o, i));
+	return 0;
 }
 
 /* Every tier's listeners under the command, waiting for the slower ones
@@ -91,7 +120,7 @@ static int not_found(const struct gorig *o, size_t i, const struct svc *s, pid_t
 static int find_roots(const struct gorig *o, const struct mctx *c, struct svc *s,
 		      struct oroots *r)
 {
-	double waited = 0;
+	double deadline = mono_s() + TIERS_S;
 
 	for (size_t i = 0; i < o->n; i++) {
 		pid_t stranger = 0;
@@ -107,15 +136,27 @@ static int find_roots(const struct gorig *o, const struct mctx *c, struct svc *s
 			if (measure_stopped(c))
 				return ditto_err(-ECANCELED, "tune: stopped while the original "
 						 "graph started");
-			if (waited > TIERS_S)
+			if (mono_s() > deadline)
 				return not_found(o, i, s, stranger);
 			measure_nap_ms(100);
-			waited += 0.1;
 		}
+		if ((err = shared(o, r, i, k)))
+			return err;
 		for (size_t j = 0; j < k; j++)
 			r->owner[r->n + j] = i;
 		r->n += k;
 	}
+	return 0;
+}
+
+/* A tier process that ended would read as cheap: every root must live. */
+static int roots_alive(const struct gorig *o, const struct oroots *r)
+{
+	for (size_t j = 0; j < r->n; j++)
+		if (kill(r->pid[j], 0) && errno == ESRCH)
+			return ditto_err(-ECHILD, "tune: tier '%s' of the original graph (process "
+					 "%d) ended while it was measured",
+					 tier_name(o, r->owner[j]), (int)r->pid[j]);
 	return 0;
 }
 
@@ -124,7 +165,7 @@ static int round_once(struct ditto_loadgen_opts *load, const struct oroots *r, s
 		      double *v)
 {
 	double per_root[GRAPH_ROOTS_MAX];
-	int err = graph_cpu_round(load, r->pid, r->n, WHAT, per_root);
+	int err = graph_cpu_round(load, r->pid, r->n, WHAT, per_root, true);
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = 0;
@@ -157,13 +198,17 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 {
 	double prev[GRAPH_NODES_MAX] = { 0 }, cur[GRAPH_NODES_MAX] = { 0 };
 	size_t worst = r->owner[0];
-	int err = graph_load_once(load, 1, WHAT, NULL), k;
+	int err = graph_load_once(load, 1, WHAT, NULL, NULL), k;
 
 	for (k = 0; !err && k < ROUNDS_MAX; k++) {
 		memcpy(prev, cur, sizeof(cur));
 		if ((err = round_once(load, r, o->n, cur)) ||
-		    (err = svc_check_alive(s, "while it was loaded")))
+		    (err = svc_check_alive(s, "while it was loaded")) ||
+		    (err = roots_alive(o, r)))
 			return err;
+		if (o->stop && *o->stop)
+			return ditto_err(-ECANCELED, "tune: stopped while the original graph was "
+					 "measured");
 		if (k && settled(o, r, prev, cur))
 			break;
 	}
@@ -176,6 +221,10 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 		out[i] = (prev[i] + cur[i]) / 2;
 		if (moved(prev[i], cur[i]) > moved(prev[worst], cur[worst]))
 			worst = i;
+		if (!(out[i] > 0))
+			return ditto_err(-EIO, "tune: tier '%s' of the original graph spent no CPU "
+					 "time under the %s load: no target to hold its clone to",
+					 tier_name(o, i), which);
 	}
 	if (k == ROUNDS_MAX)
 		ditto_warn("tune: the original graph's CPU per request under the %s load did not "
@@ -227,8 +276,15 @@ int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *loa
 	err = err ? err : run(o, &c, &s, load, busy, base, busy_v, settle_s);
 	if (err)
 		ditto_err_prefix("tune: measuring the original graph (%s)", o->argv[0]);
-	if (s.pid)
+	if (s.pid > 0) {
+		/* Its stop's own message (a SIGKILL) must not replace the cause. */
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", err ? ditto_last_error() : "");
 		svc_stop(&s);
+		if (err)
+			ditto_err(err, "%s", msg);
+	}
 	free(argv);
 	synth_rm_tree(dir);
 	return err;

@@ -46,7 +46,7 @@ static int tier_pids(const struct ditto_synth_run *run, const struct gtier *tier
 }
 
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed)
+		    uint64_t *completed, uint64_t *failed)
 {
 	struct ditto_load_result *res = NULL;
 	double d = load->duration_s;
@@ -59,6 +59,8 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 		uint64_t e = ditto_load_result_errors(res);
 
 		*completed = ditto_load_result_completed(res);
+		if (failed)
+			*failed = e;
 		if (e * 20 > *completed)
 			ditto_warn("tune: %llu of the %s's %llu requests failed", (unsigned long long)e,
 				   what, (unsigned long long)(*completed + e));
@@ -68,18 +70,22 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 }
 
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request)
+		    const char *what, double *per_request, bool strict)
 {
-	uint64_t before[GRAPH_ROOTS_MAX], after[GRAPH_ROOTS_MAX], done = 0;
+	uint64_t before[GRAPH_ROOTS_MAX], after[GRAPH_ROOTS_MAX], done = 0, failed = 0;
 	int err;
 
 	if (n > GRAPH_ROOTS_MAX)
 		return ditto_err(-EINVAL, "tune: more than %d processes to measure", GRAPH_ROOTS_MAX);
 	err = tier_cpu_ns(roots, n, before);
-	err = err ? err : graph_load_once(load, load->duration_s, what, &done);
+	err = err ? err : graph_load_once(load, load->duration_s, what, &done, &failed);
 	err = err ? err : tier_cpu_ns(roots, n, after);
 	if (!err && !done)
 		err = ditto_err(-EIO, "tune: the %s answered no request", what);
+	if (!err && strict && failed * 20 > done)
+		err = ditto_err(-EIO, "tune: the %s failed %llu of %llu requests: the CPU per "
+				"request of a failing graph is no target", what,
+				(unsigned long long)failed, (unsigned long long)(done + failed));
 	/* A thread that ended took its time with it: never negative. */
 	for (size_t i = 0; !err && i < n; i++)
 		per_request[i] = after[i] > before[i] ? (double)(after[i] - before[i]) /
@@ -95,8 +101,8 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 	int err = graph_front_port(run, &load->port);
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
-	err = err ? err : graph_load_once(load, 1, WHAT, NULL);
-	err = err ? err : graph_cpu_round(load, pids, n, WHAT, v);
+	err = err ? err : graph_load_once(load, 1, WHAT, NULL, NULL);
+	err = err ? err : graph_cpu_round(load, pids, n, WHAT, v, false);
 	/* A tier that died meanwhile would read as cheap, or leave the front
 	 * answering nothing: the runner says which and how it ended. */
 	if (!err || err == -EIO) {

@@ -4,7 +4,7 @@ with the command that starts the original graph, `ditto tune` runs it
 first under the same loads as the clone graph, each tier found by its port
 in the model, with nothing attached, and holds each clone tier to those
 figures rather than the profile's. A profiled tier also pays for the
-profiler's probes in its system calls (the shop's node tiers cost 1.6-2.4
+profiler's probes in its system calls (the traced shop's tiers cost 1.4-3.7
 times their unprofiled CPU per request, docs/graph.md).
 
 The graph is tests/tune/proxy_graph.py's: srv_proxy in front of srv_epoll
@@ -99,13 +99,13 @@ def test_the_targets_are_the_unprofiled_originals(tuned):
         prof = tuned['profiled'][tier]
         print('%s: %.0f us per request unprofiled (this test), %.0f (the tuner), %.0f in the '
               'profile' % (tier, truth / 1e3, target / 1e3, prof / 1e3))
-        assert abs(target - truth) <= 0.12 * truth, (tier, target, truth)
-        # the tuner names a tier whose profile it did not follow (by more
-        # than the bound, 5%; near it, either way)
+        assert abs(target - truth) <= 0.15 * truth, (tier, target, truth)
+        # the tuner names a tier whose profile it did not follow: off by
+        # more than the bound, 5% (near it, rounding may go either way)
         said = "tier '%s': %.0f ns per front request" % (tier, target) in tuned['stderr']
         off = abs(prof - target) / target
-        assert said or off < 0.045, (tier, prof, target)
-        assert not said or off > 0.045, (tier, prof, target)
+        assert said or off < 0.051, (tier, prof, target)
+        assert not said or off > 0.049, (tier, prof, target)
 
 
 def test_the_busy_rows_come_from_the_original_without_a_busy_profile(tuned):
@@ -129,6 +129,7 @@ def test_the_busy_rows_come_from_the_original_without_a_busy_profile(tuned):
 
 
 def test_the_original_graph_is_stopped_after(tuned):
+    rows(tuned)    # it ran: the report has its figures
     fport, bport = tuned['ports']
     assert not listening(fport) and not listening(bport)
 
@@ -151,6 +152,11 @@ def test_busy_connections_alone_needs_the_original(tuned, tmp_path):
     r = ditto('tune', tuned['base'], '-o', str(tmp_path / 't'), '--busy-connections', '8',
               check=False)
     assert r.returncode == 1 and 'busy_connections without a busy profile' in r.stderr, r.stderr
+    # for one service it means nothing: a usage error, as --busy is
+    redis = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuzz', 'corpus',
+                         'synth_generate', 'profiled-redis.msgpack')
+    r = ditto('tune', redis, '-o', str(tmp_path / 'v'), '--profile-targets', check=False)
+    assert r.returncode == 2 and '--profile-targets is for a graph' in r.stderr, r.stderr
     with pytest.raises(dt.DittoError, match='busy_connections without a busy profile'):
         dt.tune_graph(dt.Model.load(tuned['base']), str(tmp_path / 'u'), busy_connections=8,
                       original=['true'], profile_targets=True)

@@ -264,7 +264,9 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
     keep           NAME=HOST:PORT strings: nodes not cloned nor tuned
     seed, cc, progress   as in tune()
     busy           a Model: a profile of the same graph under a busier load;
-                   each tier's CPU per request in it is held too, the clone
+                   each tier's CPU per request in it is held too (with
+                   original and not profile_targets, the original measured
+                   under the busy load gives those targets), the clone
                    loaded with busy_connections (0: 8), the knob
                    "NODE/synth.wake_share" (rows "cpu_ns_per_request_busy:NODE");
                    with original and no busy profile, busy_connections alone
