@@ -125,6 +125,22 @@ static void wake_init(struct gloop *l, struct gtier *t, const struct ditto_servi
 	t->wake = t->best_wake = isfinite(w) ? fmin(fmax(w, 0), 1) : 0;
 }
 
+/* Whether t has a busy row: busy rows asked for, an event loop to share
+ * its wake-ups, and a busy target (a tier the original could not be
+ * found by has none). */
+static bool busy_held(const struct gloop *l, const struct gtier *t)
+{
+	return l->busy && t->loop && t->busy_target > 0;
+}
+
+/* The original's front port: original_port, else the model's. */
+static unsigned front_port(const struct gloop *l)
+{
+	if (l->o.original_port)
+		return l->o.original_port;
+	return ditto_service_port_count(l->front) ? ditto_service_port(l->front, 0) : 0;
+}
+
 /* t's CPU per front request in the busy profile, by the services' names:
  * the second profile is of the same graph. */
 static int busy_target(struct gloop *l, struct gtier *t, const struct ditto_service *svc)
@@ -194,9 +210,8 @@ static int tiers_init(struct gloop *l)
 		ditto_values_get(ditto_tuning_knobs(tu), key, &t->knob);
 		t->knob = isfinite(t->knob) ? fmin(fmax(t->knob, d->min), d->max) : 1;
 		t->best_knob = t->knob;
-		t->port = ditto_service_port_count(g->svc) ? ditto_service_port(g->svc, 0) : 0;
-		if (k == l->plan.front && l->o.original_port)
-			t->port = l->o.original_port;
+		t->port = k == l->plan.front ? front_port(l) : ditto_service_port_count(g->svc) ?
+			  ditto_service_port(g->svc, 0) : 0;
 		wake_init(l, t, g->svc);
 		if (l->o.busy && !l->from_original && busy_target(l, t, g->svc))
 			return -EINVAL;
@@ -324,11 +339,9 @@ static int original_targets(struct gloop *l)
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
 			   .n = l->n, .bound = l->o.bound, .stop = l->o.stop,
-			   .front_port = l->o.original_port };
+			   .front_port = front_port(l) };
 	int err;
 
-	if (!o.front_port && ditto_service_port_count(l->front))
-		o.front_port = ditto_service_port(l->front, 0);
 	for (size_t k = 0; k < l->n; k++) {
 		ports[k] = l->t[k].port;
 		names[k] = l->t[k].name;
@@ -395,7 +408,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
-		if (l->busy && l->t[i].loop && l->t[i].busy_target > 0) {
+		if (busy_held(l, &l->t[i])) {
 			eb = busy_error(&l->t[i]);
 			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
 			ditto_values_set(rec, key, eb);
@@ -504,8 +517,7 @@ static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 {
 	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
 
-	if (!t->loop || !(t->busy_target > 0) ||
-	    model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
+	if (!busy_held(l, t) || model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
 		return;
 	snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", t->name);
 	wake_key(t, key, sizeof(key));
@@ -542,7 +554,7 @@ static void stalls(struct gloop *l, unsigned ran)
 		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
 			     DITTO_TUNE_UNFINISHED, ran, text);
 	}
-	for (size_t k = 0; l->busy && k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++)
 		busy_stall(l, &l->t[k], ran);
 }
 
@@ -555,15 +567,12 @@ static void latency(struct gloop *l)
 		   .stop = l->o.stop);
 	bool http = ditto_service_framing(l->front) == DITTO_FRAMING_HTTP1;
 	const char *path = !http ? NULL : l->o.http_path ? l->o.http_path : "/";
-	unsigned port = l->o.original_port;
 	struct tune_side orig, clone = { .graph_dir = l->o.dir, .name = "clone graph",
 					 .http_path = path };
 
-	if (!port && ditto_service_port_count(l->front))
-		port = ditto_service_port(l->front, 0);
 	/* Warmed as long as it took to settle for the targets (none when they
 	 * are the profile's: nothing says how long it needs). */
-	orig = (struct tune_side){ .argv = l->o.original_argv, .port = port,
+	orig = (struct tune_side){ .argv = l->o.original_argv, .port = front_port(l),
 				   .name = "original graph", .http_path = path,
 				   .warm_s = l->settle_s };
 	tune_latency(l->m, (struct ditto_service *)l->front, &to,

@@ -189,6 +189,8 @@ int tier_cpu_ns(const pid_t *roots, size_t n, uint64_t *ns)
 	return err;
 }
 
+/* Not the profiler's proc_descends(): tune uses the profile stage through
+ * its public API only (tests/layering). */
 bool pid_descends(pid_t pid, pid_t root)
 {
 	/* Depth-bounded as nearest_root() is. */
