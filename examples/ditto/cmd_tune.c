@@ -21,7 +21,7 @@ struct tune_args {
 	size_t nkeep;
 	char **original;
 	uint64_t seed, requests, iterations, port, original_port, connections, busy_connections;
-	double bound, latency_s, seconds;
+	double bound, latency_s, seconds, idle_rate;
 	bool latency, quiet, profile_targets;
 };
 
@@ -73,6 +73,10 @@ static void usage(FILE *f)
 	      "                            measured under it gives the busy targets\n"
 	      "      --profile-targets     graphs: targets from the profile even with ORIGINAL\n"
 	      "                            COMMAND (which then serves the latency rows only)\n"
+	      "      --idle-rate QPS       graphs, with ORIGINAL COMMAND: also load both graphs\n"
+	      "                            at QPS requests/s evenly spaced (tiers idle between\n"
+	      "                            requests): each tier's CPU per request there is held\n"
+	      "                            too (knob NODE/synth.footprint_kib)\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
 	      "  -n, --requests N          requests per measurement (default 30000)\n"
@@ -211,7 +215,7 @@ static int run_graph(struct tune_args *a, struct ditto_model *m, struct ditto_mo
 		   .keep_count = a->nkeep, .seed = a->seed, .cc = a->cc, .progress = on_progress,
 		   .user = &a->quiet, .stop = &stop_flag, .busy = busy,
 		   .busy_connections = (unsigned)a->busy_connections,
-		   .profile_targets = a->profile_targets);
+		   .profile_targets = a->profile_targets, .idle_qps = a->idle_rate);
 	struct ditto_tune_report *r = NULL;
 	int err;
 
@@ -253,13 +257,14 @@ static int run(struct tune_args *a)
 		return run_graph(a, m, busy);
 	}
 	if (a->nkeep || a->seconds || a->path || a->busy || a->busy_connections ||
-	    a->profile_targets) {
+	    a->profile_targets || a->idle_rate) {
 		ditto_model_free(m);
 		return cli_usage_error(CMD, "%s is for a graph (a model of several services, "
 				       "tuned without --service)", a->nkeep ? "--keep" :
 				       a->seconds ? "--seconds" : a->path ? "--path" :
 				       a->busy ? "--busy" : a->busy_connections ?
-				       "--busy-connections" : "--profile-targets");
+				       "--busy-connections" : a->profile_targets ?
+				       "--profile-targets" : "--idle-rate");
 	}
 	signal(SIGINT, on_sigint);
 	err = ditto_tune(m, &to, &r);
@@ -302,6 +307,10 @@ static int option(int c, const char *arg, struct tune_args *a)
 	case 'G': a->path = arg; return 0;
 	case 'B': a->busy = arg; return 0;
 	case 'N': return number("busy-connections", arg, 10000, &a->busy_connections);
+	case 'I':
+		if (!cli_parse_f64(arg, &a->idle_rate) || !(a->idle_rate > 0 && a->idle_rate <= 1e6))
+			return cli_usage_error(CMD, "--idle-rate: '%s' is not in (0, 1e6]", arg);
+		return 0;
 	case 'E':
 		if (a->nkeep == sizeof(a->keep) / sizeof(a->keep[0]))
 			return cli_usage_error(CMD, "at most %zu --keep", a->nkeep);
@@ -326,6 +335,7 @@ int cmd_tune(int argc, char **argv)
 		{ "busy", required_argument, NULL, 'B' },
 		{ "busy-connections", required_argument, NULL, 'N' },
 		{ "profile-targets", no_argument, NULL, 'R' },
+		{ "idle-rate", required_argument, NULL, 'I' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "bound", required_argument, NULL, 'b' },

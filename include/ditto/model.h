@@ -1108,6 +1108,11 @@ DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
  *                           runs once per wake-up that began requests
  *                           instead of once per request, so that its CPU
  *                           per request falls as its load grows (0)
+ *   synth.footprint_kib     KiB of data each request walks as one chain
+ *                           of dependent loads, apart from the body: what
+ *                           a request costs more after the tier sat idle
+ *                           and its caches lost the lines (0; at most
+ *                           65536)
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */

@@ -475,6 +475,16 @@ struct ditto_tune_graph_opts {
 	 * asks for the busy rows, measured on the original too. true: the
 	 * profile's figures, as without original_argv. */
 	bool profile_targets;
+	/* Also an idle load (since 0.5; 0: none): the front loaded open-loop
+	 * at this many requests per second, evenly spaced on one connection,
+	 * for duration_s (at least 100 requests), the original graph too
+	 * (needs original_argv, not profile_targets). A tier that sat idle
+	 * between requests has lost its working set from the caches and
+	 * pays for it on the next one; a tier's third knob,
+	 * "NODE/synth.footprint_kib", sizes the data its clone walks per
+	 * request until its CPU per request at this rate over that under the
+	 * base load is its original's (rows "cpu_ns_per_request_idle:NODE"). */
+	double idle_qps;
 	size_t :0;
 };
 

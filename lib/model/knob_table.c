@@ -22,6 +22,8 @@ const struct synth_knob synth_knob_table[] = {
 	 * body instructions per request (lib/synth/limits.c) caps it too. */
 	{ "synth.cpu_scale", offsetof(struct synth_knobs, cpu_scale), 1, 0.01, 1e5 },
 	{ "synth.wake_share", offsetof(struct synth_knobs, wake_share), 0, 0, 1 },
+	/* 64 MiB: a million lines, indexes of 32 bits */
+	{ "synth.footprint_kib", offsetof(struct synth_knobs, footprint_kib), 0, 0, 65536 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
 

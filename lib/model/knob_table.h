@@ -28,6 +28,8 @@ struct synth_knobs {
 				 * tier's CPU time per request in its graph */
 	double wake_share;	/* share of the body an event loop runs per wake-up
 				 * that began requests (rt_net.wake_share) */
+	double footprint_kib;	/* KiB of data each request walks as one chain of
+				 * dependent loads (rt_config.footprint_bytes) */
 };
 struct synth_knob {
 	const char *name;

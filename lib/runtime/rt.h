@@ -349,6 +349,9 @@ struct rt_config {
 	uint64_t body_loop_insts;
 	/* Runs every far-code chunk of the body once, at startup. */
 	void (*body_warm)(void *regions);
+	/* Bytes of data each request walks as one chain of dependent loads
+	 * (synth.footprint_kib; 0: none), apart from the body's regions. */
+	uint64_t footprint_bytes;
 	/* The children this service calls (rt_upstream.c); none: a leaf. */
 	const struct rt_upstream *upstreams;
 	unsigned nupstreams;

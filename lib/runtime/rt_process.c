@@ -33,8 +33,8 @@ int rt_process_run(const int *lfd, unsigned nlfd, unsigned proc)
 {
 	int rc = -1;
 
-	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_background_start() ||
-	    rt_up_async_start() || rt_spans_start())
+	if (rt_stop_init() || rt_scratch_create() || rt_regions_map() || rt_footprint_map() ||
+	    rt_background_start() || rt_up_async_start() || rt_spans_start())
 		goto out;
 	/* after the descriptors above: the cap counts them */
 	rt_conn_cap_init();
@@ -67,6 +67,7 @@ out:
 		fprintf(stderr, "clone: served %llu requests\n", (unsigned long long)rt_served());
 	rt_background_stop();
 	rt_regions_unmap();
+	rt_footprint_unmap();
 	rt_scratch_remove();
 	rt_conn_cap_fini();
 	for (unsigned i = 0; i < nlfd; i++)

@@ -189,9 +189,11 @@ void rt_request_wake_end(struct rt_thread *t)
 	run_body(t, loops_of(insts, &t->wake_rng));
 }
 
-/* The body's share before the response, then the replayed calls. */
+/* The request's footprint, the body's share before the response, then
+ * the replayed calls. */
 static void request_begin(struct rt_thread *t)
 {
+	rt_footprint_walk(t);
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);

@@ -961,6 +961,9 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 		    "\t.nbackground = %u,\n\t.sockopts = sockopts,\n\t.nsockopts = %u,\n"
 		    "\t.scratch_bytes = %lluULL,\n\t.seed = %lluULL,\n",
 		    ncalls, nbg, nso, (unsigned long long)scratch, (unsigned long long)in->seed);
+	dbuf_printf(out, "\t.footprint_bytes = %lluULL,\n",
+		    (unsigned long long)(num(&g, "the knob synth.footprint_kib", g.k.footprint_kib,
+					     65536) * 1024));
 	if (in->body_name)
 		dbuf_printf(out, "\t.body = %s,\n\t.body_region_bytes = &%s_region_bytes,\n"
 			    "\t.body_loop_insts = %lluULL,\n\t.body_warm = %s_warm,\n",

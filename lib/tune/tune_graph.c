@@ -33,6 +33,7 @@
 
 #define KNOB "synth.cpu_scale"
 #define WAKE_KNOB "synth.wake_share"
+#define FOOT_KNOB "synth.footprint_kib"
 
 struct gloop {
 	struct ditto_model *m;
@@ -48,6 +49,7 @@ struct gloop {
 	bool measured;
 	bool busy;		/* busy rows: a busy profile, or the original measured busy */
 	bool from_original;	/* targets from the original run (tune_graph_orig.c) */
+	bool idle;		/* idle rows: the original measured under the idle load */
 	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
@@ -85,6 +87,7 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	r->busy = OPTS_GET(o, busy, NULL);
 	r->busy_connections = OPTS_GET(o, busy_connections, 0) ? OPTS_GET(o, busy_connections, 0) : 8;
 	r->profile_targets = OPTS_GET(o, profile_targets, false);
+	r->idle_qps = OPTS_GET(o, idle_qps, 0);
 	if (!r->dir || !*r->dir)
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
 	if (r->original_port > 65535)
@@ -93,6 +96,12 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	if (OPTS_GET(o, busy_connections, 0) && !r->busy && (!r->original_argv || r->profile_targets))
 		return ditto_err(-DITTO_EOPTS, "tune: busy_connections without a busy profile, nor "
 				 "the original's command to measure under that load");
+	if (!(r->idle_qps >= 0 && r->idle_qps <= 1e6))
+		return ditto_err(-DITTO_EOPTS, "tune: idle_qps %g is not a rate in [0, 1e6]",
+				 r->idle_qps);
+	if (r->idle_qps > 0 && (!r->original_argv || r->profile_targets))
+		return ditto_err(-DITTO_EOPTS, "tune: idle_qps needs the original's command to "
+				 "measure under that load (a profile has no idle figure)");
 	if (r->keep_count && !r->keep)
 		return ditto_err(-DITTO_EOPTS, "tune: keep_count without keep");
 	if (r->http_path && !loadgen_http_path_ok(r->http_path))
@@ -109,6 +118,22 @@ static void knob_key(const struct gtier *t, char *key, size_t len)
 static void wake_key(const struct gtier *t, char *key, size_t len)
 {
 	snprintf(key, len, "%s/" WAKE_KNOB, t->name);
+}
+
+static void foot_key(const struct gtier *t, char *key, size_t len)
+{
+	snprintf(key, len, "%s/" FOOT_KNOB, t->name);
+}
+
+/* t's footprint from the model's knobs (a tuned model resumes). */
+static void foot_init(struct gloop *l, struct gtier *t)
+{
+	char key[GRAPH_NAME_MAX + 32];
+	double f = 0;
+
+	foot_key(t, key, sizeof(key));
+	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &f);
+	t->foot = t->best_foot = isfinite(f) ? fmin(fmax(f, 0), FOOT_MAX_KIB) : 0;
 }
 
 /* Whether t's clone serves from an event loop (a busy row and a wake-up
@@ -131,6 +156,12 @@ static void wake_init(struct gloop *l, struct gtier *t, const struct ditto_servi
 static bool busy_held(const struct gloop *l, const struct gtier *t)
 {
 	return l->busy && t->loop && t->busy_target > 0;
+}
+
+/* Whether t has an idle row: idle rows asked for and an idle target. */
+static bool idle_held(const struct gloop *l, const struct gtier *t)
+{
+	return l->idle && t->idle_target > 0;
 }
 
 /* The original's front port: original_port, else the model's. */
@@ -213,6 +244,7 @@ static int tiers_init(struct gloop *l)
 		t->port = k == l->plan.front ? front_port(l) : ditto_service_port_count(g->svc) ?
 			  ditto_service_port(g->svc, 0) : 0;
 		wake_init(l, t, g->svc);
+		foot_init(l, t);
 		if (l->o.busy && !l->from_original && busy_target(l, t, g->svc))
 			return -EINVAL;
 		l->n++;
@@ -233,6 +265,7 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 		return err;
 	l->from_original = l->o.original_argv && !l->o.profile_targets;
 	l->busy = l->o.busy || (l->from_original && OPTS_GET(o, busy_connections, 0));
+	l->idle = l->o.idle_qps > 0;
 	if (l->o.busy && l->from_original)
 		ditto_warn("tune: the original graph is measured under the busy load too: the busy "
 			   "profile's figures are not used (profile_targets uses them)");
@@ -283,6 +316,9 @@ static int set_knobs(struct gloop *l)
 		wake_key(&l->t[i], key, sizeof(key));
 		if (!err && l->busy)
 			err = ditto_values_set(l->knobs, key, l->t[i].wake);
+		foot_key(&l->t[i], key, sizeof(key));
+		if (!err && l->idle)
+			err = ditto_values_set(l->knobs, key, l->t[i].foot);
 	}
 	return err;
 }
@@ -301,9 +337,14 @@ static int build_candidate(struct gloop *l)
 	return err ? err : ditto_synth_graph_build(l->try_dir, &bo);
 }
 
-/* The base load and the busy one, as the clone and the original take them. */
+/* At least this many requests in a measurement under the idle load. */
+#define IDLE_REQUESTS 100
+
+/* The base load, the busy and the idle one, as the clone and the
+ * original take them (ld's loads in *load, *busy, *idle). */
 static void loads(struct gloop *l, struct ditto_loadgen_opts *load,
-		  struct ditto_loadgen_opts *busy)
+		  struct ditto_loadgen_opts *busy, struct ditto_loadgen_opts *idle,
+		  struct gloads *ld)
 {
 	*load = (struct ditto_loadgen_opts){
 		.sz = sizeof(*load), .mode = DITTO_LOAD_CLOSED,
@@ -317,14 +358,24 @@ static void loads(struct gloop *l, struct ditto_loadgen_opts *load,
 		load->framing = DITTO_FRAMING_RAW;
 	*busy = *load;
 	busy->connections = l->o.busy_connections;
+	/* Evenly spaced: every request finds the graph idle as long. */
+	*idle = *load;
+	idle->mode = DITTO_LOAD_FIXED;
+	idle->qps = l->o.idle_qps;
+	idle->connections = 1;
+	if (l->idle)
+		idle->duration_s = fmax(l->o.duration_s, IDLE_REQUESTS / l->o.idle_qps);
+	*ld = (struct gloads){ .base = load, .busy = l->busy ? busy : NULL,
+			       .idle = l->idle ? idle : NULL };
 }
 
 static int measure(struct gloop *l)
 {
-	struct ditto_loadgen_opts load, busy;
+	struct ditto_loadgen_opts load, busy, idle;
+	struct gloads ld;
 
-	loads(l, &load, &busy);
-	return graph_measure(l->try_dir, &load, l->busy ? &busy : NULL, l->t, l->n);
+	loads(l, &load, &busy, &idle, &ld);
+	return graph_measure(l->try_dir, &ld, l->t, l->n);
 }
 
 /* The targets from the original graph run by its command under the same
@@ -333,8 +384,9 @@ static int measure(struct gloop *l)
  * still compiling). */
 static int original_targets(struct gloop *l)
 {
-	struct ditto_loadgen_opts load, busy;
-	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX];
+	struct ditto_loadgen_opts load, busy, idle;
+	struct gloads ld;
+	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX], idle_v[GRAPH_NODES_MAX];
 	unsigned ports[GRAPH_NODES_MAX];
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
@@ -347,24 +399,26 @@ static int original_targets(struct gloop *l)
 		names[k] = l->t[k].name;
 		base[k] = l->t[k].target;
 		busy_v[k] = l->t[k].busy_target;
+		idle_v[k] = 0;
 	}
-	loads(l, &load, &busy);
-	if ((err = graph_original_measure(&o, &load, l->busy ? &busy : NULL, base, busy_v,
-					  &l->settle_s)))
+	loads(l, &load, &busy, &idle, &ld);
+	if ((err = graph_original_measure(&o, &ld, base, busy_v, idle_v, &l->settle_s)))
 		return err;
 	for (size_t k = 0; k < l->n; k++) {
 		struct gtier *t = &l->t[k];
 
 		if (!t->port)
 			ditto_warn("tune: tier '%s' has no TCP port in the model to find it by in the "
-				   "original graph: its target is the profile's%s", t->name,
-				   l->busy ? ", and it has no busy row" : "");
+				   "original graph: its target is the profile's%s%s", t->name,
+				   l->busy ? ", and it has no busy row" : "",
+				   l->idle ? ", and no idle row" : "");
 		else if (model_rel_error(base[k], t->target) > l->o.bound)
 			ditto_warn("tune: tier '%s': %.0f ns per front request in the original graph "
 				   "run without the profiler, %.0f in the profile: the clone is held "
 				   "to the first", t->name, base[k], t->target);
 		t->target = base[k];
 		t->busy_target = busy_v[k];
+		t->idle_target = idle_v[k];
 	}
 	return 0;
 }
@@ -374,18 +428,20 @@ static int original_targets(struct gloop *l)
  * run on a small host) would decide. */
 static int measure_again(struct gloop *l)
 {
-	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX];
+	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX], idle[GRAPH_NODES_MAX];
 	int err;
 
 	for (size_t k = 0; k < l->n; k++) {
 		first[k] = l->t[k].measured;
 		busy[k] = l->t[k].busy_measured;
+		idle[k] = l->t[k].idle_measured;
 	}
 	if ((err = measure(l)))
 		return err;
 	for (size_t k = 0; k < l->n; k++) {
 		l->t[k].measured = (first[k] + l->t[k].measured) / 2;
 		l->t[k].busy_measured = (busy[k] + l->t[k].busy_measured) / 2;
+		l->t[k].idle_measured = (idle[k] + l->t[k].idle_measured) / 2;
 	}
 	return 0;
 }
@@ -397,6 +453,11 @@ static double busy_error(const struct gtier *t)
 	return t->busy_target > 0 && t->loop ? model_rel_error(t->busy_target, t->busy_measured) : 0;
 }
 
+static double idle_error(const struct gtier *t)
+{
+	return t->idle_target > 0 ? model_rel_error(t->idle_target, t->idle_measured) : 0;
+}
+
 /* The largest error of the candidate; its tier's index in *worst. */
 static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 {
@@ -404,7 +465,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 	double max = -1;
 
 	for (size_t i = 0; i < l->n; i++) {
-		double e = model_rel_error(l->t[i].target, l->t[i].measured), eb = 0;
+		double e = model_rel_error(l->t[i].target, l->t[i].measured), eb = 0, ei = 0;
 
 		snprintf(key, sizeof(key), TUNE_GRAPH_METRIC "%s", l->t[i].name);
 		ditto_values_set(rec, key, e);
@@ -413,8 +474,13 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 			snprintf(key, sizeof(key), TUNE_GRAPH_BUSY_METRIC "%s", l->t[i].name);
 			ditto_values_set(rec, key, eb);
 		}
-		if (fmax(e, eb) > max) {
-			max = fmax(e, eb);
+		if (idle_held(l, &l->t[i])) {
+			ei = idle_error(&l->t[i]);
+			snprintf(key, sizeof(key), TUNE_GRAPH_IDLE_METRIC "%s", l->t[i].name);
+			ditto_values_set(rec, key, ei);
+		}
+		if (fmax(e, fmax(eb, ei)) > max) {
+			max = fmax(e, fmax(eb, ei));
 			*worst = i;
 		}
 	}
@@ -444,8 +510,22 @@ static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigne
 	for (size_t k = 0; k < l->n; k++) {	/* back to the best knobs */
 		l->t[k].knob = l->t[k].best_knob;
 		l->t[k].wake = l->t[k].best_wake;
+		l->t[k].foot = l->t[k].best_foot;
 	}
 	return l->measured ? 0 : -ECHILD;
+}
+
+/* What the worst row of an iteration is, and by how much. */
+static void iteration_note(const struct gloop *l, const struct gtier *t, double e, bool twice,
+			   char *note, size_t len)
+{
+	bool busy = l->busy && busy_error(t) == e, idle = !busy && l->idle && idle_error(t) == e;
+	double measured = busy ? t->busy_measured : idle ? t->idle_measured : t->measured;
+	double target = busy ? t->busy_target : idle ? t->idle_target : t->target;
+
+	c_snprintf(note, len, "%s: %.0f ns per request against %.0f (%.1f%% off)%s%s", t->name,
+		   measured, target, 100 * e, busy ? " under the busy load" : idle ?
+		   " under the idle load" : "", twice ? " (mean of 2 runs)" : "");
 }
 
 /* 1: every tier within bound; 0: go on; 2: no tier out of bound can
@@ -472,14 +552,7 @@ static int iteration(struct gloop *l)
 	if (twice && (err = measure_again(l)))
 		return record_failure(l, it, i);
 	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
-	if (busy_error(&l->t[worst]) == e && l->busy)
-		c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off) "
-			   "under the busy load%s", l->t[worst].name, l->t[worst].busy_measured,
-			   l->t[worst].busy_target, 100 * e, twice ? " (mean of 2 runs)" : "");
-	else
-		c_snprintf(note, sizeof(note), "%s: %.0f ns per request against %.0f (%.1f%% off)%s",
-			   l->t[worst].name, l->t[worst].measured, l->t[worst].target, 100 * e,
-			   twice ? " (mean of 2 runs)" : "");
+	iteration_note(l, &l->t[worst], e, twice, note, sizeof(note));
 	ditto_tuning_iter_set_note(it, note);
 	best = !l->measured || e < l->best_error;
 	if (best) {
@@ -492,6 +565,8 @@ static int iteration(struct gloop *l)
 			l->t[k].best_measured = l->t[k].measured;
 			l->t[k].best_wake = l->t[k].wake;
 			l->t[k].best_busy_measured = l->t[k].busy_measured;
+			l->t[k].best_foot = l->t[k].foot;
+			l->t[k].best_idle_measured = l->t[k].idle_measured;
 		}
 		ditto_tuning_iter_set_accepted(it, true);
 	}
@@ -506,6 +581,10 @@ static int iteration(struct gloop *l)
 		if (busy_error(&l->t[k]) > l->o.bound) {
 			gtier_wake_step(&l->t[k]);
 			moving += !l->t[k].wake_at_limit;
+		}
+		if (idle_error(&l->t[k]) > l->o.bound) {
+			gtier_foot_step(&l->t[k]);
+			moving += !l->t[k].foot_at_limit;
 		}
 	}
 	return moving ? 0 : 2;
@@ -528,6 +607,26 @@ static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
 	else
 		snprintf(text, sizeof(text), "%s was still moving after %u iterations", key, ran);
 	report_stall(l->report, metric, key, t->wake_at_limit ? DITTO_TUNE_AT_LIMIT :
+		     DITTO_TUNE_UNFINISHED, ran, text);
+}
+
+/* Why a tier's idle row is out: its synth.footprint_kib at a limit, or
+ * the iterations ran out while it moved. */
+static void idle_stall(struct gloop *l, const struct gtier *t, unsigned ran)
+{
+	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
+
+	if (!idle_held(l, t) || model_rel_error(t->idle_target, t->best_idle_measured) <= l->o.bound)
+		return;
+	snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", t->name);
+	foot_key(t, key, sizeof(key));
+	if (t->foot_at_limit)
+		snprintf(text, sizeof(text), "%s is at its limit %g: the clone's CPU per request "
+			 "after idle time %s than the original's", key, t->foot,
+			 t->foot > 0 ? "cannot rise further" : "already rises more");
+	else
+		snprintf(text, sizeof(text), "%s was still moving after %u iterations", key, ran);
+	report_stall(l->report, metric, key, t->foot_at_limit ? DITTO_TUNE_AT_LIMIT :
 		     DITTO_TUNE_UNFINISHED, ran, text);
 }
 
@@ -554,8 +653,10 @@ static void stalls(struct gloop *l, unsigned ran)
 		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
 			     DITTO_TUNE_UNFINISHED, ran, text);
 	}
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		busy_stall(l, &l->t[k], ran);
+		idle_stall(l, &l->t[k], ran);
+	}
 }
 
 /* End to end: the original graph (its command) against the best clone
@@ -638,6 +739,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		l->t[k].knob = l->t[k].best_knob;
 		l->t[k].wake = l->t[k].best_wake;
+		l->t[k].foot = l->t[k].best_foot;
 	}
 	if (set_knobs(l))
 		return ditto_err(-ENOMEM, "tune: out of memory");
@@ -645,6 +747,11 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
+		if (idle_held(l, &l->t[k])) {
+			snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", l->t[k].name);
+			report_row(l->report, metric, l->t[k].idle_target,
+				   l->t[k].best_idle_measured, l->o.bound);
+		}
 		if (!l->busy || !(l->t[k].busy_target > 0) || !busy_row(&l->t[k]))
 			continue;
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);

@@ -42,6 +42,12 @@ struct gtier {
 	double wake_x, wake_y;	/* the last (wake_share, busy ratio) stepped from */
 	bool wake_stepped, wake_at_limit;
 	bool loop;		/* its clone serves from an event loop */
+	/* Under the idle load (ditto_tune_graph_opts.idle_qps; idle_target
+	 * 0: none): the same, and the tier's synth.footprint_kib. */
+	double idle_target, idle_measured, best_idle_measured;
+	double foot, best_foot;
+	double foot_x, foot_y;	/* the last (footprint, idle ratio) stepped from */
+	bool foot_stepped, foot_at_limit;
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	size_t points;
 	bool at_limit;
@@ -52,16 +58,21 @@ struct gtier {
  * knob it has (tune_graph_step.c); at_limit when it cannot move. */
 void gtier_step(struct gtier *t, double min, double max);
 
+/* The loads of one measurement: base always, busy and idle when not NULL. */
+struct gloads {
+	struct ditto_loadgen_opts *base, *busy, *idle;
+};
+
 /*
  * Start the graph tree in dir (ditto_synth_up()), drive its front tier
- * closed-loop (load: port set here) for a warm-up second and then the
- * load's duration, and set tiers[i].measured to each tier's CPU ns per
- * request the front answered; then, when busy is not NULL, the same
- * under that load into tiers[i].busy_measured. Every tier is stopped
- * before returning.
+ * closed-loop (ld->base: port set here) for a warm-up second and then
+ * the load's duration, and set tiers[i].measured to each tier's CPU ns
+ * per request the front answered; then the same under ld->busy into
+ * tiers[i].busy_measured and under ld->idle (the median of three parts
+ * of the run) into idle_measured. Every tier is stopped before
+ * returning.
  */
-int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
-		  struct ditto_loadgen_opts *busy, struct gtier *tiers, size_t n);
+int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n);
 
 /* Processes one measurement reads at most (a tier's may be several). */
 #define GRAPH_ROOTS_MAX (4 * GRAPH_NODES_MAX)
@@ -85,11 +96,13 @@ bool pid_descends(pid_t pid, pid_t root);
  * The original graph measured as graph_measure() measures a clone
  * (tune_graph_orig.c): argv started in a process group of its own, each
  * tier i found by ports[i] (the process tree under argv's that listens
- * there; 0: not measured, base[i] left alone), the front on front_port;
- * rounds of load until each tier's CPU per request settles within
- * bound, into base[i], then the same under busy (NULL: none) into
- * busy_v[i]; *settle_s the seconds of base load that took (warm-up
- * included). Everything argv started is stopped before returning.
+ * there; 0: not measured, v[i] left alone), the front on front_port;
+ * rounds of ld->base until each tier's CPU per request settles within
+ * bound, into base[i], then the same under ld->busy into busy_v[i]
+ * (when not NULL), and the median of a fixed number of rounds under
+ * ld->idle into idle_v[i] (when not NULL); *settle_s the seconds of
+ * base load that took (warm-up included). Everything argv started is
+ * stopped before returning.
  */
 struct gorig {
 	char *const *argv;
@@ -100,13 +113,18 @@ struct gorig {
 	double bound;
 	const volatile int *stop;
 };
-int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
-			   struct ditto_loadgen_opts *busy, double *base, double *busy_v,
-			   double *settle_s);
+int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
+			   double *busy_v, double *idle_v, double *settle_s);
 
 /* t's next synth.wake_share, from its CPU per request under the busy
  * load over that under the base load, against its original's
  * (tune_graph_step.c); wake_at_limit when it cannot move. */
 void gtier_wake_step(struct gtier *t);
+
+/* t's next synth.footprint_kib, from its CPU per request under the idle
+ * load over that under the base load, against its original's
+ * (tune_graph_step.c); foot_at_limit when it cannot move. */
+#define FOOT_MAX_KIB 65536
+void gtier_foot_step(struct gtier *t);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

@@ -16,7 +16,10 @@
  *
  * A tier's CPU per request settles as its compiler finishes: rounds of
  * the load run until two in a row agree within the tuner's bound for
- * every tier, and the target is their mean.
+ * every tier, and the target is their mean. Under the idle load a
+ * request's cost depends on what else the host ran while the tiers slept
+ * (the shop's back end moved by 40% between rounds): a fixed number of
+ * rounds there, each tier's median kept.
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,6 +41,7 @@
 #define STARTUP_S 60	/* until the front answers */
 #define TIERS_S 20	/* then until every tier listens */
 #define ROUNDS_MAX 8
+#define IDLE_ROUNDS 5
 #define ROOTS_PER_TIER 8
 
 /* The processes that measure tier i: roots[j] for owner[j] == i. */
@@ -234,34 +238,74 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 	return 0;
 }
 
-static int run(const struct gorig *o, struct mctx *c, struct svc *s,
-	       struct ditto_loadgen_opts *load, struct ditto_loadgen_opts *busy, double *base,
-	       double *busy_v, double *settle_s)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* IDLE_ROUNDS rounds under the idle load; each tier's median into out[]. */
+static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
+		       const struct oroots *r, double *out)
+{
+	double v[IDLE_ROUNDS][GRAPH_NODES_MAX], col[IDLE_ROUNDS];
+	int err = graph_load_once(load, 1, WHAT, NULL, NULL);
+
+	for (int k = 0; !err && k < IDLE_ROUNDS; k++) {
+		if ((err = round_once(load, r, o->n, v[k])) ||
+		    (err = svc_check_alive(s, "while it was loaded")) ||
+		    (err = roots_alive(o, r)))
+			return err;
+		if (o->stop && *o->stop)
+			return ditto_err(-ECANCELED, "tune: stopped while the original graph was "
+					 "measured");
+	}
+	for (size_t j = 0; !err && j < r->n; j++) {
+		size_t i = r->owner[j];
+
+		for (int k = 0; k < IDLE_ROUNDS; k++)
+			col[k] = v[k][i];
+		qsort(col, IDLE_ROUNDS, sizeof(col[0]), cmp_double);
+		out[i] = col[IDLE_ROUNDS / 2];
+		if (!(out[i] > 0))
+			return ditto_err(-EIO, "tune: tier '%s' of the original graph spent no CPU "
+					 "time under the idle load: no target to hold its clone to",
+					 tier_name(o, i));
+	}
+	return err;
+}
+
+static int run(const struct gorig *o, struct mctx *c, struct svc *s, const struct gloads *ld,
+	       double *base, double *busy_v, double *idle_v, double *settle_s)
 {
 	struct oroots r = { .n = 0 };
-	double busy_s;
+	double took;
 	int err = svc_wait_ready(c, s);
 
 	err = err ? err : find_roots(o, c, s, &r);
 	if (!err && !r.n)
 		return ditto_err(-EINVAL, "tune: no tier of the original graph has a port to be "
 				 "found by");
-	load->port = o->front_port;
-	err = err ? err : rounds(o, s, load, &r, "base", base, settle_s);
-	if (!err && busy) {
-		busy->port = o->front_port;
-		err = rounds(o, s, busy, &r, "busy", busy_v, &busy_s);
+	ld->base->port = o->front_port;
+	err = err ? err : rounds(o, s, ld->base, &r, "base", base, settle_s);
+	if (!err && ld->busy) {
+		ld->busy->port = o->front_port;
+		err = rounds(o, s, ld->busy, &r, "busy", busy_v, &took);
+	}
+	if (!err && ld->idle) {
+		ld->idle->port = o->front_port;
+		err = idle_rounds(o, s, ld->idle, &r, idle_v);
 	}
 	return err;
 }
 
-int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *load,
-			   struct ditto_loadgen_opts *busy, double *base, double *busy_v,
-			   double *settle_s)
+int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
+			   double *busy_v, double *idle_v, double *settle_s)
 {
 	char dir[32] = "/tmp/ditto-tune-XXXXXX", path[PATH_MAX];
 	struct mctx c = { .argv = o->argv, .host = "127.0.0.1", .startup_timeout_s = STARTUP_S,
-			  .dir = dir, .stop = o->stop, .load = *load };
+			  .dir = dir, .stop = o->stop, .load = *ld->base };
 	struct svc s = { 0 };
 	char **argv = NULL;
 	int err;
@@ -273,7 +317,7 @@ int graph_original_measure(const struct gorig *o, struct ditto_loadgen_opts *loa
 	c.load.port = o->front_port;
 	err = native_argv(&c, path, &argv);
 	err = err ? err : svc_start(&c, argv, "original.log", WHAT, &s);
-	err = err ? err : run(o, &c, &s, load, busy, base, busy_v, settle_s);
+	err = err ? err : run(o, &c, &s, ld, base, busy_v, idle_v, settle_s);
 	if (err)
 		ditto_err_prefix("tune: measuring the original graph (%s)", o->argv[0]);
 	if (s.pid > 0) {

@@ -7,6 +7,7 @@
  * that the recorded run is the steady state the profile saw.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,43 @@ int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t 
 	return err;
 }
 
+enum which { BASE, BUSY, IDLE };
+
+static double *measured_of(struct gtier *t, enum which w)
+{
+	return w == BUSY ? &t->busy_measured : w == IDLE ? &t->idle_measured : &t->measured;
+}
+
+/* Parts of a run under the idle load, each tier's median kept. */
+#define IDLE_PARTS 3
+
+static double median3(double a, double b, double c)
+{
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+/*
+ * Under the idle load, what a request costs depends on what else the
+ * host ran while the tier slept: one burst of it moved a tier's mean by
+ * 40% between runs with the same knobs, and the footprint's step would
+ * follow it. The median of three parts of the run does not.
+ */
+static int idle_round(struct ditto_loadgen_opts *load, const pid_t *pids, size_t n, double *v)
+{
+	double part[IDLE_PARTS][GRAPH_NODES_MAX], d = load->duration_s;
+	int err = 0;
+
+	load->duration_s = d / IDLE_PARTS;
+	for (int k = 0; !err && k < IDLE_PARTS; k++)
+		err = graph_cpu_round(load, pids, n, WHAT, part[k], false);
+	load->duration_s = d;
+	for (size_t i = 0; !err && i < n; i++)
+		v[i] = median3(part[0][i], part[1][i], part[2][i]);
+	return err;
+}
+
 static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
-		       struct gtier *tiers, size_t n, bool busy)
+		       struct gtier *tiers, size_t n, enum which w)
 {
 	pid_t pids[GRAPH_NODES_MAX];
 	double v[GRAPH_NODES_MAX];
@@ -102,21 +138,23 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
 	err = err ? err : graph_load_once(load, 1, WHAT, NULL, NULL);
-	err = err ? err : graph_cpu_round(load, pids, n, WHAT, v, false);
+	if (!err && w == IDLE)
+		err = idle_round(load, pids, n, v);
+	else if (!err)
+		err = graph_cpu_round(load, pids, n, WHAT, v, false);
 	/* A tier that died meanwhile would read as cheap, or leave the front
 	 * answering nothing: the runner says which and how it ended. */
 	if (!err || err == -EIO) {
-		int w = ditto_synth_up_wait(run, 0);
+		int wt = ditto_synth_up_wait(run, 0);
 
-		err = w ? w : err;
+		err = wt ? wt : err;
 	}
 	for (size_t i = 0; !err && i < n; i++)
-		*(busy ? &tiers[i].busy_measured : &tiers[i].measured) = v[i];
+		*measured_of(&tiers[i], w) = v[i];
 	return err;
 }
 
-int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
-		  struct ditto_loadgen_opts *busy, struct gtier *tiers, size_t n)
+int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n)
 {
 	/* No backstop of its own (a long --seconds would outlast one): the
 	 * run is freed on every path, and PR_SET_PDEATHSIG covers a kill. */
@@ -128,9 +166,11 @@ int graph_measure(const char *dir, struct ditto_loadgen_opts *load,
 		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
 	if ((err = ditto_synth_up(dir, &uo, &run)))
 		return err;
-	err = measure_run(run, load, tiers, n, false);
-	if (!err && busy)
-		err = measure_run(run, busy, tiers, n, true);
+	err = measure_run(run, ld->base, tiers, n, BASE);
+	if (!err && ld->busy)
+		err = measure_run(run, ld->busy, tiers, n, BUSY);
+	if (!err && ld->idle)
+		err = measure_run(run, ld->idle, tiers, n, IDLE);
 	ditto_synth_up_free(run);
 	return err;
 }

@@ -126,3 +126,49 @@ void gtier_wake_step(struct gtier *t)
 	t->wake_at_limit = nx == t->wake && (nx == 0 || nx == 1);
 	t->wake = nx;
 }
+
+/*
+ * A tier's synth.footprint_kib is data its clone walks per request, as
+ * a chain of dependent loads: cheap while the lines stay cached (the
+ * base load, requests back to back), dear when the tier sat idle long
+ * enough to lose them (the idle load). The step works on the difference
+ * idle - base, what a request costs more after idle time: the tier's
+ * cpu_scale moves both alike (a body in registers pays nothing for
+ * idle time), the footprint about d0 + k * footprint. k is the secant
+ * of the last two points when they are apart and it is positive, else
+ * FOOT_SLOPE, below what this kind of host measured: a chain of 64 KiB
+ * to 4 MiB cost 1.3-1.8 us more per KiB 30 ms after its last walk than
+ * 1 ms after it (bench/idle_chase.c, docs/graph.md). A step at most quadruples the footprint (or adds
+ * FOOT_FIRST_KIB to none) or takes three quarters off it: one noisy
+ * run must not take it all.
+ */
+#define FOOT_SLOPE 1000.0	/* ns per KiB */
+#define FOOT_FIRST_KIB 256
+#define FOOT_MIN_KIB 16
+
+void gtier_foot_step(struct gtier *t)
+{
+	double d, want, k = FOOT_SLOPE, nx;
+
+	if (!(t->measured > 0) || !(t->target > 0) || !(t->idle_measured > 0))
+		return;
+	d = t->idle_measured - t->measured;
+	want = t->idle_target - t->target;
+	if (t->foot_stepped && fabs(t->foot - t->foot_x) >= FOOT_MIN_KIB) {
+		double secant = (d - t->foot_y) / (t->foot - t->foot_x);
+
+		if (secant > FOOT_SLOPE / 10)
+			k = secant;
+	}
+	nx = t->foot + (want - d) / k;
+	nx = fmin(nx, t->foot > 0 ? 4 * t->foot : FOOT_FIRST_KIB);
+	nx = fmax(nx, t->foot / 4);
+	nx = fmin(fmax(round(nx), 0), FOOT_MAX_KIB);
+	if (nx < FOOT_MIN_KIB)
+		nx = 0;
+	t->foot_x = t->foot;
+	t->foot_y = d;
+	t->foot_stepped = true;
+	t->foot_at_limit = nx == t->foot && (nx == 0 || nx == FOOT_MAX_KIB);
+	t->foot = nx;
+}

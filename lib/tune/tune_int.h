@@ -74,6 +74,7 @@ void tune_targets_one_body_metric(struct ditto_metrics *t);
 /* The graph tuner's rows: this prefix and the tier's name. */
 #define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
 #define TUNE_GRAPH_BUSY_METRIC "cpu_ns_per_request_busy:"
+#define TUNE_GRAPH_IDLE_METRIC "cpu_ns_per_request_idle:"
 
 /* An iteration to the caller's progress function, else to the log. */
 void tune_progress(ditto_tune_progress_fn fn, void *user, unsigned i, double e,

@@ -430,3 +430,47 @@ def test_wake_share_knob_is_clamped_to_its_range(tmp_path):
     tree = Path(d.synth(m, tmp_path / 'tree', seed=1, knobs={'synth.wake_share': 1.5}))
     assert '.wake_share = 1.0000' in (tree / 'clone_config.c').read_text()
     assert 'synth.wake_share' in d.synth_knobs()
+
+
+def vm_rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith('VmRSS:'))
+
+
+@pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
+def test_footprint_knob_walks_its_data_per_request(tmp_path):
+    # synth.footprint_kib through the Python binding: data the clone walks
+    # per request as one chain of dependent loads (what a tier pays after
+    # idle time for its working set). The area is resident from the start,
+    # and 16 MiB of dependent loads cost milliseconds per request on any
+    # cache hierarchy (262144 lines, no cache keeps them all near).
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    cost, rss = {}, {}
+    for kib in (0, 16384):
+        tree = Path(d.synth(m, tmp_path / ('tree%d' % kib), seed=1,
+                            knobs={'synth.footprint_kib': kib}))
+        assert ('.footprint_bytes = %dULL' % (kib * 1024)) in \
+            (tree / 'clone_config.c').read_text()
+        d.build(tree)
+        clone = Clone(tree)
+        try:
+            c = wire.Conn(clone.port)
+            resp_batches_cpu(clone, c, 1, False, 1)
+            rss[kib] = vm_rss_kib(clone.pid)
+            cost[kib] = sorted(resp_batches_cpu(clone, c, 8, False) for _ in range(5))[2]
+            c.close()
+        finally:
+            assert clone.stop() == 0
+    print('footprint 0: %.0f us per request, RSS %d KiB; 16 MiB: %.0f us, RSS %d KiB'
+          % (cost[0] / 1e3, rss[0], cost[16384] / 1e3, rss[16384]))
+    assert rss[16384] - rss[0] > 15 * 1024, rss
+    assert cost[16384] - cost[0] > 500e3, cost
+
+
+def test_footprint_knob_is_clamped_to_its_range(tmp_path):
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    tree = Path(d.synth(m, tmp_path / 'tree', seed=1, knobs={'synth.footprint_kib': 1e9}))
+    assert '.footprint_bytes = 67108864ULL' in (tree / 'clone_config.c').read_text()
+    assert 'synth.footprint_kib' in d.synth_knobs()

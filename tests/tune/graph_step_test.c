@@ -152,6 +152,52 @@ START_TEST(wake_share_limits)
 }
 END_TEST
 
+/*
+ * synth.footprint_kib (gtier_foot_step()): a tier whose idle CPU per
+ * request is its base one plus d0 + k * footprint (k in ns per KiB; the
+ * proxy graph's back end: d0 about 90 us at footprint 0, k 0.6-1.5
+ * us/KiB), with noise on the idle measurement; steps until the idle CPU
+ * is within 5%.
+ */
+static int foot_converge(double d0, double k, double want, double amp, int most)
+{
+	struct gtier t = { .name = "tier", .target = 2e5, .idle_target = 2e5 + want };
+	int i;
+
+	for (i = 0; i < most; i++) {
+		t.measured = 2e5;
+		t.idle_measured = (2e5 + d0 + k * t.foot) * noise((unsigned)i, amp);
+		if (fabs(t.idle_measured - t.idle_target) / t.idle_target <= 0.05)
+			break;
+		gtier_foot_step(&t);
+		if (t.foot_at_limit)
+			break;
+	}
+	printf("idle %.0f ns for %.0f after %d steps (footprint %.0f KiB%s)\n", t.idle_measured,
+	       t.idle_target, i, t.foot, t.foot_at_limit ? ", at its limit" : "");
+	return t.foot_at_limit ? -1 : i;
+}
+
+START_TEST(footprint_steps)
+{
+	/* the slope guessed (1 us/KiB), less, more; a target beyond the
+	 * first step's 256 KiB; noise */
+	ck_assert_int_ge(foot_converge(9e4, 1000, 2.5e5, 0, 4), 0);
+	ck_assert_int_ge(foot_converge(9e4, 600, 2.5e5, 0, 5), 0);
+	ck_assert_int_ge(foot_converge(9e4, 1500, 2.5e5, 0, 4), 0);
+	ck_assert_int_ge(foot_converge(9e4, 1000, 1.2e6, 0, 5), 0);
+	ck_assert_int_ge(foot_converge(9e4, 1000, 3e5, 0.03, 6), 0);
+}
+END_TEST
+
+START_TEST(footprint_limits)
+{
+	/* a clone that pays more after idle time than its original with no
+	 * footprint at all: at the limit 0, and said */
+	ck_assert_int_eq(foot_converge(9e4, 1000, 2e4, 0, 4), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph_step");
@@ -164,6 +210,8 @@ int main(void)
 	tcase_add_test(tc, noisy_runs);
 	tcase_add_test(tc, wake_share_steps);
 	tcase_add_test(tc, wake_share_limits);
+	tcase_add_test(tc, footprint_steps);
+	tcase_add_test(tc, footprint_limits);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -58,10 +58,11 @@ def cpu_per_request(path):
 
 
 @contextlib.contextmanager
-def running():
-    """The graph on free ports, (front, back); stopped after."""
+def running(back_extra=()):
+    """The graph on free ports, (front, back), the back end's command
+    with back_extra appended; stopped after."""
     bport, fport = free_port(), free_port()
-    back = Service(back_argv(bport), bport)
+    back = Service(back_argv(bport) + list(back_extra), bport)
     try:
         front = Service(front_argv(fport, bport), fport)
     except BaseException:

@@ -203,7 +203,8 @@ class TuneGraphOpts(Structure):
                 ('keep_count', c_size_t),
                 ('seed', c_uint64), ('cc', c_char_p), ('progress', TUNE_PROGRESS_FN),
                 ('user', c_void_p), ('stop', POINTER(c_int)), ('busy', c_void_p),
-                ('busy_connections', c_uint), ('profile_targets', c_bool)]
+                ('busy_connections', c_uint), ('profile_targets', c_bool),
+                ('idle_qps', c_double)]
 
 
 def make_opts(cls, **fields):

@@ -239,7 +239,7 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
 def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0,
                connections=0, seconds=0, latency=False, latency_seconds=0, path=None, keep=(),
                seed=0, cc=None, progress=None, busy=None, busy_connections=0,
-               profile_targets=False):
+               profile_targets=False, idle_rate=0):
     """Tune the clone of a graph model (several services) with
     ditto_tune_graph(): write the graph tree into dir, build it, start it
     as ditto.up() does, load its front tier, and hold each tier's CPU time
@@ -271,6 +271,11 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                    "NODE/synth.wake_share" (rows "cpu_ns_per_request_busy:NODE");
                    with original and no busy profile, busy_connections alone
                    measures the original under the busy load for them
+    idle_rate      with original (not profile_targets): also load both graphs
+                   at this many requests per second, evenly spaced (tiers
+                   idle between requests); each tier's CPU per request there
+                   is held too, the knob "NODE/synth.footprint_kib" (rows
+                   "cpu_ns_per_request_idle:NODE")
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
     rows); Ctrl-C and errors as tune()."""
@@ -288,7 +293,8 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                        http_path=_lib.encode(path) if path else None,
                        busy=busy._p if busy is not None else None,
                        busy_connections=int(busy_connections),
-                       profile_targets=bool(profile_targets))
+                       profile_targets=bool(profile_targets),
+                       idle_qps=float(idle_rate))
     if keep:
         o.keep = ctypes.cast(keep_arr, ctypes.POINTER(c_char_p))
     fn = _fill(o, dir, cc, argv, progress, stop)
