@@ -505,8 +505,9 @@ struct ditto_tune_graph_opts {
  * runtime's own cost is the intercept). Externals cloned from what their
  * callers saw, and kept nodes, have no target. The best tree (smallest
  * largest error) is moved into dir. The report has one row per tuned
- * tier, "cpu_ns_per_request:NODE" (bound: opts->bound); with
- * opts->latency, the end-to-end rows of ditto_tune() (p50/p99 at low,
+ * tier, "cpu_ns_per_request:NODE" (bound: opts->bound), and with the
+ * busy and idle loads "cpu_ns_per_request_busy:NODE" and
+ * "cpu_ns_per_request_idle:NODE"; with opts->latency, the end-to-end rows of ditto_tune() (p50/p99 at low,
  * medium and high load, their noise rows, saturation_qps) between the
  * original graph and the best clone graph. The iterations and the best
  * knobs go to the model's tuning section, so that ditto_synth_graph_write()

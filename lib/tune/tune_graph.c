@@ -590,44 +590,56 @@ static int iteration(struct gloop *l)
 	return moving ? 0 : 2;
 }
 
-/* Why an event-loop tier's busy row is out: its synth.wake_share at a
- * limit, or the iterations ran out while it moved. */
-static void busy_stall(struct gloop *l, const struct gtier *t, unsigned ran)
-{
-	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
+/* A second or third row of t out of bound at its best: why, in the
+ * report (its knob key at value v at a limit, what that means when v is
+ * above 0 or at 0, or the iterations ran out). */
+struct row_stall {
+	const char *prefix;	/* the row's metric prefix */
+	char key[GRAPH_NAME_MAX + 32];
+	double v;
+	bool at_limit;
+	const char *at_max, *at_zero;
+};
 
-	if (!busy_held(l, t) || model_rel_error(t->busy_target, t->best_busy_measured) <= l->o.bound)
-		return;
-	snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", t->name);
-	wake_key(t, key, sizeof(key));
-	if (t->wake_at_limit)
-		snprintf(text, sizeof(text), "%s is at its limit %g: the clone's CPU per request "
-			 "%s with its load than the original's", key, t->wake,
-			 t->wake > 0 ? "cannot fall further" : "falls more");
+static void row_stall(struct gloop *l, const struct gtier *t, const struct row_stall *st,
+		      unsigned ran)
+{
+	char metric[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
+
+	snprintf(metric, sizeof(metric), "%s%s", st->prefix, t->name);
+	if (st->at_limit)
+		snprintf(text, sizeof(text), "%s is at its limit %g: %s", st->key, st->v,
+			 st->v > 0 ? st->at_max : st->at_zero);
 	else
-		snprintf(text, sizeof(text), "%s was still moving after %u iterations", key, ran);
-	report_stall(l->report, metric, key, t->wake_at_limit ? DITTO_TUNE_AT_LIMIT :
+		snprintf(text, sizeof(text), "%s was still moving after %u iterations", st->key,
+			 ran);
+	report_stall(l->report, metric, st->key, st->at_limit ? DITTO_TUNE_AT_LIMIT :
 		     DITTO_TUNE_UNFINISHED, ran, text);
 }
 
-/* Why a tier's idle row is out: its synth.footprint_kib at a limit, or
- * the iterations ran out while it moved. */
-static void idle_stall(struct gloop *l, const struct gtier *t, unsigned ran)
+/* Why an event-loop tier's busy row is out (its synth.wake_share), and
+ * a tier's idle row (its synth.footprint_kib). */
+static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ran)
 {
-	char metric[GRAPH_NAME_MAX + 32], key[GRAPH_NAME_MAX + 32], text[GRAPH_NAME_MAX + 256];
+	struct row_stall busy = {
+		.prefix = TUNE_GRAPH_BUSY_METRIC, .v = t->wake, .at_limit = t->wake_at_limit,
+		.at_max = "the clone's CPU per request cannot fall further with its load than "
+			  "the original's",
+		.at_zero = "the clone's CPU per request falls more with its load than the "
+			   "original's" };
+	struct row_stall idle = {
+		.prefix = TUNE_GRAPH_IDLE_METRIC, .v = t->foot, .at_limit = t->foot_at_limit,
+		.at_max = "the clone's CPU per request after idle time cannot rise further than "
+			  "the original's",
+		.at_zero = "the clone's CPU per request after idle time already rises more than "
+			   "the original's" };
 
-	if (!idle_held(l, t) || model_rel_error(t->idle_target, t->best_idle_measured) <= l->o.bound)
-		return;
-	snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", t->name);
-	foot_key(t, key, sizeof(key));
-	if (t->foot_at_limit)
-		snprintf(text, sizeof(text), "%s is at its limit %g: the clone's CPU per request "
-			 "after idle time %s than the original's", key, t->foot,
-			 t->foot > 0 ? "cannot rise further" : "already rises more");
-	else
-		snprintf(text, sizeof(text), "%s was still moving after %u iterations", key, ran);
-	report_stall(l->report, metric, key, t->foot_at_limit ? DITTO_TUNE_AT_LIMIT :
-		     DITTO_TUNE_UNFINISHED, ran, text);
+	wake_key(t, busy.key, sizeof(busy.key));
+	foot_key(t, idle.key, sizeof(idle.key));
+	if (busy_held(l, t) && model_rel_error(t->busy_target, t->best_busy_measured) > l->o.bound)
+		row_stall(l, t, &busy, ran);
+	if (idle_held(l, t) && model_rel_error(t->idle_target, t->best_idle_measured) > l->o.bound)
+		row_stall(l, t, &idle, ran);
 }
 
 /* Why each tier left out of bound is out: its knob at a limit, or the
@@ -653,10 +665,8 @@ static void stalls(struct gloop *l, unsigned ran)
 		report_stall(l->report, metric, key, t->at_limit ? DITTO_TUNE_AT_LIMIT :
 			     DITTO_TUNE_UNFINISHED, ran, text);
 	}
-	for (size_t k = 0; k < l->n; k++) {
-		busy_stall(l, &l->t[k], ran);
-		idle_stall(l, &l->t[k], ran);
-	}
+	for (size_t k = 0; k < l->n; k++)
+		busy_idle_stalls(l, &l->t[k], ran);
 }
 
 /* End to end: the original graph (its command) against the best clone

@@ -195,6 +195,21 @@ static bool settled(const struct gorig *o, const struct oroots *r, const double 
 	return true;
 }
 
+/* One round, then whether the graph still runs whole, and Ctrl-C. */
+static int checked_round(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
+			 const struct oroots *r, double *v)
+{
+	int err;
+
+	if ((err = round_once(load, r, o->n, v)) ||
+	    (err = svc_check_alive(s, "while it was loaded")) ||
+	    (err = roots_alive(o, r)))
+		return err;
+	if (o->stop && *o->stop)
+		return ditto_err(-ECANCELED, "tune: stopped while the original graph was measured");
+	return 0;
+}
+
 /* Rounds under load until they settle; the last two's mean into out[],
  * the seconds of load it took into *took. */
 static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
@@ -206,13 +221,8 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 
 	for (k = 0; !err && k < ROUNDS_MAX; k++) {
 		memcpy(prev, cur, sizeof(cur));
-		if ((err = round_once(load, r, o->n, cur)) ||
-		    (err = svc_check_alive(s, "while it was loaded")) ||
-		    (err = roots_alive(o, r)))
+		if ((err = checked_round(o, s, load, r, cur)))
 			return err;
-		if (o->stop && *o->stop)
-			return ditto_err(-ECANCELED, "tune: stopped while the original graph was "
-					 "measured");
 		if (k && settled(o, r, prev, cur))
 			break;
 	}
@@ -253,13 +263,8 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 	int err = graph_load_once(load, 1, WHAT, NULL, NULL);
 
 	for (int k = 0; !err && k < IDLE_ROUNDS; k++) {
-		if ((err = round_once(load, r, o->n, v[k])) ||
-		    (err = svc_check_alive(s, "while it was loaded")) ||
-		    (err = roots_alive(o, r)))
+		if ((err = checked_round(o, s, load, r, v[k])))
 			return err;
-		if (o->stop && *o->stop)
-			return ditto_err(-ECANCELED, "tune: stopped while the original graph was "
-					 "measured");
 	}
 	for (size_t j = 0; !err && j < r->n; j++) {
 		size_t i = r->owner[j];

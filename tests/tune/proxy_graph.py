@@ -8,6 +8,7 @@ CPU per request falls as its load packs requests into a wake-up)."""
 import contextlib
 import json
 import os
+import shlex
 import subprocess
 
 from conftest import SERVERS, Service, ditto, free_port
@@ -73,3 +74,22 @@ def running(back_extra=()):
     finally:
         front.stop()
         back.stop()
+
+
+def original_command(fport, bport, back_extra=()):
+    """The original graph started by one command (as `ditto tune` takes it)."""
+    return ['sh', '-c', '%s & %s & wait' % (shlex.join(back_argv(bport, 300) + list(back_extra)),
+                                            shlex.join(front_argv(fport, bport, 300)))]
+
+
+def tune_original(base, d, args, command):
+    """`ditto tune base` into d with args against the original command:
+    (the completed process, its JSON report or None)."""
+    r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
+                        '-c', '1'] + args + ['-j', str(d / 'report.json'),
+                                             '--save', str(d / 'tuned.dm'), '--'] + command,
+                       capture_output=True, text=True, timeout=900)
+    print(r.stdout)
+    print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
+    report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None
+    return r, report

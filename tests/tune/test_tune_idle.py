@@ -12,27 +12,19 @@ table its work reads at random (--work-bytes): a working set the idle
 time costs. Real servers, the real profiler (root), srv_client, the clone
 graph as `ditto up` starts it."""
 
-import json
 import os
-import shlex
-import subprocess
 
 import pytest
 
 import ditto as dt
 from conftest import QUICK, ditto
-from proxy_graph import back_argv, front_argv, profile, running
+from proxy_graph import original_command, profile, running, tune_original
 
 pytestmark = [pytest.mark.root]
 
 TABLE = ['--work-bytes', str(4 << 20)]
 BOUND = 0.20    # an idle run is 100 requests, each paying its own misses
 RATE = '30'
-
-
-def original_command(fport, bport):
-    return ['sh', '-c', '%s & %s & wait' % (shlex.join(back_argv(bport, 300) + TABLE),
-                                            shlex.join(front_argv(fport, bport, 300)))]
 
 
 @pytest.fixture(scope='module')
@@ -42,14 +34,8 @@ def tuned(tmp_path_factory):
         base = profile(front, back, str(d / 'base.dm'), 1)
         fport, bport = front.port, back.port
     loop = ['-i', '2', '--seconds', '1'] if QUICK else ['-i', '8', '--seconds', '2']
-    r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
-                        '-c', '1', '--idle-rate', RATE] + loop + [
-                        '-j', str(d / 'report.json'), '--save', str(d / 'tuned.dm'), '--'] +
-                       original_command(fport, bport),
-                       capture_output=True, text=True, timeout=900)
-    print(r.stdout)
-    print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
-    report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None
+    r, report = tune_original(base, d, ['--idle-rate', RATE] + loop,
+                              original_command(fport, bport, TABLE))
     assert report is not None and r.returncode in (0, 3), r.stderr[-3000:]
     return {'rc': r.returncode, 'report': report, 'dir': d, 'base': base}
 

@@ -18,7 +18,6 @@ the clone graph as `ditto up` starts it."""
 
 import json
 import os
-import shlex
 import socket
 import subprocess
 import time
@@ -27,7 +26,8 @@ import pytest
 
 import ditto as dt
 from conftest import QUICK, ditto, free_port
-from proxy_graph import back_argv, client, cpu_per_request, front_argv, profile, running
+from proxy_graph import (client, cpu_per_request, original_command, profile, running,
+                         tune_original)
 
 pytestmark = [pytest.mark.root]
 # The sanitized build runs the loop for two short iterations: the library's
@@ -61,11 +61,6 @@ def listening(port):
         return s.connect_ex(('127.0.0.1', port)) == 0
 
 
-def original_command(fport, bport):
-    return ['sh', '-c', '%s & %s & wait' % (shlex.join(back_argv(bport, 300)),
-                                            shlex.join(front_argv(fport, bport, 300)))]
-
-
 @pytest.fixture(scope='module')
 def tuned(tmp_path_factory):
     d = tmp_path_factory.mktemp('orig')
@@ -74,14 +69,8 @@ def tuned(tmp_path_factory):
         truth = unprofiled(front, back)
         fport, bport = front.port, back.port
     loop = ['-i', '2', '--seconds', '1'] if QUICK else ['-i', '10', '--seconds', '2']
-    r = subprocess.run([os.environ.get('DITTO_CLI', 'ditto'), 'tune', base, '-o', str(d / 'tree'),
-                        '-c', '1', '--busy-connections', '8'] + loop + [
-                        '-j', str(d / 'report.json'), '--save', str(d / 'tuned.dm'), '--'] +
-                       original_command(fport, bport),
-                       capture_output=True, text=True, timeout=900)
-    print(r.stdout)
-    print('\n'.join(l for l in r.stderr.splitlines() if 'warning: synth' not in l))
-    report = json.load(open(d / 'report.json')) if (d / 'report.json').exists() else None
+    r, report = tune_original(base, d, ['--busy-connections', '8'] + loop,
+                              original_command(fport, bport))
     return {'rc': r.returncode, 'stderr': r.stderr, 'report': report, 'dir': d, 'base': base,
             'profiled': cpu_per_request(base), 'truth': truth, 'ports': (fport, bport)}
 

@@ -277,8 +277,8 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                    is held too, the knob "NODE/synth.footprint_kib" (rows
                    "cpu_ns_per_request_idle:NODE")
 
-    Returns a TuneReport (rows "cpu_ns_per_request:NODE", then the latency
-    rows); Ctrl-C and errors as tune()."""
+    Returns a TuneReport (rows "cpu_ns_per_request:NODE", the busy and idle
+    rows, then the latency rows); Ctrl-C and errors as tune()."""
     argv = _argv(original)
     if isinstance(keep, (str, bytes)):
         raise TypeError('keep must be a list of NAME=HOST:PORT strings, not one string')
