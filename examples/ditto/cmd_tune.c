@@ -308,8 +308,8 @@ static int option(int c, const char *arg, struct tune_args *a)
 	case 'B': a->busy = arg; return 0;
 	case 'N': return number("busy-connections", arg, 10000, &a->busy_connections);
 	case 'I':
-		if (!cli_parse_f64(arg, &a->idle_rate) || !(a->idle_rate > 0 && a->idle_rate <= 1e6))
-			return cli_usage_error(CMD, "--idle-rate: '%s' is not in (0, 1e6]", arg);
+		if (!cli_parse_f64(arg, &a->idle_rate) || !(a->idle_rate >= 1 && a->idle_rate <= 1000))
+			return cli_usage_error(CMD, "--idle-rate: '%s' is not in [1, 1000]", arg);
 		return 0;
 	case 'E':
 		if (a->nkeep == sizeof(a->keep) / sizeof(a->keep[0]))

@@ -475,14 +475,15 @@ struct ditto_tune_graph_opts {
 	 * asks for the busy rows, measured on the original too. true: the
 	 * profile's figures, as without original_argv. */
 	bool profile_targets;
-	/* Also an idle load (since 0.5; 0: none): the front loaded open-loop
-	 * at this many requests per second, evenly spaced on one connection,
+	/* Also an idle load (since 0.5; 0: none, else 1..1000, well below
+	 * what the base load reaches): the front loaded open-loop at this
+	 * many requests per second, evenly spaced on one connection,
 	 * for duration_s (at least 100 requests), the original graph too
 	 * (needs original_argv, not profile_targets). A tier that sat idle
 	 * between requests has lost its working set from the caches and
 	 * pays for it on the next one; a tier's third knob,
 	 * "NODE/synth.footprint_kib", sizes the data its clone walks per
-	 * request until its CPU per request at this rate over that under the
+	 * request until its CPU per request at this rate less that under the
 	 * base load is its original's (rows "cpu_ns_per_request_idle:NODE"). */
 	double idle_qps;
 	size_t :0;
@@ -507,9 +508,10 @@ struct ditto_tune_graph_opts {
  * largest error) is moved into dir. The report has one row per tuned
  * tier, "cpu_ns_per_request:NODE" (bound: opts->bound), and with the
  * busy and idle loads "cpu_ns_per_request_busy:NODE" and
- * "cpu_ns_per_request_idle:NODE"; with opts->latency, the end-to-end rows of ditto_tune() (p50/p99 at low,
- * medium and high load, their noise rows, saturation_qps) between the
- * original graph and the best clone graph. The iterations and the best
+ * "cpu_ns_per_request_idle:NODE"; with opts->latency, the end-to-end
+ * rows of ditto_tune() (p50/p99 at low, medium and high load, their
+ * noise rows, saturation_qps) between the original graph and the best
+ * clone graph. The iterations and the best
  * knobs go to the model's tuning section, so that ditto_synth_graph_write()
  * of the tuned model writes the tuned tree. The report is converged when
  * every tier is within bound and, with the latency rows, each bounded

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 
 #define LINE 64
+/* Line indexes are 32 bits: 64 MiB is what synth.footprint_kib allows. */
+#define MAX_BYTES (64ull << 20)
 
 static uint32_t *area;
 static size_t lines;
@@ -48,7 +50,8 @@ static void link_cycle(void)
 
 int rt_footprint_map(void)
 {
-	size_t size = (size_t)rt_config.footprint_bytes / LINE * LINE;
+	uint64_t bytes = rt_config.footprint_bytes < MAX_BYTES ? rt_config.footprint_bytes : MAX_BYTES;
+	size_t size = (size_t)bytes / LINE * LINE;
 	void *p;
 
 	if (size < 2 * LINE)
@@ -72,16 +75,11 @@ void rt_footprint_unmap(void)
 	lines = 0;
 }
 
-/* The whole cycle from where the thread's last walk ended. */
-void rt_footprint_walk(struct rt_thread *t)
+/* The whole cycle, from line 0 back to it. */
+void rt_footprint_walk(void)
 {
-	uint32_t at = t->footprint_at;
+	uint32_t at = 0;
 
-	if (!area)
-		return;
-	if (at >= lines)
-		at = 0;
 	for (size_t i = 0; i < lines; i++)
 		at = *(volatile uint32_t *)line_at(at);
-	t->footprint_at = at;
 }

@@ -193,7 +193,7 @@ void rt_request_wake_end(struct rt_thread *t)
  * the replayed calls. */
 static void request_begin(struct rt_thread *t)
 {
-	rt_footprint_walk(t);
+	rt_footprint_walk();
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);

@@ -96,8 +96,10 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	if (OPTS_GET(o, busy_connections, 0) && !r->busy && (!r->original_argv || r->profile_targets))
 		return ditto_err(-DITTO_EOPTS, "tune: busy_connections without a busy profile, nor "
 				 "the original's command to measure under that load");
-	if (!(r->idle_qps >= 0 && r->idle_qps <= 1e6))
-		return ditto_err(-DITTO_EOPTS, "tune: idle_qps %g is not a rate in [0, 1e6]",
+	/* Below 1/s a measurement would last minutes; above 1000/s one
+	 * connection's requests queue and no tier is idle between them. */
+	if (r->idle_qps && !(r->idle_qps >= 1 && r->idle_qps <= 1000))
+		return ditto_err(-DITTO_EOPTS, "tune: idle_qps %g is not a rate in [1, 1000]",
 				 r->idle_qps);
 	if (r->idle_qps > 0 && (!r->original_argv || r->profile_targets))
 		return ditto_err(-DITTO_EOPTS, "tune: idle_qps needs the original's command to "
@@ -622,13 +624,13 @@ static void row_stall(struct gloop *l, const struct gtier *t, const struct row_s
 static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ran)
 {
 	struct row_stall busy = {
-		.prefix = TUNE_GRAPH_BUSY_METRIC, .v = t->wake, .at_limit = t->wake_at_limit,
+		.prefix = TUNE_GRAPH_BUSY_METRIC, .v = t->wake_limit, .at_limit = t->wake_at_limit,
 		.at_max = "the clone's CPU per request cannot fall further with its load than "
 			  "the original's",
 		.at_zero = "the clone's CPU per request falls more with its load than the "
 			   "original's" };
 	struct row_stall idle = {
-		.prefix = TUNE_GRAPH_IDLE_METRIC, .v = t->foot, .at_limit = t->foot_at_limit,
+		.prefix = TUNE_GRAPH_IDLE_METRIC, .v = t->foot_limit, .at_limit = t->foot_at_limit,
 		.at_max = "the clone's CPU per request after idle time cannot rise further than "
 			  "the original's",
 		.at_zero = "the clone's CPU per request after idle time already rises more than "
@@ -757,15 +759,15 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	for (size_t k = 0; k < l->n; k++) {
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].target, l->t[k].best_measured, l->o.bound);
-		if (idle_held(l, &l->t[k])) {
-			snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", l->t[k].name);
-			report_row(l->report, metric, l->t[k].idle_target,
-				   l->t[k].best_idle_measured, l->o.bound);
+		if (l->busy && l->t[k].busy_target > 0 && busy_row(&l->t[k])) {
+			snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
+			report_row(l->report, metric, l->t[k].busy_target,
+				   l->t[k].best_busy_measured, l->o.bound);
 		}
-		if (!l->busy || !(l->t[k].busy_target > 0) || !busy_row(&l->t[k]))
+		if (!idle_held(l, &l->t[k]))
 			continue;
-		snprintf(metric, sizeof(metric), TUNE_GRAPH_BUSY_METRIC "%s", l->t[k].name);
-		report_row(l->report, metric, l->t[k].busy_target, l->t[k].best_busy_measured,
+		snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", l->t[k].name);
+		report_row(l->report, metric, l->t[k].idle_target, l->t[k].best_idle_measured,
 			   l->o.bound);
 	}
 	l->report->iterations = ran;

@@ -41,13 +41,15 @@ struct gtier {
 	double wake, best_wake;
 	double wake_x, wake_y;	/* the last (wake_share, busy ratio) stepped from */
 	bool wake_stepped, wake_at_limit;
+	double wake_limit;	/* the share when wake_at_limit */
 	bool loop;		/* its clone serves from an event loop */
 	/* Under the idle load (ditto_tune_graph_opts.idle_qps; idle_target
 	 * 0: none): the same, and the tier's synth.footprint_kib. */
 	double idle_target, idle_measured, best_idle_measured;
 	double foot, best_foot;
-	double foot_x, foot_y;	/* the last (footprint, idle ratio) stepped from */
+	double foot_x, foot_y;	/* the last (footprint, idle - base ns) stepped from */
 	bool foot_stepped, foot_at_limit;
+	double foot_limit;	/* the footprint when foot_at_limit */
 	double x[GTIER_POINTS], y[GTIER_POINTS];	/* the last (knob, measured) */
 	size_t points;
 	bool at_limit;
@@ -121,8 +123,18 @@ int graph_original_measure(const struct gorig *o, const struct gloads *ld, doubl
  * (tune_graph_step.c); wake_at_limit when it cannot move. */
 void gtier_wake_step(struct gtier *t);
 
+/* Parts of a run under the idle load, each tier's median kept (the
+ * original's and a clone's alike: a median of means of fewer requests
+ * sits lower where a few requests cost much more). */
+#define IDLE_PARTS 3
+
+static inline double median3(double a, double b, double c)
+{
+	return a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+}
+
 /* t's next synth.footprint_kib, from its CPU per request under the idle
- * load over that under the base load, against its original's
+ * load less that under the base load, against its original's
  * (tune_graph_step.c); foot_at_limit when it cannot move. */
 #define FOOT_MAX_KIB 65536
 void gtier_foot_step(struct gtier *t);

@@ -18,8 +18,8 @@
  * the load run until two in a row agree within the tuner's bound for
  * every tier, and the target is their mean. Under the idle load a
  * request's cost depends on what else the host ran while the tiers slept
- * (the shop's back end moved by 40% between rounds): a fixed number of
- * rounds there, each tier's median kept.
+ * (docs/graph.md, "The idle load"): a fixed number of rounds there, each
+ * measured as a clone's is, and each tier's median kept.
  */
 #include <errno.h>
 #include <limits.h>
@@ -255,24 +255,55 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One round under the idle load as a clone's is measured: three parts,
+ * each tier's median. */
+static int idle_round(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
+		      const struct oroots *r, double *v)
+{
+	double part[IDLE_PARTS][GRAPH_NODES_MAX], d = load->duration_s;
+	int err = 0;
+
+	load->duration_s = d / IDLE_PARTS;
+	for (int p = 0; !err && p < IDLE_PARTS; p++)
+		err = checked_round(o, s, load, r, part[p]);
+	load->duration_s = d;
+	for (size_t i = 0; !err && i < o->n; i++)
+		v[i] = median3(part[0][i], part[1][i], part[2][i]);
+	return err;
+}
+
+/* The median of tier i's rounds; a warning when they spread widely. */
+static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX], size_t i)
+{
+	double col[IDLE_ROUNDS], m;
+
+	for (int k = 0; k < IDLE_ROUNDS; k++)
+		col[k] = v[k][i];
+	qsort(col, IDLE_ROUNDS, sizeof(col[0]), cmp_double);
+	m = col[IDLE_ROUNDS / 2];
+	if (col[IDLE_ROUNDS - 1] - col[0] > m / 2)
+		ditto_warn("tune: the original graph's tier '%s' spent %.0f to %.0f ns per request "
+			   "in %d rounds under the idle load: its target is their median, %.0f",
+			   tier_name(o, i), col[0], col[IDLE_ROUNDS - 1], IDLE_ROUNDS, m);
+	return m;
+}
+
 /* IDLE_ROUNDS rounds under the idle load; each tier's median into out[]. */
 static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
 		       const struct oroots *r, double *out)
 {
-	double v[IDLE_ROUNDS][GRAPH_NODES_MAX], col[IDLE_ROUNDS];
+	double v[IDLE_ROUNDS][GRAPH_NODES_MAX];
+	bool found[GRAPH_NODES_MAX] = { false };
 	int err = graph_load_once(load, 1, WHAT, NULL, NULL);
 
-	for (int k = 0; !err && k < IDLE_ROUNDS; k++) {
-		if ((err = checked_round(o, s, load, r, v[k])))
-			return err;
-	}
-	for (size_t j = 0; !err && j < r->n; j++) {
-		size_t i = r->owner[j];
-
-		for (int k = 0; k < IDLE_ROUNDS; k++)
-			col[k] = v[k][i];
-		qsort(col, IDLE_ROUNDS, sizeof(col[0]), cmp_double);
-		out[i] = col[IDLE_ROUNDS / 2];
+	for (int k = 0; !err && k < IDLE_ROUNDS; k++)
+		err = idle_round(o, s, load, r, v[k]);
+	for (size_t j = 0; j < r->n; j++)
+		found[r->owner[j]] = true;
+	for (size_t i = 0; !err && i < o->n; i++) {
+		if (!found[i])
+			continue;
+		out[i] = idle_median(o, v, i);
 		if (!(out[i] > 0))
 			return ditto_err(-EIO, "tune: tier '%s' of the original graph spent no CPU "
 					 "time under the idle load: no target to hold its clone to",

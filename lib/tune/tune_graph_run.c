@@ -7,7 +7,6 @@
  * that the recorded run is the steady state the profile saw.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,19 +100,12 @@ static double *measured_of(struct gtier *t, enum which w)
 	return w == BUSY ? &t->busy_measured : w == IDLE ? &t->idle_measured : &t->measured;
 }
 
-/* Parts of a run under the idle load, each tier's median kept. */
-#define IDLE_PARTS 3
-
-static double median3(double a, double b, double c)
-{
-	return fmax(fmin(a, b), fmin(fmax(a, b), c));
-}
-
 /*
  * Under the idle load, what a request costs depends on what else the
- * host ran while the tier slept: one burst of it moved a tier's mean by
- * 40% between runs with the same knobs, and the footprint's step would
- * follow it. The median of three parts of the run does not.
+ * host ran while the tier slept: one burst of it can move a tier's mean
+ * by tens of percent between runs with the same knobs (docs/graph.md,
+ * "The idle load"), and the footprint's step would follow it. The
+ * median of three parts of the run does not.
  */
 static int idle_round(struct ditto_loadgen_opts *load, const pid_t *pids, size_t n, double *v)
 {

@@ -124,6 +124,7 @@ void gtier_wake_step(struct gtier *t)
 	t->wake_y = r;
 	t->wake_stepped = true;
 	t->wake_at_limit = nx == t->wake && (nx == 0 || nx == 1);
+	t->wake_limit = nx;
 	t->wake = nx;
 }
 
@@ -138,22 +139,19 @@ void gtier_wake_step(struct gtier *t)
  * of the last two points when they are apart and it is positive, else
  * FOOT_SLOPE, below what this kind of host measured: a chain of 64 KiB
  * to 4 MiB cost 1.3-1.8 us more per KiB 30 ms after its last walk than
- * 1 ms after it (bench/idle_chase.c, docs/graph.md). A step at most quadruples the footprint (or adds
- * FOOT_FIRST_KIB to none) or takes three quarters off it: one noisy
- * run must not take it all.
+ * 1 ms after it (bench/idle_chase.c, docs/graph.md). A step at most
+ * quadruples the footprint (or adds FOOT_FIRST_KIB to none) or takes
+ * three quarters off it: one noisy run must not take it all. Only a
+ * step down reaches 0; a step up is at least FOOT_MIN_KIB.
  */
 #define FOOT_SLOPE 1000.0	/* ns per KiB */
 #define FOOT_FIRST_KIB 256
 #define FOOT_MIN_KIB 16
 
-void gtier_foot_step(struct gtier *t)
+static double foot_next(const struct gtier *t, double d, double want)
 {
-	double d, want, k = FOOT_SLOPE, nx;
+	double k = FOOT_SLOPE, nx;
 
-	if (!(t->measured > 0) || !(t->target > 0) || !(t->idle_measured > 0))
-		return;
-	d = t->idle_measured - t->measured;
-	want = t->idle_target - t->target;
 	if (t->foot_stepped && fabs(t->foot - t->foot_x) >= FOOT_MIN_KIB) {
 		double secant = (d - t->foot_y) / (t->foot - t->foot_x);
 
@@ -163,12 +161,24 @@ void gtier_foot_step(struct gtier *t)
 	nx = t->foot + (want - d) / k;
 	nx = fmin(nx, t->foot > 0 ? 4 * t->foot : FOOT_FIRST_KIB);
 	nx = fmax(nx, t->foot / 4);
-	nx = fmin(fmax(round(nx), 0), FOOT_MAX_KIB);
-	if (nx < FOOT_MIN_KIB)
-		nx = 0;
+	if (want > d)
+		return fmin(fmax(round(nx), FOOT_MIN_KIB), FOOT_MAX_KIB);
+	return nx < FOOT_MIN_KIB ? 0 : round(nx);
+}
+
+void gtier_foot_step(struct gtier *t)
+{
+	double d, want, nx;
+
+	if (!(t->measured > 0) || !(t->target > 0) || !(t->idle_measured > 0))
+		return;
+	d = t->idle_measured - t->measured;
+	want = t->idle_target - t->target;
+	nx = foot_next(t, d, want);
 	t->foot_x = t->foot;
 	t->foot_y = d;
 	t->foot_stepped = true;
 	t->foot_at_limit = nx == t->foot && (nx == 0 || nx == FOOT_MAX_KIB);
+	t->foot_limit = nx;
 	t->foot = nx;
 }

@@ -28,16 +28,21 @@ RATE = '30'
 
 
 @pytest.fixture(scope='module')
-def tuned(tmp_path_factory):
+def base(tmp_path_factory):
+    """The graph profiled at one connection: (the model's path, its ports)."""
     d = tmp_path_factory.mktemp('idle')
     with running(TABLE) as (front, back):
-        base = profile(front, back, str(d / 'base.dm'), 1)
-        fport, bport = front.port, back.port
+        return profile(front, back, str(d / 'base.dm'), 1), (front.port, back.port)
+
+
+@pytest.fixture(scope='module')
+def tuned(base, tmp_path_factory):
+    d = tmp_path_factory.mktemp('idle')
     loop = ['-i', '2', '--seconds', '1'] if QUICK else ['-i', '8', '--seconds', '2']
-    r, report = tune_original(base, d, ['--idle-rate', RATE] + loop,
-                              original_command(fport, bport, TABLE))
+    r, report = tune_original(base[0], d, ['--idle-rate', RATE] + loop,
+                              original_command(*base[1], TABLE))
     assert report is not None and r.returncode in (0, 3), r.stderr[-3000:]
-    return {'rc': r.returncode, 'report': report, 'dir': d, 'base': base}
+    return {'rc': r.returncode, 'report': report, 'dir': d}
 
 
 def test_each_tier_has_an_idle_row_from_the_original(tuned):
@@ -71,16 +76,16 @@ def test_the_idle_rows_are_met_or_the_footprint_is_said_to_be_at_its_limit(tuned
             assert row['error'] <= BOUND, (row, history)
 
 
-def test_idle_rate_needs_the_original(tuned, tmp_path):
-    r = ditto('tune', tuned['base'], '-o', str(tmp_path / 't'), '--idle-rate', RATE,
+def test_idle_rate_needs_the_original(base, tmp_path):
+    r = ditto('tune', base[0], '-o', str(tmp_path / 't'), '--idle-rate', RATE,
               check=False)
     assert r.returncode == 1 and "idle_qps needs the original's command" in r.stderr, r.stderr
     redis = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuzz', 'corpus',
                          'synth_generate', 'profiled-redis.msgpack')
     r = ditto('tune', redis, '-o', str(tmp_path / 'v'), '--idle-rate', RATE, check=False)
     assert r.returncode == 2 and '--idle-rate is for a graph' in r.stderr, r.stderr
-    r = ditto('tune', tuned['base'], '-o', str(tmp_path / 'w'), '--idle-rate', '0', check=False)
-    assert r.returncode == 2 and "--idle-rate: '0' is not in (0, 1e6]" in r.stderr, r.stderr
+    r = ditto('tune', base[0], '-o', str(tmp_path / 'w'), '--idle-rate', '0.5', check=False)
+    assert r.returncode == 2 and "--idle-rate: '0.5' is not in [1, 1000]" in r.stderr, r.stderr
     with pytest.raises(dt.DittoError, match="idle_qps needs the original's command"):
-        dt.tune_graph(dt.Model.load(tuned['base']), str(tmp_path / 'u'), idle_rate=30,
+        dt.tune_graph(dt.Model.load(base[0]), str(tmp_path / 'u'), idle_rate=30,
                       original=['true'], profile_targets=True)
