@@ -128,10 +128,14 @@ void gtier_wake_step(struct gtier *t);
  * sits lower where a few requests cost much more). */
 #define IDLE_PARTS 3
 
-static inline double median3(double a, double b, double c)
-{
-	return a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-}
+/* One measurement of n tiers under load into v (a clone's or the
+ * original's rounds). */
+typedef int (*graph_round_fn)(void *ctx, struct ditto_loadgen_opts *load, double *v);
+
+/* round run over IDLE_PARTS parts of load's duration; each tier's
+ * median into v[i]. */
+int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn round, void *ctx,
+		     double *v);
 
 /* t's next synth.footprint_kib, from its CPU per request under the idle
  * load less that under the base load, against its original's

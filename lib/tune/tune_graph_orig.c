@@ -255,21 +255,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One round under the idle load as a clone's is measured: three parts,
- * each tier's median. */
-static int idle_round(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
-		      const struct oroots *r, double *v)
-{
-	double part[IDLE_PARTS][GRAPH_NODES_MAX], d = load->duration_s;
-	int err = 0;
+struct orig_round {
+	const struct gorig *o;
+	struct svc *s;
+	const struct oroots *r;
+};
 
-	load->duration_s = d / IDLE_PARTS;
-	for (int p = 0; !err && p < IDLE_PARTS; p++)
-		err = checked_round(o, s, load, r, part[p]);
-	load->duration_s = d;
-	for (size_t i = 0; !err && i < o->n; i++)
-		v[i] = median3(part[0][i], part[1][i], part[2][i]);
-	return err;
+static int orig_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
+{
+	const struct orig_round *c = ctx;
+
+	return checked_round(c->o, c->s, load, c->r, v);
 }
 
 /* The median of tier i's rounds; a warning when they spread widely. */
@@ -294,10 +290,12 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 {
 	double v[IDLE_ROUNDS][GRAPH_NODES_MAX];
 	bool found[GRAPH_NODES_MAX] = { false };
+	struct orig_round ctx = { .o = o, .s = s, .r = r };
 	int err = graph_load_once(load, 1, WHAT, NULL, NULL);
 
+	/* each round measured as a clone's is (graph_idle_round()) */
 	for (int k = 0; !err && k < IDLE_ROUNDS; k++)
-		err = idle_round(o, s, load, r, v[k]);
+		err = graph_idle_round(load, o->n, orig_round, &ctx, v[k]);
 	for (size_t j = 0; j < r->n; j++)
 		found[r->owner[j]] = true;
 	for (size_t i = 0; !err && i < o->n; i++) {

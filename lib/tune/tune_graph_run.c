@@ -107,18 +107,36 @@ static double *measured_of(struct gtier *t, enum which w)
  * "The idle load"), and the footprint's step would follow it. The
  * median of three parts of the run does not.
  */
-static int idle_round(struct ditto_loadgen_opts *load, const pid_t *pids, size_t n, double *v)
+static double median3(double a, double b, double c)
+{
+	return a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+}
+
+int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn round, void *ctx,
+		     double *v)
 {
 	double part[IDLE_PARTS][GRAPH_NODES_MAX], d = load->duration_s;
 	int err = 0;
 
 	load->duration_s = d / IDLE_PARTS;
 	for (int k = 0; !err && k < IDLE_PARTS; k++)
-		err = graph_cpu_round(load, pids, n, WHAT, part[k], false);
+		err = round(ctx, load, part[k]);
 	load->duration_s = d;
 	for (size_t i = 0; !err && i < n; i++)
 		v[i] = median3(part[0][i], part[1][i], part[2][i]);
 	return err;
+}
+
+struct clone_roots {
+	const pid_t *pids;
+	size_t n;
+};
+
+static int clone_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
+{
+	const struct clone_roots *c = ctx;
+
+	return graph_cpu_round(load, c->pids, c->n, WHAT, v, false);
 }
 
 static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
@@ -131,7 +149,8 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 	err = err ? err : tier_pids(run, tiers, n, pids);
 	err = err ? err : graph_load_once(load, 1, WHAT, NULL, NULL);
 	if (!err && w == IDLE)
-		err = idle_round(load, pids, n, v);
+		err = graph_idle_round(load, n, clone_round,
+				       &(struct clone_roots){ .pids = pids, .n = n }, v);
 	else if (!err)
 		err = graph_cpu_round(load, pids, n, WHAT, v, false);
 	/* A tier that died meanwhile would read as cheap, or leave the front
