@@ -948,17 +948,25 @@ def scenario_paced_native(exe):
     word nobody waits on): 2.5 wakes per wake-up in all; and half an
     eventfd write per wake-up; and its page calls (cfg_test.c's
     pool_calls): 2 mprotect and half a madvise per wake-up. Two runs, so
-    that start and stop cancel out."""
+    that start and stop cancel out.
+
+    A thread still busy with its last wake-up's work when its next
+    target comes does not sleep: neither its FUTEX_WAIT nor the waker's
+    FUTEX_WAKE is made (the ASan CI run, slowed by strace, had 42 waits
+    and 114 wakes for 48 wake-ups). So the waits may fall short of the
+    wake-ups, a few, and the wakes are 1.5 per wake-up plus one per wait."""
     small, large = 200, 1400
     a, b = futex_ops(exe, small), futex_ops(exe, large)
     wakeups = PACED_THREADS * (large - small) / PACE
     got = {op: b.get(op, 0) - a.get(op, 0) for op in set(a) | set(b)}
-    print('  futex calls for %d requests: %s (want %d waits, %d wakes)' %
-          (large - small, got, wakeups, 2.5 * wakeups))
-    if abs(got.get('FUTEX_WAIT_PRIVATE', 0) - wakeups) > 0.1 * wakeups:
+    waits = got.get('FUTEX_WAIT_PRIVATE', 0)
+    print('  futex calls for %d requests: %s (want %d waits at most, '
+          '%d wakes when each sleeps)' % (large - small, got, wakeups, 2.5 * wakeups))
+    if not 0.75 * wakeups <= waits <= 1.1 * wakeups:
         fail('paced-native: %s futex waits for %d wake-ups' % (got, wakeups))
-    if abs(got.get('FUTEX_WAKE_PRIVATE', 0) - 2.5 * wakeups) > 0.1 * wakeups:
-        fail('paced-native: %s futex wakes for %d wake-ups' % (got, wakeups))
+    if abs(got.get('FUTEX_WAKE_PRIVATE', 0) - 1.5 * wakeups - waits) > 0.1 * wakeups:
+        fail('paced-native: %s futex wakes for %d wake-ups and %d waits' %
+             (got, wakeups, waits))
     if abs(got.get('eventfd', 0) - 0.5 * wakeups) > 0.1 * wakeups:
         fail('paced-native: %s eventfd writes for %d wake-ups' % (got, wakeups))
     for name, per_wake in (('mprotect', 2.0), ('madvise', 0.5)):
