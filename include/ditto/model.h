@@ -1113,6 +1113,9 @@ DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
  *                           a request costs more after the tier sat idle
  *                           and its caches lost the lines (0; at most
  *                           65536)
+ *   synth.footprint_after_share  the share of that walk made after the
+ *                           response, off the request's latency but not
+ *                           its CPU time (0: all before it)
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */

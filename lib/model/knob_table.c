@@ -24,6 +24,8 @@ const struct synth_knob synth_knob_table[] = {
 	{ "synth.wake_share", offsetof(struct synth_knobs, wake_share), 0, 0, 1 },
 	/* 64 MiB: a million lines, indexes of 32 bits */
 	{ "synth.footprint_kib", offsetof(struct synth_knobs, footprint_kib), 0, 0, 65536 },
+	{ "synth.footprint_after_share", offsetof(struct synth_knobs, footprint_after_share), 0, 0,
+	  1 },
 };
 const size_t synth_knob_count = sizeof(synth_knob_table) / sizeof(synth_knob_table[0]);
 

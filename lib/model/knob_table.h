@@ -30,6 +30,8 @@ struct synth_knobs {
 				 * that began requests (rt_net.wake_share) */
 	double footprint_kib;	/* KiB of data each request walks as one chain of
 				 * dependent loads (rt_config.footprint_bytes) */
+	double footprint_after_share;	/* of which walked after the response
+					 * (rt_config.footprint_after_share) */
 };
 struct synth_knob {
 	const char *name;

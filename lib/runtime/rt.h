@@ -352,6 +352,9 @@ struct rt_config {
 	/* Bytes of data each request walks as one chain of dependent loads
 	 * (synth.footprint_kib; 0: none), apart from the body's regions. */
 	uint64_t footprint_bytes;
+	/* The share of its lines walked after the response, the rest before
+	 * (synth.footprint_after_share; 0: all before). */
+	double footprint_after_share;
 	/* The children this service calls (rt_upstream.c); none: a leaf. */
 	const struct rt_upstream *upstreams;
 	unsigned nupstreams;

@@ -2,7 +2,9 @@
 /*
  * The request's data footprint (synth.footprint_kib): an area whose
  * lines each hold the index of the next in one random cycle, walked in
- * full per request with every load waiting on the one before.
+ * full per request with every load waiting on the one before: a share
+ * of it after the response (synth.footprint_after_share), the rest
+ * before it.
  *
  * Why: a tier that sat idle finds its working set gone from the caches
  * (what else ran, or the host, took them), so its next request costs
@@ -25,6 +27,12 @@
 
 static uint32_t *area;
 static size_t lines;
+/* The walk before the response: its first `before` lines from line 0;
+ * the one after: the rest, from after_start, where the first stopped.
+ * Fixed at start, so a request parked on its calls while the thread
+ * serves others needs no cursor of its own. */
+static size_t before;
+static uint32_t after_start;
 
 static uint32_t *line_at(size_t i)
 {
@@ -48,6 +56,24 @@ static void link_cycle(void)
 	}
 }
 
+static uint32_t walk(uint32_t at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		at = *(volatile uint32_t *)line_at(at);
+	return at;
+}
+
+/* The lines before and after the response (synth.footprint_after_share;
+ * an out-of-range share counts as 0). */
+static void split(void)
+{
+	double share = rt_config.footprint_after_share;
+
+	share = share > 0 && share <= 1 ? share : 0;
+	before = lines - (size_t)((double)lines * share + 0.5);
+	after_start = walk(0, before);
+}
+
 int rt_footprint_map(void)
 {
 	uint64_t bytes = rt_config.footprint_bytes < MAX_BYTES ? rt_config.footprint_bytes : MAX_BYTES;
@@ -64,6 +90,7 @@ int rt_footprint_map(void)
 	area = p;
 	lines = size / LINE;
 	link_cycle();
+	split();
 	return 0;
 }
 
@@ -72,14 +99,18 @@ void rt_footprint_unmap(void)
 	if (area)
 		munmap(area, lines * LINE);
 	area = NULL;
-	lines = 0;
+	lines = before = 0;
+	after_start = 0;
 }
 
-/* The whole cycle, from line 0 back to it. */
-void rt_footprint_walk(void)
+/* The cycle from line 0 up to the response's share. */
+void rt_footprint_walk_before(void)
 {
-	uint32_t at = 0;
+	walk(0, before);
+}
 
-	for (size_t i = 0; i < lines; i++)
-		at = *(volatile uint32_t *)line_at(at);
+/* The rest of it, back to line 0. */
+void rt_footprint_walk_after(void)
+{
+	walk(after_start, lines - before);
 }

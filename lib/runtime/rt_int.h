@@ -230,7 +230,8 @@ int rt_thread_init(struct rt_thread *t, uint64_t stream);
 /* rt_footprint.c: the request's data footprint (rt_config.footprint_bytes). */
 int rt_footprint_map(void);
 void rt_footprint_unmap(void);
-void rt_footprint_walk(void);
+void rt_footprint_walk_before(void);
+void rt_footprint_walk_after(void);
 void rt_thread_fini(struct rt_thread *t);
 void rt_request_work(struct rt_thread *t);	/* body, then replay */
 /* The same with the sync calls parked (t->parker set): true when req

@@ -189,11 +189,11 @@ void rt_request_wake_end(struct rt_thread *t)
 	run_body(t, loops_of(insts, &t->wake_rng));
 }
 
-/* The request's footprint, the body's share before the response, then
- * the replayed calls. */
+/* The request's footprint and body, their shares before the response,
+ * then the replayed calls. */
 static void request_begin(struct rt_thread *t)
 {
-	rt_footprint_walk();
+	rt_footprint_walk_before();
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);
@@ -240,14 +240,16 @@ bool rt_request_work_parked(struct rt_thread *t, struct rt_conn *c, const struct
 	return parked;
 }
 
-/* The async calls, once the response was handed over, then the body's
- * share after the response; the request's server span ends last. */
+/* The async calls, once the response was handed over, then the
+ * footprint's and the body's shares after the response; the request's
+ * server span ends last. */
 void rt_request_after(struct rt_thread *t)
 {
 	uint64_t n = t->after_loops;
 
 	if (rt_config.nupstreams)
 		rt_up_calls(t, true);
+	rt_footprint_walk_after();
 	t->after_loops = 0;
 	if (n)
 		run_body(t, n);

@@ -964,6 +964,8 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 	dbuf_printf(out, "\t.footprint_bytes = %lluULL,\n",
 		    (unsigned long long)(num(&g, "the knob synth.footprint_kib", g.k.footprint_kib,
 					     65536) * 1024));
+	dbuf_printf(out, "\t.footprint_after_share = %.4f,\n",
+		    num(&g, "the knob synth.footprint_after_share", g.k.footprint_after_share, 1));
 	if (in->body_name)
 		dbuf_printf(out, "\t.body = %s,\n\t.body_region_bytes = &%s_region_bytes,\n"
 			    "\t.body_loop_insts = %lluULL,\n\t.body_warm = %s_warm,\n",

@@ -7,6 +7,7 @@ serve (the generator's fuzz test)."""
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -472,6 +473,60 @@ def test_footprint_knob_walks_its_data_per_request(tmp_path):
 def test_footprint_knob_is_clamped_to_its_range(tmp_path):
     path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
     m = d.Model.load(path, validate=False)
-    tree = Path(d.synth(m, tmp_path / 'tree', seed=1, knobs={'synth.footprint_kib': 1e9}))
-    assert '.footprint_bytes = 67108864ULL' in (tree / 'clone_config.c').read_text()
-    assert 'synth.footprint_kib' in d.synth_knobs()
+    tree = Path(d.synth(m, tmp_path / 'tree', seed=1,
+                        knobs={'synth.footprint_kib': 1e9, 'synth.footprint_after_share': 1.5}))
+    config = (tree / 'clone_config.c').read_text()
+    assert '.footprint_bytes = 67108864ULL' in config
+    assert '.footprint_after_share = 1.0000' in config
+    assert {'synth.footprint_kib', 'synth.footprint_after_share'} <= set(d.synth_knobs())
+
+
+def resp_latency(c, n, pause):
+    """The median seconds from a GET's write to its reply's end, over n
+    GETs on c, each after pause seconds of quiet."""
+    get = b'*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'
+    lat = []
+    for _ in range(n):
+        time.sleep(pause)
+        t0 = time.perf_counter()
+        c.s.sendall(get)
+        wire._resp_reply(c)
+        lat.append(time.perf_counter() - t0)
+    return sorted(lat)[n // 2]
+
+
+@pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
+def test_footprint_after_share_takes_the_walk_off_the_latency(tmp_path):
+    # synth.footprint_after_share through the Python binding: the share of
+    # the footprint walked after the response. A tier that pays for its
+    # idle time once it has answered (a server whose reads of its table
+    # come after the response) costs the same CPU per request, but its
+    # clients do not wait for it. 16 MiB (milliseconds per request, the
+    # test above), requests 100 ms apart, so that the walk after one
+    # response ends before the next request: with the share at 1 a
+    # request's latency is what it is without a footprint.
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    m = d.Model.load(path, validate=False)
+    lat, cost = {}, {}
+    for share in (0.0, 1.0):
+        tree = Path(d.synth(m, tmp_path / ('tree%d' % share), seed=1,
+                            knobs={'synth.footprint_kib': 16384,
+                                   'synth.footprint_after_share': share}))
+        assert ('.footprint_after_share = %.4f' % share) in \
+            (tree / 'clone_config.c').read_text()
+        d.build(tree)
+        clone = Clone(tree)
+        try:
+            c = wire.Conn(clone.port)
+            resp_batches_cpu(clone, c, 1, False, 1)
+            lat[share] = resp_latency(c, 9, 0.1)
+            cost[share] = sorted(resp_batches_cpu(clone, c, 8, False) for _ in range(5))[2]
+            c.close()
+        finally:
+            assert clone.stop() == 0
+    print('footprint 16 MiB, after share 0: %.0f us per request, latency %.0f us; '
+          'share 1: %.0f us, latency %.0f us'
+          % (cost[0.0] / 1e3, lat[0.0] * 1e6, cost[1.0] / 1e3, lat[1.0] * 1e6))
+    assert cost[0.0] > 500e3 and lat[0.0] > 500e-6, (cost, lat)
+    assert 0.6 < cost[1.0] / cost[0.0] < 1.6, cost
+    assert lat[1.0] < 0.3 * lat[0.0], lat
