@@ -9,6 +9,8 @@
  * --wake-work N: N more steps of gt_work() once per wakeup that read a
  * request, whatever their number (an event loop's own work per turn):
  * its CPU per request falls as its load puts more requests in a wakeup.
+ * --work-after N: N steps per request once the wakeup's responses are
+ * written (a server that pays for its table after it has answered).
  */
 #include "gt_common.h"	/* first: it defines _GNU_SOURCE */
 
@@ -97,6 +99,8 @@ static void loop(int ep, int lfd, struct gt_connset *set)
 		}
 		if (gt_requests != before)
 			gt_work_n(wake_steps);
+		for (unsigned long k = before; k < gt_requests; k++)
+			gt_work_after();
 	}
 }
 
