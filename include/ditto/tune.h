@@ -484,7 +484,11 @@ struct ditto_tune_graph_opts {
 	 * pays for it on the next one; a tier's third knob,
 	 * "NODE/synth.footprint_kib", sizes the data its clone walks per
 	 * request until its CPU per request at this rate less that under the
-	 * base load is its original's (rows "cpu_ns_per_request_idle:NODE"). */
+	 * base load is its original's (rows "cpu_ns_per_request_idle:NODE"),
+	 * and every tier's "NODE/synth.footprint_after_share", one value for
+	 * the graph, moves those walks after the response until the front's
+	 * p50 latency at this rate is the original graph's (row
+	 * "latency_p50_ns_idle"). */
 	double idle_qps;
 	size_t :0;
 };

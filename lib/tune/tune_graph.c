@@ -34,6 +34,7 @@
 #define KNOB "synth.cpu_scale"
 #define WAKE_KNOB "synth.wake_share"
 #define FOOT_KNOB "synth.footprint_kib"
+#define AFTER_KNOB "synth.footprint_after_share"
 
 struct gloop {
 	struct ditto_model *m;
@@ -50,6 +51,7 @@ struct gloop {
 	bool busy;		/* busy rows: a busy profile, or the original measured busy */
 	bool from_original;	/* targets from the original run (tune_graph_orig.c) */
 	bool idle;		/* idle rows: the original measured under the idle load */
+	struct gshare share;	/* the idle load's p50 and the footprints' after share */
 	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
@@ -136,6 +138,29 @@ static void foot_init(struct gloop *l, struct gtier *t)
 	foot_key(t, key, sizeof(key));
 	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &f);
 	t->foot = t->best_foot = isfinite(f) ? fmin(fmax(f, 0), FOOT_MAX_KIB) : 0;
+}
+
+static void after_key(const struct gtier *t, char *key, size_t len)
+{
+	snprintf(key, len, "%s/" AFTER_KNOB, t->name);
+}
+
+/* The graph's after share from the model's knobs: the first tier's (the
+ * loop sets them all alike). */
+static void share_init(struct gloop *l)
+{
+	char key[GRAPH_NAME_MAX + 32];
+	double v = 0;
+
+	after_key(&l->t[0], key, sizeof(key));
+	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &v);
+	l->share.share = l->share.best_share = isfinite(v) ? fmin(fmax(v, 0), 1) : 0;
+}
+
+/* Whether the graph has its idle p50 row: idle rows and a target. */
+static bool share_held(const struct gloop *l)
+{
+	return l->idle && l->share.target > 0;
 }
 
 /* Whether t's clone serves from an event loop (a busy row and a wake-up
@@ -254,6 +279,7 @@ static int tiers_init(struct gloop *l)
 	if (!l->n)
 		return ditto_err(-EINVAL, "tune: no tier of the graph has CPU time in the model (a "
 				 "profile of the tiers under load records it)");
+	share_init(l);
 	return 0;
 }
 
@@ -321,6 +347,9 @@ static int set_knobs(struct gloop *l)
 		foot_key(&l->t[i], key, sizeof(key));
 		if (!err && l->idle)
 			err = ditto_values_set(l->knobs, key, l->t[i].foot);
+		after_key(&l->t[i], key, sizeof(key));
+		if (!err && l->idle)
+			err = ditto_values_set(l->knobs, key, l->share.share);
 	}
 	return err;
 }
@@ -377,7 +406,7 @@ static int measure(struct gloop *l)
 	struct gloads ld;
 
 	loads(l, &load, &busy, &idle, &ld);
-	return graph_measure(l->try_dir, &ld, l->t, l->n);
+	return graph_measure(l->try_dir, &ld, l->t, l->n, &l->share.measured);
 }
 
 /* The targets from the original graph run by its command under the same
@@ -388,7 +417,7 @@ static int original_targets(struct gloop *l)
 {
 	struct ditto_loadgen_opts load, busy, idle;
 	struct gloads ld;
-	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX], idle_v[GRAPH_NODES_MAX];
+	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX], idle_v[GRAPH_NODES_MAX + 1] = { 0 };
 	unsigned ports[GRAPH_NODES_MAX];
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
@@ -422,6 +451,7 @@ static int original_targets(struct gloop *l)
 		t->busy_target = busy_v[k];
 		t->idle_target = idle_v[k];
 	}
+	l->share.target = l->idle ? idle_v[l->n] : 0;
 	return 0;
 }
 
@@ -431,6 +461,7 @@ static int original_targets(struct gloop *l)
 static int measure_again(struct gloop *l)
 {
 	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX], idle[GRAPH_NODES_MAX];
+	double p50 = l->share.measured;
 	int err;
 
 	for (size_t k = 0; k < l->n; k++) {
@@ -445,6 +476,7 @@ static int measure_again(struct gloop *l)
 		l->t[k].busy_measured = (busy[k] + l->t[k].busy_measured) / 2;
 		l->t[k].idle_measured = (idle[k] + l->t[k].idle_measured) / 2;
 	}
+	l->share.measured = (p50 + l->share.measured) / 2;
 	return 0;
 }
 
@@ -460,7 +492,8 @@ static double idle_error(const struct gtier *t)
 	return t->idle_target > 0 ? model_rel_error(t->idle_target, t->idle_measured) : 0;
 }
 
-/* The largest error of the candidate; its tier's index in *worst. */
+/* The largest error of the candidate; its tier's index in *worst
+ * (SIZE_MAX: the idle load's p50, the graph's row). */
 static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 {
 	char key[GRAPH_NAME_MAX + 32];
@@ -484,6 +517,15 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 		if (fmax(e, fmax(eb, ei)) > max) {
 			max = fmax(e, fmax(eb, ei));
 			*worst = i;
+		}
+	}
+	if (share_held(l)) {
+		double es = model_rel_error(l->share.target, l->share.measured);
+
+		ditto_values_set(rec, TUNE_GRAPH_IDLE_P50_METRIC, es);
+		if (es > max) {
+			max = es;
+			*worst = SIZE_MAX;
 		}
 	}
 	return max;
@@ -514,6 +556,7 @@ static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigne
 		l->t[k].wake = l->t[k].best_wake;
 		l->t[k].foot = l->t[k].best_foot;
 	}
+	l->share.share = l->share.best_share;
 	return l->measured ? 0 : -ECHILD;
 }
 
@@ -528,6 +571,25 @@ static void iteration_note(const struct gloop *l, const struct gtier *t, double 
 	c_snprintf(note, len, "%s: %.0f ns per request against %.0f (%.1f%% off)%s%s", t->name,
 		   measured, target, 100 * e, busy ? " under the busy load" : idle ?
 		   " under the idle load" : "", twice ? " (mean of 2 runs)" : "");
+}
+
+static void share_note(const struct gloop *l, double e, bool twice, char *note, size_t len)
+{
+	c_snprintf(note, len, "p50 latency %.0f ns under the idle load against %.0f (%.1f%% off, "
+		   AFTER_KNOB " %.2f)%s", l->share.measured, l->share.target, 100 * e,
+		   l->share.share, twice ? " (mean of 2 runs)" : "");
+}
+
+/* What the tiers' footprints cost more after idle time, summed over the
+ * tiers that have one: what the after share moves at most. */
+static double walk_ns(const struct gloop *l)
+{
+	double sum = 0;
+
+	for (size_t k = 0; k < l->n; k++)
+		if (l->t[k].foot > 0)
+			sum += fmax(l->t[k].idle_measured - l->t[k].measured, 0);
+	return sum;
 }
 
 /* 1: every tier within bound; 0: go on; 2: no tier out of bound can
@@ -554,7 +616,10 @@ static int iteration(struct gloop *l)
 	if (twice && (err = measure_again(l)))
 		return record_failure(l, it, i);
 	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
-	iteration_note(l, &l->t[worst], e, twice, note, sizeof(note));
+	if (worst == SIZE_MAX)
+		share_note(l, e, twice, note, sizeof(note));
+	else
+		iteration_note(l, &l->t[worst], e, twice, note, sizeof(note));
 	ditto_tuning_iter_set_note(it, note);
 	best = !l->measured || e < l->best_error;
 	if (best) {
@@ -570,9 +635,11 @@ static int iteration(struct gloop *l)
 			l->t[k].best_foot = l->t[k].foot;
 			l->t[k].best_idle_measured = l->t[k].idle_measured;
 		}
+		l->share.best_share = l->share.share;
+		l->share.best_measured = l->share.measured;
 		ditto_tuning_iter_set_accepted(it, true);
 	}
-	progress(l, i, e, l->t[worst].name, best, note);
+	progress(l, i, e, worst == SIZE_MAX ? "end to end" : l->t[worst].name, best, note);
 	if (e <= l->o.bound)
 		return 1;
 	for (size_t k = 0; k < l->n; k++) {
@@ -588,6 +655,11 @@ static int iteration(struct gloop *l)
 			gtier_foot_step(&l->t[k]);
 			moving += !l->t[k].foot_at_limit;
 		}
+	}
+	if (share_held(l) && model_rel_error(l->share.target, l->share.measured) > l->o.bound &&
+	    walk_ns(l) > 0) {
+		gshare_step(&l->share, walk_ns(l));
+		moving += !l->share.at_limit;
 	}
 	return moving ? 0 : 2;
 }
@@ -644,6 +716,32 @@ static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ra
 		row_stall(l, t, &idle, ran);
 }
 
+/* Why the idle load's p50 is out: the after share at a limit (1: the
+ * walks are off the path and the clone still answers slower; 0: on it
+ * and faster), no footprint to move, or the iterations ran out. */
+static void share_stall(struct gloop *l, unsigned ran)
+{
+	struct gshare *s = &l->share;
+	char text[256];
+
+	if (!share_held(l) || model_rel_error(s->target, s->best_measured) <= l->o.bound)
+		return;
+	if (s->at_limit)
+		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " is at its limit %g: %s",
+			 s->limit, s->limit > 0 ? "the clone graph answers slower after idle "
+			 "time with every footprint walked after the response" : "the clone "
+			 "graph answers faster after idle time with every footprint walked before "
+			 "the response");
+	else if (!s->stepped)
+		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " stood still: no tier "
+			 "has a footprint that costs more after idle time");
+	else
+		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " was still moving "
+			 "after %u iterations", ran);
+	report_stall(l->report, TUNE_GRAPH_IDLE_P50_METRIC, AFTER_KNOB,
+		     s->at_limit ? DITTO_TUNE_AT_LIMIT : DITTO_TUNE_UNFINISHED, ran, text);
+}
+
 /* Why each tier left out of bound is out: its knob at a limit, or the
  * iterations ran out while it moved. */
 static void stalls(struct gloop *l, unsigned ran)
@@ -669,6 +767,7 @@ static void stalls(struct gloop *l, unsigned ran)
 	}
 	for (size_t k = 0; k < l->n; k++)
 		busy_idle_stalls(l, &l->t[k], ran);
+	share_stall(l, ran);
 }
 
 /* End to end: the original graph (its command) against the best clone
@@ -753,6 +852,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 		l->t[k].wake = l->t[k].best_wake;
 		l->t[k].foot = l->t[k].best_foot;
 	}
+	l->share.share = l->share.best_share;
 	if (set_knobs(l))
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	tune_values_copy(knobs, l->knobs);
@@ -770,6 +870,9 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 		report_row(l->report, metric, l->t[k].idle_target, l->t[k].best_idle_measured,
 			   l->o.bound);
 	}
+	if (share_held(l))
+		report_row(l->report, TUNE_GRAPH_IDLE_P50_METRIC, l->share.target,
+			   l->share.best_measured, l->o.bound);
 	l->report->iterations = ran;
 	l->report->converged = converged;
 	l->report->bound = l->o.bound;

@@ -71,25 +71,29 @@ struct gloads {
  * the load's duration, and set tiers[i].measured to each tier's CPU ns
  * per request the front answered; then the same under ld->busy into
  * tiers[i].busy_measured and under ld->idle (the median of three parts
- * of the run) into idle_measured. Every tier is stopped before
+ * of the run) into idle_measured, and the front's p50 latency there
+ * (ns, the same median) into *idle_p50. Every tier is stopped before
  * returning.
  */
-int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n);
+int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n,
+		  double *idle_p50);
 
 /* Processes one measurement reads at most (a tier's may be several). */
 #define GRAPH_ROOTS_MAX (4 * GRAPH_NODES_MAX)
 
 /* Run load for seconds; *completed and *failed (either may be NULL) the
  * requests answered and failed, with a warning naming what when more
- * than 5% failed. */
+ * than 5% failed; with completed, *p50 (may be NULL) their p50 latency
+ * in ns. */
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed, uint64_t *failed);
+		    uint64_t *completed, uint64_t *failed, double *p50);
 /* One recorded run of load's duration: each roots[i]'s CPU ns (its
  * process tree; a process under two roots counts for the nearer) per
- * request answered into per_request[i]; -EIO (what names the graph)
- * when none was answered, or, strict, when more than 5% failed. */
+ * request answered into per_request[i], and their p50 latency into
+ * *p50 (may be NULL); -EIO (what names the graph) when none was
+ * answered, or, strict, when more than 5% failed. */
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request, bool strict);
+		    const char *what, double *per_request, double *p50, bool strict);
 
 /* Whether pid descends from (or is) root, by /proc's parents. */
 bool pid_descends(pid_t pid, pid_t root);
@@ -102,7 +106,8 @@ bool pid_descends(pid_t pid, pid_t root);
  * rounds of ld->base until each tier's CPU per request settles within
  * bound, into base[i], then the same under ld->busy into busy_v[i]
  * (when not NULL), and the median of a fixed number of rounds under
- * ld->idle into idle_v[i] (when not NULL); *settle_s the seconds of
+ * ld->idle into idle_v[i] (when not NULL; idle_v[n] the front's p50
+ * latency there, ns, the same median); *settle_s the seconds of
  * base load that took (warm-up included). Everything argv started is
  * stopped before returning.
  */
@@ -128,12 +133,12 @@ void gtier_wake_step(struct gtier *t);
  * sits lower where a few requests cost much more). */
 #define IDLE_PARTS 3
 
-/* One measurement of n tiers under load into v (a clone's or the
- * original's rounds). */
+/* One measurement of n tiers under load into v[0..n-1], the front's p50
+ * latency (ns) into v[n] (a clone's or the original's rounds). */
 typedef int (*graph_round_fn)(void *ctx, struct ditto_loadgen_opts *load, double *v);
 
 /* round run over IDLE_PARTS parts of load's duration; each tier's
- * median into v[i]. */
+ * median into v[i], the p50's into v[n] (v holds n + 1). */
 int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn round, void *ctx,
 		     double *v);
 
@@ -142,5 +147,27 @@ int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn r
  * (tune_graph_step.c); foot_at_limit when it cannot move. */
 #define FOOT_MAX_KIB 65536
 void gtier_foot_step(struct gtier *t);
+
+/*
+ * The idle load end to end: the front's p50 latency there, the
+ * original's (target) and the candidate's, and the share of every
+ * tier's footprint walked after the response
+ * (NODE/synth.footprint_after_share), one for the graph: one latency
+ * tells how much of the tiers' idle cost lies on the request's path,
+ * not which tier's.
+ */
+struct gshare {
+	double target, measured, best_measured;	/* p50, ns */
+	double share, best_share;
+	double x, y;		/* the last (share, p50) stepped from */
+	bool stepped, at_limit;
+	double limit;		/* the share when at_limit */
+};
+
+/* s's next share in [0, 1] from its p50 against the target; walk_ns the
+ * tiers' CPU per request under the idle load over that under the base
+ * load, summed over tiers with a footprint (the most the share takes
+ * off the path, tiers in series); no step while it is 0. */
+void gshare_step(struct gshare *s, double walk_ns);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

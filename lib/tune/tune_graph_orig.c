@@ -166,10 +166,10 @@ static int roots_alive(const struct gorig *o, const struct oroots *r)
 
 /* One round: each tier's CPU per request, its roots summed. */
 static int round_once(struct ditto_loadgen_opts *load, const struct oroots *r, size_t n,
-		      double *v)
+		      double *v, double *p50)
 {
 	double per_root[GRAPH_ROOTS_MAX];
-	int err = graph_cpu_round(load, r->pid, r->n, WHAT, per_root, true);
+	int err = graph_cpu_round(load, r->pid, r->n, WHAT, per_root, p50, true);
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = 0;
@@ -195,13 +195,14 @@ static bool settled(const struct gorig *o, const struct oroots *r, const double 
 	return true;
 }
 
-/* One round, then whether the graph still runs whole, and Ctrl-C. */
+/* One round, then whether the graph still runs whole, and Ctrl-C; the
+ * front's p50 latency into *p50 (may be NULL). */
 static int checked_round(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
-			 const struct oroots *r, double *v)
+			 const struct oroots *r, double *v, double *p50)
 {
 	int err;
 
-	if ((err = round_once(load, r, o->n, v)) ||
+	if ((err = round_once(load, r, o->n, v, p50)) ||
 	    (err = svc_check_alive(s, "while it was loaded")) ||
 	    (err = roots_alive(o, r)))
 		return err;
@@ -217,11 +218,11 @@ static int rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opt
 {
 	double prev[GRAPH_NODES_MAX] = { 0 }, cur[GRAPH_NODES_MAX] = { 0 };
 	size_t worst = r->owner[0];
-	int err = graph_load_once(load, 1, WHAT, NULL, NULL), k;
+	int err = graph_load_once(load, 1, WHAT, NULL, NULL, NULL), k;
 
 	for (k = 0; !err && k < ROUNDS_MAX; k++) {
 		memcpy(prev, cur, sizeof(cur));
-		if ((err = checked_round(o, s, load, r, cur)))
+		if ((err = checked_round(o, s, load, r, cur, NULL)))
 			return err;
 		if (k && settled(o, r, prev, cur))
 			break;
@@ -265,11 +266,12 @@ static int orig_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 {
 	const struct orig_round *c = ctx;
 
-	return checked_round(c->o, c->s, load, c->r, v);
+	return checked_round(c->o, c->s, load, c->r, v, &v[c->o->n]);
 }
 
-/* The median of tier i's rounds; a warning when they spread widely. */
-static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX], size_t i)
+/* The median of column i of the rounds (a tier's CPU per request, or at
+ * i == o->n the front's p50 latency); a warning when they spread widely. */
+static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX + 1], size_t i)
 {
 	double col[IDLE_ROUNDS], m;
 
@@ -277,21 +279,26 @@ static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX], s
 		col[k] = v[k][i];
 	qsort(col, IDLE_ROUNDS, sizeof(col[0]), cmp_double);
 	m = col[IDLE_ROUNDS / 2];
-	if (col[IDLE_ROUNDS - 1] - col[0] > m / 2)
+	if (col[IDLE_ROUNDS - 1] - col[0] > m / 2 && i < o->n)
 		ditto_warn("tune: the original graph's tier '%s' spent %.0f to %.0f ns per request "
 			   "in %d rounds under the idle load: its target is their median, %.0f",
 			   tier_name(o, i), col[0], col[IDLE_ROUNDS - 1], IDLE_ROUNDS, m);
+	else if (col[IDLE_ROUNDS - 1] - col[0] > m / 2)
+		ditto_warn("tune: the original graph's p50 latency under the idle load was %.0f to "
+			   "%.0f ns in %d rounds: its target is their median, %.0f", col[0],
+			   col[IDLE_ROUNDS - 1], IDLE_ROUNDS, m);
 	return m;
 }
 
-/* IDLE_ROUNDS rounds under the idle load; each tier's median into out[]. */
+/* IDLE_ROUNDS rounds under the idle load; each tier's median into out[],
+ * the front's p50 latency's into out[o->n]. */
 static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
 		       const struct oroots *r, double *out)
 {
-	double v[IDLE_ROUNDS][GRAPH_NODES_MAX];
+	double v[IDLE_ROUNDS][GRAPH_NODES_MAX + 1];
 	bool found[GRAPH_NODES_MAX] = { false };
 	struct orig_round ctx = { .o = o, .s = s, .r = r };
-	int err = graph_load_once(load, 1, WHAT, NULL, NULL);
+	int err = graph_load_once(load, 1, WHAT, NULL, NULL, NULL);
 
 	/* each round measured as a clone's is (graph_idle_round()) */
 	for (int k = 0; !err && k < IDLE_ROUNDS; k++)
@@ -307,6 +314,8 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 					 "time under the idle load: no target to hold its clone to",
 					 tier_name(o, i));
 	}
+	if (!err)
+		out[o->n] = idle_median(o, v, o->n);
 	return err;
 }
 

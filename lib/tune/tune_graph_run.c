@@ -46,7 +46,7 @@ static int tier_pids(const struct ditto_synth_run *run, const struct gtier *tier
 }
 
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed, uint64_t *failed)
+		    uint64_t *completed, uint64_t *failed, double *p50)
 {
 	struct ditto_load_result *res = NULL;
 	double d = load->duration_s;
@@ -59,6 +59,8 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 		uint64_t e = ditto_load_result_errors(res);
 
 		*completed = ditto_load_result_completed(res);
+		if (p50)
+			*p50 = ditto_hist_quantile(ditto_load_result_latency(res), 0.5);
 		if (failed)
 			*failed = e;
 		if (e * 20 > *completed)
@@ -70,7 +72,7 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 }
 
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request, bool strict)
+		    const char *what, double *per_request, double *p50, bool strict)
 {
 	uint64_t before[GRAPH_ROOTS_MAX], after[GRAPH_ROOTS_MAX], done = 0, failed = 0;
 	int err;
@@ -78,7 +80,7 @@ int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t 
 	if (n > GRAPH_ROOTS_MAX)
 		return ditto_err(-EINVAL, "tune: more than %d processes to measure", GRAPH_ROOTS_MAX);
 	err = tier_cpu_ns(roots, n, before);
-	err = err ? err : graph_load_once(load, load->duration_s, what, &done, &failed);
+	err = err ? err : graph_load_once(load, load->duration_s, what, &done, &failed, p50);
 	err = err ? err : tier_cpu_ns(roots, n, after);
 	if (!err && !done)
 		err = ditto_err(-EIO, "tune: the %s answered no request", what);
@@ -115,14 +117,14 @@ static double median3(double a, double b, double c)
 int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn round, void *ctx,
 		     double *v)
 {
-	double part[IDLE_PARTS][GRAPH_NODES_MAX], d = load->duration_s;
+	double part[IDLE_PARTS][GRAPH_NODES_MAX + 1], d = load->duration_s;
 	int err = 0;
 
 	load->duration_s = d / IDLE_PARTS;
 	for (int k = 0; !err && k < IDLE_PARTS; k++)
 		err = round(ctx, load, part[k]);
 	load->duration_s = d;
-	for (size_t i = 0; !err && i < n; i++)
+	for (size_t i = 0; !err && i <= n; i++)
 		v[i] = median3(part[0][i], part[1][i], part[2][i]);
 	return err;
 }
@@ -136,23 +138,23 @@ static int clone_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 {
 	const struct clone_roots *c = ctx;
 
-	return graph_cpu_round(load, c->pids, c->n, WHAT, v, false);
+	return graph_cpu_round(load, c->pids, c->n, WHAT, v, &v[c->n], false);
 }
 
 static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
-		       struct gtier *tiers, size_t n, enum which w)
+		       struct gtier *tiers, size_t n, enum which w, double *idle_p50)
 {
 	pid_t pids[GRAPH_NODES_MAX];
-	double v[GRAPH_NODES_MAX];
+	double v[GRAPH_NODES_MAX + 1];
 	int err = graph_front_port(run, &load->port);
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
-	err = err ? err : graph_load_once(load, 1, WHAT, NULL, NULL);
+	err = err ? err : graph_load_once(load, 1, WHAT, NULL, NULL, NULL);
 	if (!err && w == IDLE)
 		err = graph_idle_round(load, n, clone_round,
 				       &(struct clone_roots){ .pids = pids, .n = n }, v);
 	else if (!err)
-		err = graph_cpu_round(load, pids, n, WHAT, v, false);
+		err = graph_cpu_round(load, pids, n, WHAT, v, NULL, false);
 	/* A tier that died meanwhile would read as cheap, or leave the front
 	 * answering nothing: the runner says which and how it ended. */
 	if (!err || err == -EIO) {
@@ -162,10 +164,13 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 	}
 	for (size_t i = 0; !err && i < n; i++)
 		*measured_of(&tiers[i], w) = v[i];
+	if (!err && w == IDLE)
+		*idle_p50 = v[n];
 	return err;
 }
 
-int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n)
+int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n,
+		  double *idle_p50)
 {
 	/* No backstop of its own (a long --seconds would outlast one): the
 	 * run is freed on every path, and PR_SET_PDEATHSIG covers a kill. */
@@ -177,11 +182,11 @@ int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers,
 		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
 	if ((err = ditto_synth_up(dir, &uo, &run)))
 		return err;
-	err = measure_run(run, ld->base, tiers, n, BASE);
+	err = measure_run(run, ld->base, tiers, n, BASE, NULL);
 	if (!err && ld->busy)
-		err = measure_run(run, ld->busy, tiers, n, BUSY);
+		err = measure_run(run, ld->busy, tiers, n, BUSY, NULL);
 	if (!err && ld->idle)
-		err = measure_run(run, ld->idle, tiers, n, IDLE);
+		err = measure_run(run, ld->idle, tiers, n, IDLE, idle_p50);
 	ditto_synth_up_free(run);
 	return err;
 }

@@ -182,3 +182,35 @@ void gtier_foot_step(struct gtier *t)
 	t->foot_limit = nx;
 	t->foot = nx;
 }
+
+/*
+ * The share moves the footprints' walks off the request's path: the
+ * p50 about p0 - k * share, k the secant of the last two points when
+ * they are apart and it is positive, else walk_ns (what the walks cost
+ * at most, the tiers in series). A step is at most SHARE_STEP_MAX: one
+ * noisy p50 must not swing the whole graph's walks.
+ */
+#define SHARE_STEP_MAX 0.5
+
+void gshare_step(struct gshare *s, double walk_ns)
+{
+	double k = walk_ns, nx;
+
+	if (!(s->measured > 0) || !(s->target > 0) || !(walk_ns > 0))
+		return;
+	if (s->stepped && fabs(s->share - s->x) > 0.02) {
+		double secant = (s->y - s->measured) / (s->share - s->x);
+
+		if (secant > walk_ns / 20)
+			k = secant;
+	}
+	nx = s->share + fmin(fmax((s->measured - s->target) / k, -SHARE_STEP_MAX),
+			     SHARE_STEP_MAX);
+	nx = fmin(fmax(nx, 0), 1);
+	s->x = s->share;
+	s->y = s->measured;
+	s->stepped = true;
+	s->at_limit = nx == s->share && (nx == 0 || nx == 1);
+	s->limit = nx;
+	s->share = nx;
+}

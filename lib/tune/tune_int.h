@@ -75,6 +75,8 @@ void tune_targets_one_body_metric(struct ditto_metrics *t);
 #define TUNE_GRAPH_METRIC "cpu_ns_per_request:"
 #define TUNE_GRAPH_BUSY_METRIC "cpu_ns_per_request_busy:"
 #define TUNE_GRAPH_IDLE_METRIC "cpu_ns_per_request_idle:"
+/* The front's p50 latency under the idle load, the graph's (no node). */
+#define TUNE_GRAPH_IDLE_P50_METRIC "latency_p50_ns_idle"
 
 /* An iteration to the caller's progress function, else to the log. */
 void tune_progress(ditto_tune_progress_fn fn, void *user, unsigned i, double e,

@@ -83,7 +83,8 @@ static bool tuned(const char *metric)
 {
 	if (!strncmp(metric, TUNE_GRAPH_METRIC, strlen(TUNE_GRAPH_METRIC)) ||
 	    !strncmp(metric, TUNE_GRAPH_BUSY_METRIC, strlen(TUNE_GRAPH_BUSY_METRIC)) ||
-	    !strncmp(metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC)))
+	    !strncmp(metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC)) ||
+	    !strcmp(metric, TUNE_GRAPH_IDLE_P50_METRIC))
 		return true;	/* a graph tier's (tune_graph.c) */
 	for (size_t i = 0; i < tune_metric_count; i++)
 		if (!strcmp(tune_metrics[i], metric))

@@ -201,6 +201,64 @@ START_TEST(footprint_limits)
 }
 END_TEST
 
+/*
+ * The graph's synth.footprint_after_share (gshare_step()): a graph whose
+ * p50 under the idle load is p0 + (1 - share) * on_path, on_path the
+ * part of the walks' cost that the share moves (less than walk, what the
+ * step is told the walks cost: a tier off the front's path, a walk
+ * partly cached), with noise; steps until the p50 is within 5% of the
+ * target (-1: at a limit, -2: not within most steps).
+ */
+static int share_converge(double on_path, double walk, double want, double amp, int most)
+{
+	struct gshare s = { .target = 1e6 + want };
+	int i;
+
+	for (i = 0; i < most; i++) {
+		s.measured = (1e6 + (1 - s.share) * on_path) * noise((unsigned)i, amp);
+		if (fabs(s.measured - s.target) / s.target <= 0.05)
+			break;
+		gshare_step(&s, walk);
+		if (s.at_limit)
+			break;
+	}
+	printf("p50 %.0f ns for %.0f after %d steps (share %.2f%s)\n", s.measured, s.target, i,
+	       s.share, s.at_limit ? ", at its limit" : "");
+	return s.at_limit ? -1 : i < most ? i : -2;
+}
+
+START_TEST(after_share_steps)
+{
+	/* the walks all on the path, half of them, a fifth; a target half
+	 * way; noise */
+	ck_assert_int_ge(share_converge(3e6, 3e6, 1e6, 0, 3), 0);
+	ck_assert_int_ge(share_converge(1.5e6, 3e6, 0.5e6, 0, 4), 0);
+	ck_assert_int_ge(share_converge(0.6e6, 3e6, 0.1e6, 0, 5), 0);
+	ck_assert_int_ge(share_converge(3e6, 3e6, 0.3e6, 0.03, 6), 0);
+	/* a walk of nothing: no step */
+	{
+		struct gshare s = { .target = 1e6, .measured = 2e6 };
+
+		gshare_step(&s, 0);
+		ck_assert(!s.stepped && s.share == 0);
+	}
+}
+END_TEST
+
+START_TEST(after_share_limits)
+{
+	/* slower than the original with every walk off the path: the limit
+	 * 1; faster with every walk on it: the limit 0 */
+	ck_assert_int_eq(share_converge(1e6, 1e6, -0.5e6, 0, 6), -1);
+	{
+		struct gshare s = { .target = 3e6, .measured = 2e6 };
+
+		gshare_step(&s, 1e6);
+		ck_assert(s.at_limit && s.limit == 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph_step");
@@ -215,6 +273,8 @@ int main(void)
 	tcase_add_test(tc, wake_share_limits);
 	tcase_add_test(tc, footprint_steps);
 	tcase_add_test(tc, footprint_limits);
+	tcase_add_test(tc, after_share_steps);
+	tcase_add_test(tc, after_share_limits);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

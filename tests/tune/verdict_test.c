@@ -93,6 +93,19 @@ START_TEST(not_converged_names_a_graph_idle_row)
 }
 END_TEST
 
+/* So is the graph's p50 under the idle load, which no tier owns. */
+START_TEST(not_converged_names_the_idle_p50_row)
+{
+	struct ditto_tune_report *r = report(false);
+
+	ck_assert_int_eq(report_row(r, "cpu_ns_per_request_idle:back", 3e5, 3.03e5, 0.05), 0);
+	ck_assert_int_eq(report_row(r, "latency_p50_ns_idle", 2e6, 2.6e6, 0.05), 0);
+	ck_assert_str_eq(verdict(r), "NOT converged after 5 iterations: "
+				     "latency_p50_ns_idle 30.00% off (bound 5.00%)");
+	ditto_tune_report_free(r);
+}
+END_TEST
+
 /* The quick start's case: the loop ended out of bound, the report's
  * re-measured row is in; the verdict still says which metric and why. */
 START_TEST(not_converged_with_the_rows_in_names_the_stall)
@@ -121,6 +134,7 @@ int main(void)
 	tcase_add_test(tc, converged_with_two_rows_out_names_the_worst);
 	tcase_add_test(tc, not_converged_names_the_tuned_metric);
 	tcase_add_test(tc, not_converged_names_a_graph_idle_row);
+	tcase_add_test(tc, not_converged_names_the_idle_p50_row);
 	tcase_add_test(tc, not_converged_with_the_rows_in_names_the_stall);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
