@@ -642,6 +642,10 @@ static int iteration(struct gloop *l)
 	progress(l, i, e, worst == SIZE_MAX ? "end to end" : l->t[worst].name, best, note);
 	if (e <= l->o.bound)
 		return 1;
+	/* the footprints measured, before their own steps move them */
+	if (share_held(l) && model_rel_error(l->share.target, l->share.measured) > l->o.bound &&
+	    gshare_step(&l->share, walk_ns(l)))
+		moving += !l->share.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
 			gtier_step(&l->t[k], d->min, d->max);
@@ -655,11 +659,6 @@ static int iteration(struct gloop *l)
 			gtier_foot_step(&l->t[k]);
 			moving += !l->t[k].foot_at_limit;
 		}
-	}
-	if (share_held(l) && model_rel_error(l->share.target, l->share.measured) > l->o.bound &&
-	    walk_ns(l) > 0) {
-		gshare_step(&l->share, walk_ns(l));
-		moving += !l->share.at_limit;
 	}
 	return moving ? 0 : 2;
 }

@@ -167,7 +167,8 @@ struct gshare {
 /* s's next share in [0, 1] from its p50 against the target; walk_ns the
  * tiers' CPU per request under the idle load over that under the base
  * load, summed over tiers with a footprint (the most the share takes
- * off the path, tiers in series); no step while it is 0. */
-void gshare_step(struct gshare *s, double walk_ns);
+ * off the path, tiers in series). False, and no step, while walk_ns or
+ * the p50 is 0. */
+bool gshare_step(struct gshare *s, double walk_ns);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

@@ -192,12 +192,12 @@ void gtier_foot_step(struct gtier *t)
  */
 #define SHARE_STEP_MAX 0.5
 
-void gshare_step(struct gshare *s, double walk_ns)
+bool gshare_step(struct gshare *s, double walk_ns)
 {
 	double k = walk_ns, nx;
 
 	if (!(s->measured > 0) || !(s->target > 0) || !(walk_ns > 0))
-		return;
+		return false;
 	if (s->stepped && fabs(s->share - s->x) > 0.02) {
 		double secant = (s->y - s->measured) / (s->share - s->x);
 
@@ -213,4 +213,5 @@ void gshare_step(struct gshare *s, double walk_ns)
 	s->at_limit = nx == s->share && (nx == 0 || nx == 1);
 	s->limit = nx;
 	s->share = nx;
+	return true;
 }
