@@ -150,14 +150,18 @@ static bool per_connection(const struct snapshot *s, int cls,
 /*
  * The serving threads take their connections one after another: none moved
  * from a connection to another while the first was open, and there is a
- * positive sign: one served two in turn, or, where the serving class
- * accepts for itself, one waits at the window's end in an event call on
- * its connection without the listener (a pre-forked Apache child polls its
- * one connection between requests; an event loop that accepts keeps its
- * listener in the set, and one holding several connections moves between
- * open ones at nearly every request). A dispatcher's workers never watch
- * the listener, so there only the first sign counts. Blocking threads need
- * no flag (they can only serve one connection).
+ * positive sign. Where the serving class accepts for itself: one waits at
+ * the window's end in an event call on its connection without the
+ * listener (a pre-forked Apache child polls its one connection between
+ * requests; an event loop that accepts keeps its listener in the set, and
+ * one holding several connections moves between open ones at nearly every
+ * request). Having served two in turn is no sign there: a client that
+ * opens a connection per request and waits for each answer gives any
+ * server that (node behind nginx, which closes its upstream connections,
+ * under one client: its clone took one connection at a time, and nginx's
+ * clone, which pools them, waited for ever on a second). A dispatcher's
+ * workers never watch the listener, so there that is the sign. Blocking
+ * threads need no flag (they can only serve one connection).
  */
 static bool serial_connections(const struct snapshot *s, int cls, enum ditto_io_model io,
 			       bool dispatch)
@@ -176,7 +180,7 @@ static bool serial_connections(const struct snapshot *s, int cls, enum ditto_io_
 		moves += t->info.conn_moves;
 		waits += (t->info.bits & TB_CONN_WAIT) != 0;
 	}
-	return moves || (!dispatch && waits);
+	return dispatch ? moves > 0 : waits > 0;
 }
 
 void network_model(const struct snapshot *s, const struct classes *c, struct network_rec *n)

@@ -5,6 +5,7 @@ thread classes and per-request syscall counts must come back."""
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -162,3 +163,36 @@ def test_work_after_the_response_is_measured(server_factory):
           % (after, plain_after, service, plain_service))
     assert after >= 200000 and after >= 5 * plain_after
     assert service < after / 4
+
+
+# A client that opens a connection per request and closes it once
+# answered, one after another (nginx's upstream connections to a node
+# tier under one client of its own).
+ONE_AT_A_TIME = r"""
+import socket, struct, sys
+port, n, size = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+for _ in range(n):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(struct.pack('>I', size) + b'x' * size)
+    got = b''
+    while len(got) < 4 or len(got) < 4 + struct.unpack('>I', got[:4])[0]:
+        more = s.recv(65536)
+        if not more:
+            sys.exit('closed early')
+        got += more
+    s.close()
+"""
+
+
+@pytest.mark.parametrize('name', ['srv_epoll', 'srv_poll'])
+def test_an_event_loop_given_connections_one_at_a_time_is_not_serial(server_factory, name):
+    """An event loop that accepts for itself keeps its listener watched:
+    served one connection after another because its client opens them so,
+    it is no server of serial connections (a clone of it taking one at a
+    time makes a pooling caller wait for ever on its second)."""
+    srv = start(server_factory, name, [])
+    model, load = profile_during(srv.pid, [sys.executable, '-c', ONE_AT_A_TIME, str(srv.port),
+                                           '1500', str(BYTES)], duration=2.5)
+    assert load.returncode == 0, load.stderr
+    assert model.get('services[0].requests.connections') >= 100
+    assert not model.get('services[0].network')['serial_connections']
