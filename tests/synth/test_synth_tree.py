@@ -438,6 +438,29 @@ def vm_rss_kib(pid):
         return next(int(line.split()[1]) for line in f if line.startswith('VmRSS:'))
 
 
+def redis_clone_measured(tmp_path, name, knobs, config_line, measure):
+    """Redis's clone synthesized with knobs (config_line in its config),
+    built and run; measure(clone, conn) after one warm-up GET; stopped."""
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    tree = Path(d.synth(d.Model.load(path, validate=False), tmp_path / name, seed=1,
+                        knobs=knobs))
+    assert config_line in (tree / 'clone_config.c').read_text()
+    d.build(tree)
+    clone = Clone(tree)
+    try:
+        c = wire.Conn(clone.port)
+        resp_batches_cpu(clone, c, 1, False, 1)
+        out = measure(clone, c)
+        c.close()
+    finally:
+        assert clone.stop() == 0
+    return out
+
+
+def median_cpu_per_request(clone, c):
+    return sorted(resp_batches_cpu(clone, c, 8, False) for _ in range(5))[2]
+
+
 @pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
 def test_footprint_knob_walks_its_data_per_request(tmp_path):
     # synth.footprint_kib through the Python binding: data the clone walks
@@ -446,24 +469,12 @@ def test_footprint_knob_walks_its_data_per_request(tmp_path):
     # and 16 MiB of dependent loads cost milliseconds per request on any
     # cache hierarchy: 262144 loads each waiting on the last, past L2 (some
     # 10 ns each at least, even where a large L3 holds them all).
-    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
-    m = d.Model.load(path, validate=False)
     cost, rss = {}, {}
     for kib in (0, 16384):
-        tree = Path(d.synth(m, tmp_path / ('tree%d' % kib), seed=1,
-                            knobs={'synth.footprint_kib': kib}))
-        assert ('.footprint_bytes = %dULL' % (kib * 1024)) in \
-            (tree / 'clone_config.c').read_text()
-        d.build(tree)
-        clone = Clone(tree)
-        try:
-            c = wire.Conn(clone.port)
-            resp_batches_cpu(clone, c, 1, False, 1)
-            rss[kib] = vm_rss_kib(clone.pid)
-            cost[kib] = sorted(resp_batches_cpu(clone, c, 8, False) for _ in range(5))[2]
-            c.close()
-        finally:
-            assert clone.stop() == 0
+        rss[kib], cost[kib] = redis_clone_measured(
+            tmp_path, 'tree%d' % kib, {'synth.footprint_kib': kib},
+            '.footprint_bytes = %dULL' % (kib * 1024),
+            lambda clone, c: (vm_rss_kib(clone.pid), median_cpu_per_request(clone, c)))
     print('footprint 0: %.0f us per request, RSS %d KiB; 16 MiB: %.0f us, RSS %d KiB'
           % (cost[0] / 1e3, rss[0], cost[16384] / 1e3, rss[16384]))
     assert rss[16384] - rss[0] > 15 * 1024, rss
@@ -505,25 +516,13 @@ def test_footprint_after_share_takes_the_walk_off_the_latency(tmp_path):
     # test above), requests 100 ms apart, so that the walk after one
     # response ends before the next request: with the share at 1 a
     # request's latency is what it is without a footprint.
-    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
-    m = d.Model.load(path, validate=False)
     lat, cost = {}, {}
     for share in (0.0, 1.0):
-        tree = Path(d.synth(m, tmp_path / ('tree%d' % share), seed=1,
-                            knobs={'synth.footprint_kib': 16384,
-                                   'synth.footprint_after_share': share}))
-        assert ('.footprint_after_share = %.4f' % share) in \
-            (tree / 'clone_config.c').read_text()
-        d.build(tree)
-        clone = Clone(tree)
-        try:
-            c = wire.Conn(clone.port)
-            resp_batches_cpu(clone, c, 1, False, 1)
-            lat[share] = resp_latency(c, 9, 0.1)
-            cost[share] = sorted(resp_batches_cpu(clone, c, 8, False) for _ in range(5))[2]
-            c.close()
-        finally:
-            assert clone.stop() == 0
+        lat[share], cost[share] = redis_clone_measured(
+            tmp_path, 'tree%d' % share,
+            {'synth.footprint_kib': 16384, 'synth.footprint_after_share': share},
+            '.footprint_after_share = %.4f' % share,
+            lambda clone, c: (resp_latency(c, 9, 0.1), median_cpu_per_request(clone, c)))
     print('footprint 16 MiB, after share 0: %.0f us per request, latency %.0f us; '
           'share 1: %.0f us, latency %.0f us'
           % (cost[0.0] / 1e3, lat[0.0] * 1e6, cost[1.0] / 1e3, lat[1.0] * 1e6))
