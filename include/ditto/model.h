@@ -595,7 +595,9 @@ DITTO_API int ditto_network_set_network_dispatch(struct ditto_network *n, bool v
  * connection between requests. A clone's thread then serves one
  * connection at a time and further clients wait, as the original's did.
  * False when the window cannot tell (one connection per thread all window
- * with a dispatcher), and for blocking io, which serves one by nature. */
+ * with a dispatcher; a thread that accepts for itself, seen without
+ * ptrace access to the target), and for blocking io, which serves one by
+ * nature. */
 DITTO_API bool ditto_network_serial_connections(const struct ditto_network *n);
 DITTO_API int ditto_network_set_serial_connections(struct ditto_network *n, bool v);
 /* The main process serves no connection: the serving processes are

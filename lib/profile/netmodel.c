@@ -160,8 +160,12 @@ static bool per_connection(const struct snapshot *s, int cls,
  * server that (node behind nginx, which closes its upstream connections,
  * under one client: its clone took one connection at a time, and nginx's
  * clone, which pools them, waited for ever on a second). A dispatcher's
- * workers never watch the listener, so there that is the sign. Blocking
- * threads need no flag (they can only serve one connection).
+ * workers never watch the listener, so having served two in turn is all
+ * there is to go by there (it has the same false positive; synth does not
+ * use the flag behind a dispatcher). The wait sign needs ptrace access to
+ * the target (listen_waiters.c): without it, a self-accepting loop is
+ * never taken for serial. Blocking threads need no flag (they can only
+ * serve one connection).
  */
 static bool serial_connections(const struct snapshot *s, int cls, enum ditto_io_model io,
 			       bool dispatch)

@@ -205,9 +205,6 @@ struct rt_thread {
 	 * and the fraction of one carried to the next request. */
 	uint64_t after_loops;
 	double after_acc;
-	/* The footprint's share after the response is owed by the request
-	 * just served (none when its response is held: it goes out later). */
-	bool foot_after;
 	/* rt_net.wake_share: requests began this wake-up, the loop runs the
 	 * wake-up's body at its end (rt_request_wake_end()); draws of their
 	 * own, the fraction of a loop carried. */

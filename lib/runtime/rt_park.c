@@ -41,7 +41,6 @@ struct rt_park {
 	long len;
 	struct rt_trace trace;	/* the thread's, of this request */
 	uint64_t after_loops;
-	bool foot_after;
 	/* the calls in order; batch b is plan[ends[b - 1]..ends[b]) */
 	struct rt_up_ctx *plan;
 	unsigned *ends;
@@ -315,7 +314,6 @@ bool rt_park_request(struct rt_parker *pk, struct rt_conn *c, const struct rt_re
 	}
 	p->trace = t->trace;
 	p->after_loops = t->after_loops;
-	p->foot_after = t->foot_after;
 	link_park(pk, p);
 	c->park = p;
 	return true;
@@ -340,7 +338,6 @@ static void resume(struct rt_parker *pk, struct rt_park *p)
 	req.traceparent = at(c->in.data, p->off_tp);
 	t->trace = p->trace;
 	t->after_loops = p->after_loops;
-	t->foot_after = p->foot_after;
 	rt_conn_resume(c, t, &req, p->len);
 	park_free(p);
 	if (c->want == RT_WANT_CLOSE || !rt_net_epoll_watch(pk->ep, c)) {

@@ -194,9 +194,6 @@ void rt_request_wake_end(struct rt_thread *t)
 static void request_begin(struct rt_thread *t)
 {
 	rt_footprint_walk_before();
-	t->foot_after = !t->hold;
-	if (t->hold)	/* all of it before a response that goes out later */
-		rt_footprint_walk_after();
 	if (rt_config.body && !rt_config.body_loop_insts) {
 		t->body_state[0] = 0;	/* the body's built-in count */
 		rt_config.body(rt_regions, t->body_state);
@@ -252,9 +249,7 @@ void rt_request_after(struct rt_thread *t)
 
 	if (rt_config.nupstreams)
 		rt_up_calls(t, true);
-	if (t->foot_after)
-		rt_footprint_walk_after();
-	t->foot_after = false;
+	rt_footprint_walk_after();
 	t->after_loops = 0;
 	if (n)
 		run_body(t, n);
