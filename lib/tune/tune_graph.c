@@ -492,6 +492,12 @@ static double idle_error(const struct gtier *t)
 	return t->idle_target > 0 ? model_rel_error(t->idle_target, t->idle_measured) : 0;
 }
 
+/* The idle load's p50 against the original's (share_held() only). */
+static double share_error(const struct gloop *l)
+{
+	return model_rel_error(l->share.target, l->share.measured);
+}
+
 /* The largest error of the candidate; its tier's index in *worst
  * (SIZE_MAX: the idle load's p50, the graph's row). */
 static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
@@ -520,7 +526,7 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 		}
 	}
 	if (share_held(l)) {
-		double es = model_rel_error(l->share.target, l->share.measured);
+		double es = share_error(l);
 
 		ditto_values_set(rec, TUNE_GRAPH_IDLE_P50_METRIC, es);
 		if (es > max) {
@@ -643,8 +649,7 @@ static int iteration(struct gloop *l)
 	if (e <= l->o.bound)
 		return 1;
 	/* the footprints measured, before their own steps move them */
-	if (share_held(l) && model_rel_error(l->share.target, l->share.measured) > l->o.bound &&
-	    gshare_step(&l->share, walk_ns(l)))
+	if (share_held(l) && share_error(l) > l->o.bound && gshare_step(&l->share, walk_ns(l)))
 		moving += !l->share.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
