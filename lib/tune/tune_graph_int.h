@@ -107,7 +107,8 @@ bool pid_descends(pid_t pid, pid_t root);
  * bound, into base[i], then the same under ld->busy into busy_v[i]
  * (when not NULL), and the median of a fixed number of rounds under
  * ld->idle into idle_v[i] (when not NULL; idle_v[n] the front's p50
- * latency there, ns, the same median); *settle_s the seconds of
+ * latency there, ns, the same median, and idle_v[n + 1] how far those
+ * rounds' p50s spread: half their range over their median); *settle_s the seconds of
  * base load that took (warm-up included). Everything argv started is
  * stopped before returning.
  */
@@ -158,6 +159,7 @@ void gtier_foot_step(struct gtier *t);
  */
 struct gshare {
 	double target, measured, best_measured;	/* p50, ns */
+	double bound;		/* the row's: at least the original's own spread */
 	double share, best_share;
 	double x, y;		/* the last (share, p50) stepped from */
 	bool stepped, at_limit;

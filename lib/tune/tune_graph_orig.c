@@ -290,8 +290,22 @@ static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX + 1
 	return m;
 }
 
+/* Half the range of column i of the rounds over its median: how finely
+ * one measurement tells two p50s apart. */
+static double idle_spread(double (*v)[GRAPH_NODES_MAX + 1], size_t i, double median)
+{
+	double lo = v[0][i], hi = v[0][i];
+
+	for (int k = 1; k < IDLE_ROUNDS; k++) {
+		lo = fmin(lo, v[k][i]);
+		hi = fmax(hi, v[k][i]);
+	}
+	return median > 0 ? (hi - lo) / (2 * median) : 0;
+}
+
 /* IDLE_ROUNDS rounds under the idle load; each tier's median into out[],
- * the front's p50 latency's into out[o->n]. */
+ * the front's p50 latency's into out[o->n] and its spread into
+ * out[o->n + 1]. */
 static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
 		       const struct oroots *r, double *out)
 {
@@ -314,8 +328,10 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 					 "time under the idle load: no target to hold its clone to",
 					 tier_name(o, i));
 	}
-	if (!err)
+	if (!err) {
 		out[o->n] = idle_median(o, v, o->n);
+		out[o->n + 1] = idle_spread(v, o->n, out[o->n]);
+	}
 	return err;
 }
 

@@ -100,6 +100,15 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 	return NULL;
 }
 
+/* A tuned row's bound as the loop held it: the loop's, but the idle
+ * load's p50 was held to its own (at least the original's spread). */
+static double loop_bound(const struct ditto_tune_report *r, const struct tune_row *row)
+{
+	double b = metric_accept_bound(row->metric, r->bound);
+
+	return strcmp(row->metric, TUNE_GRAPH_IDLE_P50_METRIC) ? b : fmax(b, row->bound);
+}
+
 /*
  * The row furthest out of its bound, that bound, and how many rows are
  * out of theirs. loop: the tuned rows against the bound the loop ends on
@@ -116,8 +125,7 @@ static const struct tune_row *worst_row(const struct ditto_tune_report *r, bool 
 	*out = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct tune_row *row = &r->rows[i];
-		double b = loop && r->bound > 0 ? metric_accept_bound(row->metric, r->bound) :
-			   row->bound;
+		double b = loop && r->bound > 0 ? loop_bound(r, row) : row->bound;
 
 		if ((loop && !tuned(row->metric)) || !(b > 0) || !(row->error > b))
 			continue;

@@ -102,7 +102,8 @@ def test_the_walks_go_after_the_response_as_the_originals_work_does(tuned):
     # some iteration holds both the back end's idle row and the front's
     # p50 there, and every such iteration has most of the walk after the
     # response (not necessarily the best one, the best over all rows).
-    row = {r['metric']: r for r in tuned['report']['rows']}['latency_p50_ns_idle']
+    rows = {r['metric']: r for r in tuned['report']['rows']}
+    row = rows['latency_p50_ns_idle']
     m = dt.Model.load(str(tuned['dir'] / 'tuned.dm'))
     history = [(round(it['errors'].get('cpu_ns_per_request_idle:back', 1e9), 3),
                 round(it['errors'].get(row['metric'], 1e9), 3),
@@ -111,6 +112,20 @@ def test_the_walks_go_after_the_response_as_the_originals_work_does(tuned):
                for it in m.tuning_iterations]
     print(row, m.knobs.get('back/synth.footprint_after_share'),
           m.knobs.get('back/synth.footprint_kib'), history)
+    if not any(foot for idle, p50, foot, share in history):
+        # A host whose caches outlast 33 ms of idle time (not this kind's,
+        # bench/idle_chase): the back end's idle cost is about its base
+        # cost, no footprint is needed, and with none there is no walk to
+        # place, so the share stands still and says why (the step itself
+        # is held to that by graph_step_test.c's "no walk" case).
+        back = rows['cpu_ns_per_request_idle:back']
+        assert back['error'] <= BOUND or back['clone'] > back['original'], (back, history)
+        assert all(share == 0 for idle, p50, foot, share in history), history
+        stalls = [s['text'] for s in tuned['report']['stalls']
+                  if s['metric'] == row['metric']]
+        assert row['error'] <= row['bound'] or any('stood still' in t for t in stalls), \
+            (row, stalls)
+        return
     both = [share for idle, p50, foot, share in history if idle <= BOUND and p50 <= BOUND]
     assert both, (row, history)
     assert min(both) > 0.3, (row, history)
