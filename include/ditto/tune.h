@@ -488,8 +488,9 @@ struct ditto_tune_graph_opts {
 	 * and every tier's "NODE/synth.footprint_after_share", one value for
 	 * the graph, moves those walks after the response until the front's
 	 * p50 latency at this rate is the original graph's (row
-	 * "latency_p50_ns_idle", its bound at least the original's own
-	 * spread: half the range of its rounds' p50s over their median). */
+	 * "latency_p50_ns_idle"). These rows' bounds are at least the
+	 * original's own spread: half the range of its rounds over their
+	 * median. */
 	double idle_qps;
 	size_t :0;
 };

@@ -417,7 +417,8 @@ static int original_targets(struct gloop *l)
 {
 	struct ditto_loadgen_opts load, busy, idle;
 	struct gloads ld;
-	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX], idle_v[GRAPH_NODES_MAX + 2] = { 0 };
+	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX];
+	struct gidle idle_v = { .p50 = 0 };
 	unsigned ports[GRAPH_NODES_MAX];
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
@@ -430,10 +431,9 @@ static int original_targets(struct gloop *l)
 		names[k] = l->t[k].name;
 		base[k] = l->t[k].target;
 		busy_v[k] = l->t[k].busy_target;
-		idle_v[k] = 0;
 	}
 	loads(l, &load, &busy, &idle, &ld);
-	if ((err = graph_original_measure(&o, &ld, base, busy_v, idle_v, &l->settle_s)))
+	if ((err = graph_original_measure(&o, &ld, base, busy_v, &idle_v, &l->settle_s)))
 		return err;
 	for (size_t k = 0; k < l->n; k++) {
 		struct gtier *t = &l->t[k];
@@ -449,10 +449,11 @@ static int original_targets(struct gloop *l)
 				   "to the first", t->name, base[k], t->target);
 		t->target = base[k];
 		t->busy_target = busy_v[k];
-		t->idle_target = idle_v[k];
+		t->idle_target = idle_v.cpu[k];
+		t->idle_bound = fmax(l->o.bound, idle_v.cpu_spread[k]);
 	}
-	l->share.target = l->idle ? idle_v[l->n] : 0;
-	l->share.bound = fmax(l->o.bound, idle_v[l->n + 1]);
+	l->share.target = l->idle ? idle_v.p50 : 0;
+	l->share.bound = fmax(l->o.bound, idle_v.p50_spread);
 	return 0;
 }
 
@@ -493,20 +494,29 @@ static double idle_error(const struct gtier *t)
 	return t->idle_target > 0 ? model_rel_error(t->idle_target, t->idle_measured) : 0;
 }
 
+/* An error as the loop weighs it when its row has a bound of its own
+ * (the original's spread, when wider than the loop's): within that bound
+ * it is in, and counts as no worse than the loop's bound; out of it, as
+ * it is. */
+static double loop_error(const struct gloop *l, double e, double own_bound)
+{
+	return e <= own_bound ? fmin(e, l->o.bound) : e;
+}
+
+static double idle_loop_error(const struct gloop *l, const struct gtier *t)
+{
+	return loop_error(l, idle_error(t), t->idle_bound);
+}
+
 /* The idle load's p50 against the original's (share_held() only). */
 static double share_error(const struct gloop *l)
 {
 	return model_rel_error(l->share.target, l->share.measured);
 }
 
-/* The p50's error as the loop weighs it: a p50 within the original's own
- * spread (share.bound) is in, whatever the loop's bound, and counts as
- * no worse than that bound; one out of it counts as it is. */
 static double share_loop_error(const struct gloop *l)
 {
-	double es = share_error(l);
-
-	return es <= l->share.bound ? fmin(es, l->o.bound) : es;
+	return loop_error(l, share_error(l), l->share.bound);
 }
 
 /* The largest error of the candidate; its tier's index in *worst
@@ -527,9 +537,9 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 			ditto_values_set(rec, key, eb);
 		}
 		if (idle_held(l, &l->t[i])) {
-			ei = idle_error(&l->t[i]);
+			ei = idle_loop_error(l, &l->t[i]);
 			snprintf(key, sizeof(key), TUNE_GRAPH_IDLE_METRIC "%s", l->t[i].name);
-			ditto_values_set(rec, key, ei);
+			ditto_values_set(rec, key, idle_error(&l->t[i]));
 		}
 		if (fmax(e, fmax(eb, ei)) > max) {
 			max = fmax(e, fmax(eb, ei));
@@ -581,12 +591,13 @@ static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigne
 static void iteration_note(const struct gloop *l, const struct gtier *t, double e, bool twice,
 			   char *note, size_t len)
 {
-	bool busy = l->busy && busy_error(t) == e, idle = !busy && l->idle && idle_error(t) == e;
+	bool busy = l->busy && busy_error(t) == e;
+	bool idle = !busy && l->idle && idle_loop_error(l, t) == e;
 	double measured = busy ? t->busy_measured : idle ? t->idle_measured : t->measured;
 	double target = busy ? t->busy_target : idle ? t->idle_target : t->target;
 
 	c_snprintf(note, len, "%s: %.0f ns per request against %.0f (%.1f%% off)%s%s", t->name,
-		   measured, target, 100 * e, busy ? " under the busy load" : idle ?
+		   measured, target, 100 * model_rel_error(target, measured), busy ? " under the busy load" : idle ?
 		   " under the idle load" : "", twice ? " (mean of 2 runs)" : "");
 }
 
@@ -672,7 +683,7 @@ static int iteration(struct gloop *l)
 			gtier_wake_step(&l->t[k]);
 			moving += !l->t[k].wake_at_limit;
 		}
-		if (idle_error(&l->t[k]) > l->o.bound) {
+		if (idle_error(&l->t[k]) > l->t[k].idle_bound) {
 			gtier_foot_step(&l->t[k]);
 			moving += !l->t[k].foot_at_limit;
 		}
@@ -728,7 +739,8 @@ static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ra
 	foot_key(t, idle.key, sizeof(idle.key));
 	if (busy_held(l, t) && model_rel_error(t->busy_target, t->best_busy_measured) > l->o.bound)
 		row_stall(l, t, &busy, ran);
-	if (idle_held(l, t) && model_rel_error(t->idle_target, t->best_idle_measured) > l->o.bound)
+	if (idle_held(l, t) && model_rel_error(t->idle_target, t->best_idle_measured) >
+	    t->idle_bound)
 		row_stall(l, t, &idle, ran);
 }
 
@@ -884,7 +896,7 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 			continue;
 		snprintf(metric, sizeof(metric), TUNE_GRAPH_IDLE_METRIC "%s", l->t[k].name);
 		report_row(l->report, metric, l->t[k].idle_target, l->t[k].best_idle_measured,
-			   l->o.bound);
+			   l->t[k].idle_bound);
 	}
 	if (share_held(l))
 		report_row(l->report, TUNE_GRAPH_IDLE_P50_METRIC, l->share.target,

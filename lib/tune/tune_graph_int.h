@@ -46,6 +46,7 @@ struct gtier {
 	/* Under the idle load (ditto_tune_graph_opts.idle_qps; idle_target
 	 * 0: none): the same, and the tier's synth.footprint_kib. */
 	double idle_target, idle_measured, best_idle_measured;
+	double idle_bound;	/* the row's: at least the original's own spread */
 	double foot, best_foot;
 	double foot_x, foot_y;	/* the last (footprint, idle - base ns) stepped from */
 	bool foot_stepped, foot_at_limit;
@@ -106,12 +107,19 @@ bool pid_descends(pid_t pid, pid_t root);
  * rounds of ld->base until each tier's CPU per request settles within
  * bound, into base[i], then the same under ld->busy into busy_v[i]
  * (when not NULL), and the median of a fixed number of rounds under
- * ld->idle into idle_v[i] (when not NULL; idle_v[n] the front's p50
- * latency there, ns, the same median, and idle_v[n + 1] how far those
- * rounds' p50s spread: half their range over their median); *settle_s the seconds of
+ * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
+ * latency there, ns, the same median; each with how far its rounds
+ * spread: half their range over their median); *settle_s the seconds of
  * base load that took (warm-up included). Everything argv started is
  * stopped before returning.
  */
+/* The original graph under the idle load: each tier's CPU per request
+ * and the front's p50, the medians of the rounds, with their spreads. */
+struct gidle {
+	double cpu[GRAPH_NODES_MAX], cpu_spread[GRAPH_NODES_MAX];
+	double p50, p50_spread;
+};
+
 struct gorig {
 	char *const *argv;
 	unsigned front_port;
@@ -122,7 +130,7 @@ struct gorig {
 	const volatile int *stop;
 };
 int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
-			   double *busy_v, double *idle_v, double *settle_s);
+			   double *busy_v, struct gidle *idle, double *settle_s);
 
 /* t's next synth.wake_share, from its CPU per request under the busy
  * load over that under the base load, against its original's

@@ -303,11 +303,10 @@ static double idle_spread(double (*v)[GRAPH_NODES_MAX + 1], size_t i, double med
 	return median > 0 ? (hi - lo) / (2 * median) : 0;
 }
 
-/* IDLE_ROUNDS rounds under the idle load; each tier's median into out[],
- * the front's p50 latency's into out[o->n] and its spread into
- * out[o->n + 1]. */
+/* IDLE_ROUNDS rounds under the idle load; each tier's median and spread,
+ * and the front's p50 latency's, into out. */
 static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
-		       const struct oroots *r, double *out)
+		       const struct oroots *r, struct gidle *out)
 {
 	double v[IDLE_ROUNDS][GRAPH_NODES_MAX + 1];
 	bool found[GRAPH_NODES_MAX] = { false };
@@ -322,21 +321,22 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 	for (size_t i = 0; !err && i < o->n; i++) {
 		if (!found[i])
 			continue;
-		out[i] = idle_median(o, v, i);
-		if (!(out[i] > 0))
+		out->cpu[i] = idle_median(o, v, i);
+		out->cpu_spread[i] = idle_spread(v, i, out->cpu[i]);
+		if (!(out->cpu[i] > 0))
 			return ditto_err(-EIO, "tune: tier '%s' of the original graph spent no CPU "
 					 "time under the idle load: no target to hold its clone to",
 					 tier_name(o, i));
 	}
 	if (!err) {
-		out[o->n] = idle_median(o, v, o->n);
-		out[o->n + 1] = idle_spread(v, o->n, out[o->n]);
+		out->p50 = idle_median(o, v, o->n);
+		out->p50_spread = idle_spread(v, o->n, out->p50);
 	}
 	return err;
 }
 
 static int run(const struct gorig *o, struct mctx *c, struct svc *s, const struct gloads *ld,
-	       double *base, double *busy_v, double *idle_v, double *settle_s)
+	       double *base, double *busy_v, struct gidle *idle, double *settle_s)
 {
 	struct oroots r = { .n = 0 };
 	double took;
@@ -354,13 +354,13 @@ static int run(const struct gorig *o, struct mctx *c, struct svc *s, const struc
 	}
 	if (!err && ld->idle) {
 		ld->idle->port = o->front_port;
-		err = idle_rounds(o, s, ld->idle, &r, idle_v);
+		err = idle_rounds(o, s, ld->idle, &r, idle);
 	}
 	return err;
 }
 
 int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
-			   double *busy_v, double *idle_v, double *settle_s)
+			   double *busy_v, struct gidle *idle, double *settle_s)
 {
 	char dir[32] = "/tmp/ditto-tune-XXXXXX", path[PATH_MAX];
 	struct mctx c = { .argv = o->argv, .host = "127.0.0.1", .startup_timeout_s = STARTUP_S,
@@ -376,7 +376,7 @@ int graph_original_measure(const struct gorig *o, const struct gloads *ld, doubl
 	c.load.port = o->front_port;
 	err = native_argv(&c, path, &argv);
 	err = err ? err : svc_start(&c, argv, "original.log", WHAT, &s);
-	err = err ? err : run(o, &c, &s, ld, base, busy_v, idle_v, settle_s);
+	err = err ? err : run(o, &c, &s, ld, base, busy_v, idle, settle_s);
 	if (err)
 		ditto_err_prefix("tune: measuring the original graph (%s)", o->argv[0]);
 	if (s.pid > 0) {

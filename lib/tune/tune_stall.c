@@ -101,12 +101,14 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 }
 
 /* A tuned row's bound as the loop held it: the loop's, but the idle
- * load's p50 was held to its own (at least the original's spread). */
+ * load's rows were held to their own (at least the original's spread). */
 static double loop_bound(const struct ditto_tune_report *r, const struct tune_row *row)
 {
 	double b = metric_accept_bound(row->metric, r->bound);
+	bool idle = !strcmp(row->metric, TUNE_GRAPH_IDLE_P50_METRIC) ||
+		    !strncmp(row->metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC));
 
-	return strcmp(row->metric, TUNE_GRAPH_IDLE_P50_METRIC) ? b : fmax(b, row->bound);
+	return idle ? fmax(b, row->bound) : b;
 }
 
 /*

@@ -31,6 +31,7 @@ def test_sequential_sweep_reuses_every_line_at_the_working_set_size(target, size
     assert cpu['dws_cold'] <= 2 * size // 64 + 2
 
 
+@pytest.mark.one_mode_per_split
 def test_sequential_sweep_of_8_mib_needs_one_long_window(target):
     size = 8192 * KIB
     t = target('gt_memory', 'seq', size)
@@ -39,6 +40,7 @@ def test_sequential_sweep_of_8_mib_needs_one_long_window(target):
     assert cpu['dws_cold'] == size // 64
 
 
+@pytest.mark.one_mode_per_split
 @pytest.mark.parametrize('size', [256 * KIB, 2048 * KIB])
 def test_pointer_chase_is_all_chased_loads_at_the_working_set_size(target, size):
     t = target('gt_memory', 'chase', size)

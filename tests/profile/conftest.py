@@ -24,6 +24,11 @@ SANITIZER_ENV = {_var: os.environ.pop(_var) for _var in ('LD_PRELOAD', 'ASAN_OPT
                  if _var in os.environ}
 
 
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'one_mode_per_split: a long test run in one stepping '
+                            'mode per build (DITTO_SPLIT_STEP_MODE): CI runs both builds')
+
+
 def pytest_collection_modifyitems(config, items):
     if os.geteuid() != 0:
         skip = pytest.mark.skip(reason='profiling needs root (CAP_BPF, CAP_PERFMON)')

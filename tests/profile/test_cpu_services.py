@@ -18,7 +18,12 @@ from conftest import free_port, need, stop
 
 @pytest.fixture(params=['breakpoint', 'syscall_stops'])
 def step_mode(request):
-    """Each stepping mechanism (profile.h); breakpoints only where they fire."""
+    """Each stepping mechanism (profile.h); breakpoints only where they fire;
+    a one_mode_per_split test in its build's mode only (tests/cpu/conftest.py)."""
+    split = os.environ.get('DITTO_SPLIT_STEP_MODE')
+    if split and request.param != split and request.node.get_closest_marker('one_mode_per_split'):
+        pytest.skip('%s: run in the other build of CI (DITTO_SPLIT_STEP_MODE=%s)'
+                    % (request.param, split))
     if request.param == 'breakpoint' and not ditto.breakpoints_work():
         pytest.skip('hardware breakpoints do not fire on this host')
     return request.param
@@ -114,6 +119,7 @@ def check_cpu(model, thread_class, windows, step_mode, insts=20000):
 REDIS_WINDOW = 100000
 
 
+@pytest.mark.one_mode_per_split
 def test_redis_event_loop_gets_a_cpu_profile(server_factory, step_mode):
     port = free_port()
     srv = server_factory([need('redis-server'), '--port', str(port), '--bind', '127.0.0.1',
@@ -205,6 +211,7 @@ def gt_insts_per_request(server_factory, step_mode, split):
             model.service(0).find_cpu('network').insts_per_request.mean)
 
 
+@pytest.mark.one_mode_per_split
 def test_a_request_read_in_two_reads_is_one_request(server_factory, step_mode):
     """A request starts at the first read of a socket since the thread
     last wrote to it: a server that reads a header and then the body (as

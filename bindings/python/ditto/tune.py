@@ -277,8 +277,9 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                    is held too, the knob "NODE/synth.footprint_kib" (rows
                    "cpu_ns_per_request_idle:NODE"), and the front's p50
                    latency there, the knob "NODE/synth.footprint_after_share"
-                   (one value for the graph; row "latency_p50_ns_idle", its
-                   bound at least the original's own spread over its rounds)
+                   (one value for the graph; row "latency_p50_ns_idle"); the
+                   idle rows' bounds are at least the original's own spread
+                   over its rounds
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", the busy and idle
     rows, then the latency rows); Ctrl-C and errors as tune()."""
