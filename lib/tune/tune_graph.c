@@ -495,12 +495,12 @@ static double idle_error(const struct gtier *t)
 }
 
 /* An error as the loop weighs it when its row has a bound of its own
- * (the original's spread, when wider than the loop's): within that bound
- * it is in, and counts as no worse than the loop's bound; out of it, as
- * it is. */
+ * (the original's spread, when wider than the loop's): scaled to the
+ * loop's bound, so that it is in exactly when within its own, and the
+ * rows are ranked by how far out of their own bounds they are. */
 static double loop_error(const struct gloop *l, double e, double own_bound)
 {
-	return e <= own_bound ? fmin(e, l->o.bound) : e;
+	return own_bound > 0 ? e * l->o.bound / own_bound : e;
 }
 
 static double idle_loop_error(const struct gloop *l, const struct gtier *t)
@@ -595,10 +595,14 @@ static void iteration_note(const struct gloop *l, const struct gtier *t, double 
 	bool idle = !busy && l->idle && idle_loop_error(l, t) == e;
 	double measured = busy ? t->busy_measured : idle ? t->idle_measured : t->measured;
 	double target = busy ? t->busy_target : idle ? t->idle_target : t->target;
+	char bound[48] = "";
 
-	c_snprintf(note, len, "%s: %.0f ns per request against %.0f (%.1f%% off)%s%s", t->name,
-		   measured, target, 100 * model_rel_error(target, measured), busy ? " under the busy load" : idle ?
-		   " under the idle load" : "", twice ? " (mean of 2 runs)" : "");
+	if (idle)
+		snprintf(bound, sizeof(bound), ", bound %.1f%%", 100 * t->idle_bound);
+	c_snprintf(note, len, "%s: %.0f ns per request against %.0f (%.1f%% off%s)%s%s", t->name,
+		   measured, target, 100 * model_rel_error(target, measured), bound,
+		   busy ? " under the busy load" : idle ? " under the idle load" : "",
+		   twice ? " (mean of 2 runs)" : "");
 }
 
 static void share_note(const struct gloop *l, bool twice, char *note, size_t len)

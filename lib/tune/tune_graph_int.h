@@ -99,20 +99,6 @@ int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t 
 /* Whether pid descends from (or is) root, by /proc's parents. */
 bool pid_descends(pid_t pid, pid_t root);
 
-/*
- * The original graph measured as graph_measure() measures a clone
- * (tune_graph_orig.c): argv started in a process group of its own, each
- * tier i found by ports[i] (the process tree under argv's that listens
- * there; 0: not measured, v[i] left alone), the front on front_port;
- * rounds of ld->base until each tier's CPU per request settles within
- * bound, into base[i], then the same under ld->busy into busy_v[i]
- * (when not NULL), and the median of a fixed number of rounds under
- * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
- * latency there, ns, the same median; each with how far its rounds
- * spread: half their range over their median); *settle_s the seconds of
- * base load that took (warm-up included). Everything argv started is
- * stopped before returning.
- */
 /* The original graph under the idle load: each tier's CPU per request
  * and the front's p50, the medians of the rounds, with their spreads. */
 struct gidle {
@@ -129,6 +115,20 @@ struct gorig {
 	double bound;
 	const volatile int *stop;
 };
+/*
+ * The original graph measured as graph_measure() measures a clone
+ * (tune_graph_orig.c): argv started in a process group of its own, each
+ * tier i found by ports[i] (the process tree under argv's that listens
+ * there; 0: not measured, v[i] left alone), the front on front_port;
+ * rounds of ld->base until each tier's CPU per request settles within
+ * bound, into base[i], then the same under ld->busy into busy_v[i]
+ * (when not NULL), and the median of a fixed number of rounds under
+ * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
+ * latency there, ns, the same median; each with how far its rounds
+ * spread: half their range over their median); *settle_s the seconds of
+ * base load that took (warm-up included). Everything argv started is
+ * stopped before returning.
+ */
 int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
 			   double *busy_v, struct gidle *idle, double *settle_s);
 

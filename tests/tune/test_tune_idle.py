@@ -89,7 +89,9 @@ def test_the_idle_rows_are_met_or_the_footprint_is_said_to_be_at_its_limit(tuned
         if limit:
             assert row['clone'] > row['original'], (row, history)
         else:
-            assert min(it.get(row['metric'], 1e9) for it in history) <= BOUND, (row, history)
+            # (its own bound when the original's rounds spread wider)
+            bound = max(BOUND, row['bound'])
+            assert min(it.get(row['metric'], 1e9) for it in history) <= bound, (row, history)
 
 
 @pytest.mark.skipif(QUICK, reason='plain build only (the clones are not instrumented)')
@@ -112,14 +114,17 @@ def test_the_walks_go_after_the_response_as_the_originals_work_does(tuned):
                for it in m.tuning_iterations]
     print(row, m.knobs.get('back/synth.footprint_after_share'),
           m.knobs.get('back/synth.footprint_kib'), history)
-    if not any(foot for idle, p50, foot, share in history):
+    feet = [v for it in m.tuning_iterations for k, v in it['knobs'].items()
+            if k.endswith('/synth.footprint_kib')]
+    if not any(feet):
         # A host whose caches outlast 33 ms of idle time (not this kind's,
-        # bench/idle_chase): the back end's idle cost is about its base
+        # bench/idle_chase): the tiers' idle cost is about their base
         # cost, no footprint is needed, and with none there is no walk to
         # place, so the share stands still and says why (the step itself
         # is held to that by graph_step_test.c's "no walk" case).
         back = rows['cpu_ns_per_request_idle:back']
-        assert back['error'] <= BOUND or back['clone'] > back['original'], (back, history)
+        assert back['error'] <= max(BOUND, back['bound']) or \
+            back['clone'] > back['original'], (back, history)
         assert all(share == 0 for idle, p50, foot, share in history), history
         stalls = [s['text'] for s in tuned['report']['stalls']
                   if s['metric'] == row['metric']]
