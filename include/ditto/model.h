@@ -1118,6 +1118,11 @@ DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
  *   synth.footprint_after_share  the share of that walk made after the
  *                           response, off the request's latency but not
  *                           its CPU time (0: all before it)
+ *   synth.body_spread       coefficient of variation of a factor of mean
+ *                           1 (lognormal, at most 100) each request's body
+ *                           length is multiplied by: a tail of long
+ *                           requests at the same mean CPU time (0; at
+ *                           most 2)
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */

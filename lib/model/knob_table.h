@@ -32,6 +32,8 @@ struct synth_knobs {
 				 * dependent loads (rt_config.footprint_bytes) */
 	double footprint_after_share;	/* of which walked after the response
 					 * (rt_config.footprint_after_share) */
+	double body_spread;	/* coefficient of variation of each request's body
+				 * length around its draw (rt_config.body_spread) */
 };
 struct synth_knob {
 	const char *name;

@@ -355,6 +355,10 @@ struct rt_config {
 	/* The share of its lines walked after the response, the rest before
 	 * (synth.footprint_after_share; 0: all before). */
 	double footprint_after_share;
+	/* Each request's body length is its draw times a factor of mean 1
+	 * and this coefficient of variation (synth.body_spread; 0: the draw
+	 * alone): a tail of long requests at the same mean CPU time. */
+	double body_spread;
 	/* The children this service calls (rt_upstream.c); none: a leaf. */
 	const struct rt_upstream *upstreams;
 	unsigned nupstreams;

@@ -71,6 +71,7 @@ void rt_rng_seed(struct rt_rng *r, uint64_t seed, uint64_t stream);
 uint64_t rt_rng_next(struct rt_rng *r);
 uint64_t rt_rng_below(struct rt_rng *r, uint64_t bound);	/* [0, bound), 0 if bound == 0 */
 double rt_rng_unit(struct rt_rng *r);	/* [0, 1) */
+double rt_rng_spread(struct rt_rng *r, double cv);	/* mean 1, coefficient of variation cv */
 uint64_t rt_hist_draw(const struct rt_hist *h, struct rt_rng *r);
 uint64_t rt_hist_draw_min(const struct rt_hist *h, struct rt_rng *r, uint64_t min);
 /* The generators of background threads: streams of their own (rt_request.c

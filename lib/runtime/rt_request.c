@@ -113,11 +113,14 @@ static uint64_t loops_of(uint64_t insts, struct rt_rng *r)
 
 static uint64_t body_loops(void)
 {
-	uint64_t n = atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
+	uint64_t n = atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed), insts;
 	struct rt_rng r;
 
 	rt_rng_seed(&r, rt_config.seed, REQUEST_STREAMS | n);
-	return loops_of(rt_hist_draw(&rt_config.insts_per_request, &r), &r);
+	insts = rt_hist_draw(&rt_config.insts_per_request, &r);
+	if (rt_config.body_spread > 0)
+		insts = (uint64_t)((double)insts * rt_rng_spread(&r, rt_config.body_spread));
+	return loops_of(insts, &r);
 }
 
 /*

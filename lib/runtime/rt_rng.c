@@ -3,6 +3,8 @@
  * Per-thread random numbers (xoshiro256**, seeded by splitmix64 from the
  * model's seed and a stream number) and draws from the model's histograms.
  */
+#include <math.h>
+
 #include "rt_int.h"
 
 static uint64_t splitmix64(uint64_t *x)
@@ -55,6 +57,23 @@ uint64_t rt_rng_below(struct rt_rng *r, uint64_t bound)
 double rt_rng_unit(struct rt_rng *r)
 {
 	return (double)(rt_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/*
+ * A factor of mean 1 and coefficient of variation cv: lognormal, the shape
+ * of service times with a long tail (a request now and then many times
+ * the usual). At most 100: at cv 2 the cap takes under 0.2% off the mean.
+ */
+double rt_rng_spread(struct rt_rng *r, double cv)
+{
+	double s2, z;
+
+	if (!(cv > 0))
+		return 1;
+	s2 = log1p(cv * cv);
+	/* Box-Muller: 1 - unit is in (0, 1], so the log is finite */
+	z = sqrt(-2 * log(1 - rt_rng_unit(r))) * cos(6.283185307179586 * rt_rng_unit(r));
+	return fmin(exp(sqrt(s2) * z - s2 / 2), 100);
 }
 
 static uint64_t in_bucket(const struct rt_hist *h, uint32_t i, uint64_t min, struct rt_rng *r)

@@ -966,6 +966,8 @@ int config_generate(const struct ditto_service *s, const struct config_in *in, s
 					     65536) * 1024));
 	dbuf_printf(out, "\t.footprint_after_share = %.4f,\n",
 		    num(&g, "the knob synth.footprint_after_share", g.k.footprint_after_share, 1));
+	dbuf_printf(out, "\t.body_spread = %.4f,\n",
+		    num(&g, "the knob synth.body_spread", g.k.body_spread, 2));
 	if (in->body_name)
 		dbuf_printf(out, "\t.body = %s,\n\t.body_region_bytes = &%s_region_bytes,\n"
 			    "\t.body_loop_insts = %lluULL,\n\t.body_warm = %s_warm,\n",

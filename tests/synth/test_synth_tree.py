@@ -492,8 +492,8 @@ def test_footprint_knob_is_clamped_to_its_range(tmp_path):
     assert {'synth.footprint_kib', 'synth.footprint_after_share'} <= set(d.synth_knobs())
 
 
-def resp_latency(c, n, pause):
-    """The median seconds from a GET's write to its reply's end, over n
+def resp_latencies(c, n, pause):
+    """The seconds from a GET's write to its reply's end, sorted, over n
     GETs on c, each after pause seconds of quiet."""
     get = b'*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'
     lat = []
@@ -503,7 +503,12 @@ def resp_latency(c, n, pause):
         c.s.sendall(get)
         wire._resp_reply(c)
         lat.append(time.perf_counter() - t0)
-    return sorted(lat)[n // 2]
+    return sorted(lat)
+
+
+def resp_latency(c, n, pause):
+    """The median of resp_latencies()."""
+    return resp_latencies(c, n, pause)[n // 2]
 
 
 @pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
@@ -529,3 +534,51 @@ def test_footprint_after_share_takes_the_walk_off_the_latency(tmp_path):
     assert cost[0.0] > 500e3 and lat[0.0] > 500e-6, (cost, lat)
     assert 0.6 < cost[1.0] / cost[0.0] < 1.6, cost
     assert lat[1.0] < 0.3 * lat[0.0], lat
+
+
+def latencies_and_cpu(clone, c, n=300):
+    """n GETs one after the other: (their latencies, sorted; the clone's
+    CPU ns per request over them)."""
+    before = clone_cpu_ns(clone.pid)
+    lat = resp_latencies(c, n, 0)
+    return lat, (clone_cpu_ns(clone.pid) - before) / n
+
+
+def cv(xs):
+    """The coefficient of variation of xs."""
+    m = sum(xs) / len(xs)
+    return (sum((x - m) ** 2 for x in xs) / len(xs)) ** 0.5 / m
+
+
+@pytest.mark.skipif(QUICK, reason='the sanitized build checks the generator only')
+def test_body_spread_gives_a_tail_of_long_requests_at_the_same_cpu(tmp_path):
+    # synth.body_spread through the Python binding: each request's body is
+    # its draw times a factor of mean 1 and this coefficient of variation
+    # (lognormal), so a clone can have its original's tail of slow
+    # requests at the same CPU time per request. Redis's clone with its
+    # body made most of a request's latency, 300 GETs one after the other:
+    # at 2 the slowest 1% take ten times as long as at 0 (two runs: p99
+    # 5.7 ms against 0.54-0.61, latency's coefficient of variation 2.2-2.4
+    # against 0.37-0.47), at about the same CPU per request (-7% to +15%).
+    lat, cost = {}, {}
+    for spread in (0.0, 2.0):
+        lat[spread], cost[spread] = redis_clone_measured(
+            tmp_path, 'tree%d' % spread, {'synth.cpu_scale': 300, 'synth.body_spread': spread},
+            '.body_spread = %.4f' % spread, latencies_and_cpu)
+    p99 = {k: v[len(v) * 99 // 100] for k, v in lat.items()}
+    var = {k: cv(v) for k, v in lat.items()}
+    print('body spread 0: %.0f us per request, p99 %.0f us, cv %.2f; 2: %.0f us, p99 %.0f us, '
+          'cv %.2f' % (cost[0.0] / 1e3, p99[0.0] * 1e6, var[0.0], cost[2.0] / 1e3,
+                       p99[2.0] * 1e6, var[2.0]))
+    assert cost[0.0] > 100e3, cost
+    assert p99[2.0] > 4 * p99[0.0], p99
+    assert var[2.0] > 1.2 and var[2.0] > 3 * var[0.0], var
+    assert 0.6 < cost[2.0] / cost[0.0] < 1.6, cost
+
+
+def test_body_spread_is_clamped_to_its_range(tmp_path):
+    path = os.path.join(os.path.dirname(PROFILED), 'profiled-redis.msgpack')
+    tree = Path(d.synth(d.Model.load(path, validate=False), tmp_path / 'tree', seed=1,
+                        knobs={'synth.body_spread': 7}))
+    assert '.body_spread = 2.0000' in (tree / 'clone_config.c').read_text()
+    assert 'synth.body_spread' in d.synth_knobs()
