@@ -1122,7 +1122,7 @@ DITTO_API struct ditto_tuning *ditto_model_tuning_ensure(struct ditto_model *m);
  *                           1 (lognormal, at most 100) each request's body
  *                           length is multiplied by: a tail of long
  *                           requests at the same mean CPU time (0; at
- *                           most 2)
+ *                           most 2; not the share run per wake-up)
  * Other names are kept but unused; validation warns about them. Iteration
  * errors are keyed by the tuned metric (see ditto_tune() in tune.h).
  */

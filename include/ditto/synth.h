@@ -73,6 +73,7 @@ struct ditto_synth_opts {
  *   background threads per process           1024       (16384)
  *   threads in all processes                 4096       (65536)
  *   body instructions per request            10^9       (2^64)
+ *     (a draw's; synth.body_spread may run one request up to 100 times it)
  *   calls per request of one system call     1000       (10^12)
  *   bytes in one data region of the body     64 MiB     (240 MiB; 8 regions)
  *   bytes of body data regions, all processes 1 GiB     (64 GiB)

@@ -357,7 +357,8 @@ struct rt_config {
 	double footprint_after_share;
 	/* Each request's body length is its draw times a factor of mean 1
 	 * and this coefficient of variation (synth.body_spread; 0: the draw
-	 * alone): a tail of long requests at the same mean CPU time. */
+	 * alone): a tail of long requests at the same mean CPU time. The
+	 * share run per wake-up (wake_share) is not spread. */
 	double body_spread;
 	/* The children this service calls (rt_upstream.c); none: a leaf. */
 	const struct rt_upstream *upstreams;

@@ -118,8 +118,12 @@ static uint64_t body_loops(void)
 
 	rt_rng_seed(&r, rt_config.seed, REQUEST_STREAMS | n);
 	insts = rt_hist_draw(&rt_config.insts_per_request, &r);
-	if (rt_config.body_spread > 0)
-		insts = (uint64_t)((double)insts * rt_rng_spread(&r, rt_config.body_spread));
+	if (rt_config.body_spread > 0) {
+		/* a draw near 2^64 (limits lifted) times the factor would not fit */
+		double x = (double)insts * rt_rng_spread(&r, rt_config.body_spread);
+
+		insts = x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
+	}
 	return loops_of(insts, &r);
 }
 

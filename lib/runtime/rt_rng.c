@@ -66,13 +66,16 @@ double rt_rng_unit(struct rt_rng *r)
  */
 double rt_rng_spread(struct rt_rng *r, double cv)
 {
-	double s2, z;
+	double s2, z, u1, u2;
 
 	if (!(cv > 0))
 		return 1;
 	s2 = log1p(cv * cv);
-	/* Box-Muller: 1 - unit is in (0, 1], so the log is finite */
-	z = sqrt(-2 * log(1 - rt_rng_unit(r))) * cos(6.283185307179586 * rt_rng_unit(r));
+	/* Box-Muller: 1 - u1 is in (0, 1], so the log is finite; the draws
+	 * in a fixed order, so a seed gives the same lengths on any compiler */
+	u1 = rt_rng_unit(r);
+	u2 = rt_rng_unit(r);
+	z = sqrt(-2 * log(1 - u1)) * cos(6.283185307179586 * u2);
 	return fmin(exp(sqrt(s2) * z - s2 / 2), 100);
 }
 
