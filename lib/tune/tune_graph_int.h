@@ -115,6 +115,7 @@ struct gorig {
 	double bound;
 	const volatile int *stop;
 };
+
 /*
  * The original graph measured as graph_measure() measures a clone
  * (tune_graph_orig.c): argv started in a process group of its own, each

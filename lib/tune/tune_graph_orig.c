@@ -270,8 +270,11 @@ static int orig_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 }
 
 /* The median of column i of the rounds (a tier's CPU per request, or at
- * i == o->n the front's p50 latency); a warning when they spread widely. */
-static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX + 1], size_t i)
+ * i == o->n the front's p50 latency), and in *spread half their range
+ * over it (how finely one measurement tells two figures apart); a
+ * warning when they spread widely. */
+static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX + 1], size_t i,
+			  double *spread)
 {
 	double col[IDLE_ROUNDS], m;
 
@@ -287,20 +290,8 @@ static double idle_median(const struct gorig *o, double (*v)[GRAPH_NODES_MAX + 1
 		ditto_warn("tune: the original graph's p50 latency under the idle load was %.0f to "
 			   "%.0f ns in %d rounds: its target is their median, %.0f", col[0],
 			   col[IDLE_ROUNDS - 1], IDLE_ROUNDS, m);
+	*spread = m > 0 ? (col[IDLE_ROUNDS - 1] - col[0]) / (2 * m) : 0;
 	return m;
-}
-
-/* Half the range of column i of the rounds over its median: how finely
- * one measurement tells two p50s apart. */
-static double idle_spread(double (*v)[GRAPH_NODES_MAX + 1], size_t i, double median)
-{
-	double lo = v[0][i], hi = v[0][i];
-
-	for (int k = 1; k < IDLE_ROUNDS; k++) {
-		lo = fmin(lo, v[k][i]);
-		hi = fmax(hi, v[k][i]);
-	}
-	return median > 0 ? (hi - lo) / (2 * median) : 0;
 }
 
 /* IDLE_ROUNDS rounds under the idle load; each tier's median and spread,
@@ -321,17 +312,14 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
 	for (size_t i = 0; !err && i < o->n; i++) {
 		if (!found[i])
 			continue;
-		out->cpu[i] = idle_median(o, v, i);
-		out->cpu_spread[i] = idle_spread(v, i, out->cpu[i]);
+		out->cpu[i] = idle_median(o, v, i, &out->cpu_spread[i]);
 		if (!(out->cpu[i] > 0))
 			return ditto_err(-EIO, "tune: tier '%s' of the original graph spent no CPU "
 					 "time under the idle load: no target to hold its clone to",
 					 tier_name(o, i));
 	}
-	if (!err) {
-		out->p50 = idle_median(o, v, o->n);
-		out->p50_spread = idle_spread(v, o->n, out->p50);
-	}
+	if (!err)
+		out->p50 = idle_median(o, v, o->n, &out->p50_spread);
 	return err;
 }
 

@@ -79,13 +79,19 @@ int tracks_diagnose(const struct track *t, const struct ditto_values *knobs,
 	return err;
 }
 
+/* A row the graph tuner held (tune_graph.c): a tier's, or the graph's. */
+static bool graph_row(const char *metric)
+{
+	return !strncmp(metric, TUNE_GRAPH_METRIC, strlen(TUNE_GRAPH_METRIC)) ||
+	       !strncmp(metric, TUNE_GRAPH_BUSY_METRIC, strlen(TUNE_GRAPH_BUSY_METRIC)) ||
+	       !strncmp(metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC)) ||
+	       !strcmp(metric, TUNE_GRAPH_IDLE_P50_METRIC);
+}
+
 static bool tuned(const char *metric)
 {
-	if (!strncmp(metric, TUNE_GRAPH_METRIC, strlen(TUNE_GRAPH_METRIC)) ||
-	    !strncmp(metric, TUNE_GRAPH_BUSY_METRIC, strlen(TUNE_GRAPH_BUSY_METRIC)) ||
-	    !strncmp(metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC)) ||
-	    !strcmp(metric, TUNE_GRAPH_IDLE_P50_METRIC))
-		return true;	/* a graph tier's (tune_graph.c) */
+	if (graph_row(metric))
+		return true;
 	for (size_t i = 0; i < tune_metric_count; i++)
 		if (!strcmp(tune_metrics[i], metric))
 			return true;
@@ -100,15 +106,13 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 	return NULL;
 }
 
-/* A tuned row's bound as the loop held it: the loop's, but the idle
- * load's rows were held to their own (at least the original's spread). */
+/* A tuned row's bound as the loop held it: a graph row's is the one its
+ * row carries (the loop's, or for the idle load's rows the original's
+ * spread when wider); one service's, the loop's accept bound (its row
+ * may carry a checked bound the loop did not hold it to). */
 static double loop_bound(const struct ditto_tune_report *r, const struct tune_row *row)
 {
-	double b = metric_accept_bound(row->metric, r->bound);
-	bool idle = !strcmp(row->metric, TUNE_GRAPH_IDLE_P50_METRIC) ||
-		    !strncmp(row->metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC));
-
-	return idle ? fmax(b, row->bound) : b;
+	return graph_row(row->metric) ? row->bound : metric_accept_bound(row->metric, r->bound);
 }
 
 /*

@@ -11,6 +11,7 @@ import time
 import pytest
 
 import ditto
+import step_split
 
 GT_DIR = os.environ.get('DITTO_CPU_GT_DIR', '.')
 CLI = os.environ.get('DITTO_CLI')
@@ -20,15 +21,7 @@ for _var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'):
 
 
 def pytest_configure(config):
-    config.addinivalue_line('markers', 'one_mode_per_split: a long test run in one stepping '
-                            'mode per build (DITTO_SPLIT_STEP_MODE): CI runs both builds')
-
-
-def split_skip(request, mode):
-    """Skips a one_mode_per_split test in the mode its build leaves to the other."""
-    split = os.environ.get('DITTO_SPLIT_STEP_MODE')
-    if split and mode != split and request.node.get_closest_marker('one_mode_per_split'):
-        pytest.skip('%s: run in the other build of CI (DITTO_SPLIT_STEP_MODE=%s)' % (mode, split))
+    config.addinivalue_line('markers', step_split.MARKER)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -86,7 +79,7 @@ def step_mode(request, monkeypatch):
     """Each stepping mechanism in turn, forced through DITTO_STEP_MODE (so
     the CLI and the library see it too). The breakpoint one is skipped on
     hosts whose debug registers never fire; the fallback runs everywhere."""
-    split_skip(request, request.param)
+    step_split.split_skip(request, request.param)
     if request.param == 'breakpoint' and not ditto.breakpoints_work():
         pytest.skip('hardware breakpoints do not fire on this host')
     monkeypatch.setenv('DITTO_STEP_MODE', request.param)

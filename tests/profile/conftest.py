@@ -10,11 +10,16 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
 
 import ditto
+
+# One stepping mode per build for the longest tests (tests/cpu/step_split.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cpu'))
+import step_split  # noqa: E402
 
 
 # Under a sanitizer build this interpreter runs with the sanitizer runtimes
@@ -25,8 +30,7 @@ SANITIZER_ENV = {_var: os.environ.pop(_var) for _var in ('LD_PRELOAD', 'ASAN_OPT
 
 
 def pytest_configure(config):
-    config.addinivalue_line('markers', 'one_mode_per_split: a long test run in one stepping '
-                            'mode per build (DITTO_SPLIT_STEP_MODE): CI runs both builds')
+    config.addinivalue_line('markers', step_split.MARKER)
 
 
 def pytest_collection_modifyitems(config, items):

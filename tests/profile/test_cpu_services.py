@@ -13,6 +13,7 @@ import time
 import pytest
 
 import ditto
+import step_split
 from conftest import free_port, need, stop
 
 
@@ -20,10 +21,7 @@ from conftest import free_port, need, stop
 def step_mode(request):
     """Each stepping mechanism (profile.h); breakpoints only where they fire;
     a one_mode_per_split test in its build's mode only (tests/cpu/conftest.py)."""
-    split = os.environ.get('DITTO_SPLIT_STEP_MODE')
-    if split and request.param != split and request.node.get_closest_marker('one_mode_per_split'):
-        pytest.skip('%s: run in the other build of CI (DITTO_SPLIT_STEP_MODE=%s)'
-                    % (request.param, split))
+    step_split.split_skip(request, request.param)
     if request.param == 'breakpoint' and not ditto.breakpoints_work():
         pytest.skip('hardware breakpoints do not fire on this host')
     return request.param
