@@ -22,7 +22,7 @@ struct tune_args {
 	char **original;
 	uint64_t seed, requests, iterations, port, original_port, connections, busy_connections;
 	double bound, latency_s, seconds, idle_rate;
-	bool latency, quiet, profile_targets;
+	bool latency, quiet, profile_targets, tail;
 };
 
 static volatile int stop_flag;
@@ -80,6 +80,10 @@ static void usage(FILE *f)
 	      "                            p50 there (knob NODE/synth.footprint_after_share);\n"
 	      "                            these rows' bounds are at least the original's own\n"
 	      "                            spread over its rounds\n"
+	      "      --tail                graphs, with ORIGINAL COMMAND: also hold the front's\n"
+	      "                            p99 under the base load to the original's (knob\n"
+	      "                            NODE/synth.body_spread, one value for the graph);\n"
+	      "                            its bound is at least the original's own spread\n"
 	      "  -i, --iterations N        at most N iterations (default 8)\n"
 	      "  -b, --bound X             relative error bound of the tuned metrics (default 0.05)\n"
 	      "  -n, --requests N          requests per measurement (default 30000)\n"
@@ -218,7 +222,8 @@ static int run_graph(struct tune_args *a, struct ditto_model *m, struct ditto_mo
 		   .keep_count = a->nkeep, .seed = a->seed, .cc = a->cc, .progress = on_progress,
 		   .user = &a->quiet, .stop = &stop_flag, .busy = busy,
 		   .busy_connections = (unsigned)a->busy_connections,
-		   .profile_targets = a->profile_targets, .idle_qps = a->idle_rate);
+		   .profile_targets = a->profile_targets, .idle_qps = a->idle_rate,
+		   .tail = a->tail);
 	struct ditto_tune_report *r = NULL;
 	int err;
 
@@ -260,14 +265,14 @@ static int run(struct tune_args *a)
 		return run_graph(a, m, busy);
 	}
 	if (a->nkeep || a->seconds || a->path || a->busy || a->busy_connections ||
-	    a->profile_targets || a->idle_rate) {
+	    a->profile_targets || a->idle_rate || a->tail) {
 		ditto_model_free(m);
 		return cli_usage_error(CMD, "%s is for a graph (a model of several services, "
 				       "tuned without --service)", a->nkeep ? "--keep" :
 				       a->seconds ? "--seconds" : a->path ? "--path" :
 				       a->busy ? "--busy" : a->busy_connections ?
 				       "--busy-connections" : a->profile_targets ?
-				       "--profile-targets" : "--idle-rate");
+				       "--profile-targets" : a->idle_rate ? "--idle-rate" : "--tail");
 	}
 	signal(SIGINT, on_sigint);
 	err = ditto_tune(m, &to, &r);
@@ -325,6 +330,7 @@ static int option(int c, const char *arg, struct tune_args *a)
 	case 'C': a->cc = arg; return 0;
 	case 'q': a->quiet = true; return 0;
 	case 'R': a->profile_targets = true; return 0;
+	case 'A': a->tail = true; return 0;
 	default: return -1;
 	}
 }
@@ -339,6 +345,7 @@ int cmd_tune(int argc, char **argv)
 		{ "busy-connections", required_argument, NULL, 'N' },
 		{ "profile-targets", no_argument, NULL, 'R' },
 		{ "idle-rate", required_argument, NULL, 'I' },
+		{ "tail", no_argument, NULL, 'A' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "bound", required_argument, NULL, 'b' },

@@ -492,6 +492,16 @@ struct ditto_tune_graph_opts {
 	 * original's own spread: half the range of its rounds over their
 	 * median. */
 	double idle_qps;
+	/* Also hold the front's p99 latency under the base load to the
+	 * original graph's (since 0.5; needs original_argv, not
+	 * profile_targets; row "latency_p99_ns", its target the median of
+	 * five more rounds of the original once its tiers settled, its bound
+	 * at least their spread): every tier's "NODE/synth.body_spread", one
+	 * value for the graph, draws each request's body length around its
+	 * mean until the clone graph's slowest requests are as slow as the
+	 * original's. A request's latency tells nothing of which tier made it
+	 * slow. */
+	bool tail;
 	size_t :0;
 };
 

@@ -35,6 +35,11 @@
 #define WAKE_KNOB "synth.wake_share"
 #define FOOT_KNOB "synth.footprint_kib"
 #define AFTER_KNOB "synth.footprint_after_share"
+#define SPREAD_KNOB "synth.body_spread"
+
+/* errors()'s worst row when it is the graph's, not a tier's */
+#define WORST_P50 SIZE_MAX
+#define WORST_P99 (SIZE_MAX - 1)
 
 struct gloop {
 	struct ditto_model *m;
@@ -51,7 +56,9 @@ struct gloop {
 	bool busy;		/* busy rows: a busy profile, or the original measured busy */
 	bool from_original;	/* targets from the original run (tune_graph_orig.c) */
 	bool idle;		/* idle rows: the original measured under the idle load */
-	struct gshare share;	/* the idle load's p50 and the footprints' after share */
+	struct gwide share;	/* the idle load's p50 and the footprints' after share */
+	bool tail;		/* the p99 row: the original's p99 under the base load */
+	struct gwide spread;	/* the base load's p99 and the bodies' spread */
 	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
@@ -90,6 +97,7 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	r->busy_connections = OPTS_GET(o, busy_connections, 0) ? OPTS_GET(o, busy_connections, 0) : 8;
 	r->profile_targets = OPTS_GET(o, profile_targets, false);
 	r->idle_qps = OPTS_GET(o, idle_qps, 0);
+	r->tail = OPTS_GET(o, tail, false);
 	if (!r->dir || !*r->dir)
 		return ditto_err(-DITTO_EOPTS, "tune: a directory for the graph tree is needed");
 	if (r->original_port > 65535)
@@ -106,6 +114,9 @@ static int opts_read(const struct ditto_tune_graph_opts *o, struct ditto_tune_gr
 	if (r->idle_qps > 0 && (!r->original_argv || r->profile_targets))
 		return ditto_err(-DITTO_EOPTS, "tune: idle_qps needs the original's command to "
 				 "measure under that load (a profile has no idle figure)");
+	if (r->tail && (!r->original_argv || r->profile_targets))
+		return ditto_err(-DITTO_EOPTS, "tune: tail needs the original's command to measure "
+				 "its p99 latency (a profiled graph answers slower)");
 	if (r->keep_count && !r->keep)
 		return ditto_err(-DITTO_EOPTS, "tune: keep_count without keep");
 	if (r->http_path && !loadgen_http_path_ok(r->http_path))
@@ -145,22 +156,34 @@ static void after_key(const struct gtier *t, char *key, size_t len)
 	snprintf(key, len, "%s/" AFTER_KNOB, t->name);
 }
 
-/* The graph's after share from the model's knobs: the first tier's (the
- * loop sets them all alike). */
-static void share_init(struct gloop *l)
+static void spread_key(const struct gtier *t, char *key, size_t len)
+{
+	snprintf(key, len, "%s/" SPREAD_KNOB, t->name);
+}
+
+/* A graph-wide knob from the model's knobs: the first tier's (the loop
+ * sets them all alike), within [0, hi]. */
+static void wide_init(struct gloop *l, struct gwide *s,
+		      void (*key_of)(const struct gtier *, char *, size_t), double hi)
 {
 	char key[GRAPH_NAME_MAX + 32];
 	double v = 0;
 
-	after_key(&l->t[0], key, sizeof(key));
+	key_of(&l->t[0], key, sizeof(key));
 	ditto_values_get(ditto_tuning_knobs(ditto_model_tuning(l->m)), key, &v);
-	l->share.share = l->share.best_share = isfinite(v) ? fmin(fmax(v, 0), 1) : 0;
+	s->knob = s->best_knob = isfinite(v) ? fmin(fmax(v, 0), hi) : 0;
 }
 
 /* Whether the graph has its idle p50 row: idle rows and a target. */
 static bool share_held(const struct gloop *l)
 {
 	return l->idle && l->share.target > 0;
+}
+
+/* Whether the graph has its p99 row: asked for and a target. */
+static bool tail_held(const struct gloop *l)
+{
+	return l->tail && l->spread.target > 0;
 }
 
 /* Whether t's clone serves from an event loop (a busy row and a wake-up
@@ -279,7 +302,8 @@ static int tiers_init(struct gloop *l)
 	if (!l->n)
 		return ditto_err(-EINVAL, "tune: no tier of the graph has CPU time in the model (a "
 				 "profile of the tiers under load records it)");
-	share_init(l);
+	wide_init(l, &l->share, after_key, 1);
+	wide_init(l, &l->spread, spread_key, SPREAD_MAX);
 	return 0;
 }
 
@@ -294,6 +318,7 @@ static int setup(struct gloop *l, struct ditto_model *m, const struct ditto_tune
 	l->from_original = l->o.original_argv && !l->o.profile_targets;
 	l->busy = l->o.busy || (l->from_original && OPTS_GET(o, busy_connections, 0));
 	l->idle = l->o.idle_qps > 0;
+	l->tail = l->o.tail;
 	if (l->o.busy && l->from_original)
 		ditto_warn("tune: the original graph is measured under the busy load too: the busy "
 			   "profile's figures are not used (profile_targets uses them)");
@@ -349,7 +374,10 @@ static int set_knobs(struct gloop *l)
 			err = ditto_values_set(l->knobs, key, l->t[i].foot);
 		after_key(&l->t[i], key, sizeof(key));
 		if (!err && l->idle)
-			err = ditto_values_set(l->knobs, key, l->share.share);
+			err = ditto_values_set(l->knobs, key, l->share.knob);
+		spread_key(&l->t[i], key, sizeof(key));
+		if (!err && l->tail)
+			err = ditto_values_set(l->knobs, key, l->spread.knob);
 	}
 	return err;
 }
@@ -404,9 +432,14 @@ static int measure(struct gloop *l)
 {
 	struct ditto_loadgen_opts load, busy, idle;
 	struct gloads ld;
+	struct gfront front = { 0 };
+	int err;
 
 	loads(l, &load, &busy, &idle, &ld);
-	return graph_measure(l->try_dir, &ld, l->t, l->n, &l->share.measured);
+	err = graph_measure(l->try_dir, &ld, l->t, l->n, &front);
+	l->share.measured = front.idle_p50;
+	l->spread.measured = front.base_p99;
+	return err;
 }
 
 /* The targets from the original graph run by its command under the same
@@ -419,11 +452,12 @@ static int original_targets(struct gloop *l)
 	struct gloads ld;
 	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX];
 	struct gidle idle_v = { .p50 = 0 };
+	struct gmedian tail = { 0 };
 	unsigned ports[GRAPH_NODES_MAX];
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
 			   .n = l->n, .bound = l->o.bound, .stop = l->o.stop,
-			   .front_port = front_port(l) };
+			   .front_port = front_port(l), .tail = l->tail ? &tail : NULL };
 	int err;
 
 	for (size_t k = 0; k < l->n; k++) {
@@ -454,6 +488,8 @@ static int original_targets(struct gloop *l)
 	}
 	l->share.target = l->idle ? idle_v.p50 : 0;
 	l->share.bound = fmax(l->o.bound, idle_v.p50_spread);
+	l->spread.target = tail.v;
+	l->spread.bound = fmax(l->o.bound, tail.spread);
 	return 0;
 }
 
@@ -463,7 +499,7 @@ static int original_targets(struct gloop *l)
 static int measure_again(struct gloop *l)
 {
 	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX], idle[GRAPH_NODES_MAX];
-	double p50 = l->share.measured;
+	double p50 = l->share.measured, p99 = l->spread.measured;
 	int err;
 
 	for (size_t k = 0; k < l->n; k++) {
@@ -479,6 +515,7 @@ static int measure_again(struct gloop *l)
 		l->t[k].idle_measured = (idle[k] + l->t[k].idle_measured) / 2;
 	}
 	l->share.measured = (p50 + l->share.measured) / 2;
+	l->spread.measured = (p99 + l->spread.measured) / 2;
 	return 0;
 }
 
@@ -508,19 +545,33 @@ static double idle_loop_error(const struct gloop *l, const struct gtier *t)
 	return loop_error(l, idle_error(t), t->idle_bound);
 }
 
-/* The idle load's p50 against the original's (share_held() only). */
-static double share_error(const struct gloop *l)
+/* A graph-wide row's latency against the original's (held rows only). */
+static double wide_error(const struct gwide *s)
 {
-	return model_rel_error(l->share.target, l->share.measured);
+	return model_rel_error(s->target, s->measured);
 }
 
-static double share_loop_error(const struct gloop *l)
+static double wide_loop_error(const struct gloop *l, const struct gwide *s)
 {
-	return loop_error(l, share_error(l), l->share.bound);
+	return loop_error(l, wide_error(s), s->bound);
+}
+
+/* A graph-wide row into rec, and into *max and *worst (as which) when
+ * it is the worst so far. */
+static void wide_row(const struct gloop *l, const struct gwide *s, const char *metric,
+		     size_t which, struct ditto_values *rec, double *max, size_t *worst)
+{
+	double e = wide_loop_error(l, s);
+
+	ditto_values_set(rec, metric, wide_error(s));
+	if (e > *max) {
+		*max = e;
+		*worst = which;
+	}
 }
 
 /* The largest error of the candidate; its tier's index in *worst
- * (SIZE_MAX: the idle load's p50, the graph's row). */
+ * (WORST_P50, WORST_P99: the graph's rows). */
 static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 {
 	char key[GRAPH_NAME_MAX + 32];
@@ -546,15 +597,10 @@ static double errors(struct gloop *l, struct ditto_values *rec, size_t *worst)
 			*worst = i;
 		}
 	}
-	if (share_held(l)) {
-		double es = share_loop_error(l);
-
-		ditto_values_set(rec, TUNE_GRAPH_IDLE_P50_METRIC, share_error(l));
-		if (es > max) {
-			max = es;
-			*worst = SIZE_MAX;
-		}
-	}
+	if (share_held(l))
+		wide_row(l, &l->share, TUNE_GRAPH_IDLE_P50_METRIC, WORST_P50, rec, &max, worst);
+	if (tail_held(l))
+		wide_row(l, &l->spread, TUNE_GRAPH_P99_METRIC, WORST_P99, rec, &max, worst);
 	return max;
 }
 
@@ -583,7 +629,8 @@ static int record_failure(struct gloop *l, struct ditto_tuning_iter *it, unsigne
 		l->t[k].wake = l->t[k].best_wake;
 		l->t[k].foot = l->t[k].best_foot;
 	}
-	l->share.share = l->share.best_share;
+	l->share.knob = l->share.best_knob;
+	l->spread.knob = l->spread.best_knob;
 	return l->measured ? 0 : -ECHILD;
 }
 
@@ -605,12 +652,25 @@ static void iteration_note(const struct gloop *l, const struct gtier *t, double 
 		   twice ? " (mean of 2 runs)" : "");
 }
 
-static void share_note(const struct gloop *l, bool twice, char *note, size_t len)
+/* What a graph-wide row is at: which latency, under which load, and
+ * its knob. */
+static void wide_note(const struct gwide *s, const char *what, const char *knob, bool twice,
+		      char *note, size_t len)
 {
-	c_snprintf(note, len, "p50 latency %.0f ns under the idle load against %.0f (%.1f%% off, "
-		   "bound %.1f%%, " AFTER_KNOB " %.2f)%s", l->share.measured, l->share.target,
-		   100 * share_error(l), 100 * l->share.bound, l->share.share,
-		   twice ? " (mean of 2 runs)" : "");
+	c_snprintf(note, len, "%s %.0f ns against %.0f (%.1f%% off, bound %.1f%%, %s %.2f)%s",
+		   what, s->measured, s->target, 100 * wide_error(s), 100 * s->bound, knob,
+		   s->knob, twice ? " (mean of 2 runs)" : "");
+}
+
+/* The tiers' CPU per request under the base load, summed: what their
+ * bodies' spread draws out at most. */
+static double body_ns(const struct gloop *l)
+{
+	double sum = 0;
+
+	for (size_t k = 0; k < l->n; k++)
+		sum += l->t[k].measured;
+	return sum;
 }
 
 /* What the tiers' footprints cost more after idle time, summed over the
@@ -649,8 +709,12 @@ static int iteration(struct gloop *l)
 	if (twice && (err = measure_again(l)))
 		return record_failure(l, it, i);
 	e = twice ? errors(l, ditto_tuning_iter_errors_ensure(it), &worst) : e;
-	if (worst == SIZE_MAX)
-		share_note(l, twice, note, sizeof(note));
+	if (worst == WORST_P50)
+		wide_note(&l->share, "p50 latency under the idle load", AFTER_KNOB, twice, note,
+			  sizeof(note));
+	else if (worst == WORST_P99)
+		wide_note(&l->spread, "p99 latency under the base load", SPREAD_KNOB, twice, note,
+			  sizeof(note));
 	else
 		iteration_note(l, &l->t[worst], e, twice, note, sizeof(note));
 	ditto_tuning_iter_set_note(it, note);
@@ -668,16 +732,22 @@ static int iteration(struct gloop *l)
 			l->t[k].best_foot = l->t[k].foot;
 			l->t[k].best_idle_measured = l->t[k].idle_measured;
 		}
-		l->share.best_share = l->share.share;
+		l->share.best_knob = l->share.knob;
 		l->share.best_measured = l->share.measured;
+		l->spread.best_knob = l->spread.knob;
+		l->spread.best_measured = l->spread.measured;
 		ditto_tuning_iter_set_accepted(it, true);
 	}
-	progress(l, i, e, worst == SIZE_MAX ? "end to end" : l->t[worst].name, best, note);
+	progress(l, i, e, worst >= WORST_P99 ? "end to end" : l->t[worst].name, best, note);
 	if (e <= l->o.bound)
 		return 1;
 	/* the footprints measured, before their own steps move them */
-	if (share_held(l) && share_error(l) > l->share.bound && gshare_step(&l->share, walk_ns(l)))
+	if (share_held(l) && wide_error(&l->share) > l->share.bound &&
+	    gshare_step(&l->share, walk_ns(l)))
 		moving += !l->share.at_limit;
+	if (tail_held(l) && wide_error(&l->spread) > l->spread.bound &&
+	    gtail_step(&l->spread, body_ns(l)))
+		moving += !l->spread.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
 			gtier_step(&l->t[k], d->min, d->max);
@@ -748,30 +818,55 @@ static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ra
 		row_stall(l, t, &idle, ran);
 }
 
-/* Why the idle load's p50 is out: the after share at a limit (1: the
- * walks are off the path and the clone still answers slower; 0: on it
- * and faster), no footprint to move, or the iterations ran out. */
-static void share_stall(struct gloop *l, unsigned ran)
+/* Why a graph-wide row is out: its knob at a limit (what that means at
+ * its top and at 0), never stepped (why), or the iterations ran out. */
+struct wide_why {
+	const char *metric, *knob, *at_top, *at_zero, *still;
+};
+
+static void wide_stall(struct gloop *l, const struct gwide *s, const struct wide_why *w,
+		       unsigned ran)
 {
-	struct gshare *s = &l->share;
 	char text[256];
 
-	if (!share_held(l) || model_rel_error(s->target, s->best_measured) <= s->bound)
+	if (model_rel_error(s->target, s->best_measured) <= s->bound)
 		return;
 	if (s->at_limit)
-		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " is at its limit %g: %s",
-			 s->limit, s->limit > 0 ? "the clone graph answers slower after idle "
-			 "time with every footprint walked after the response" : "the clone "
-			 "graph answers faster after idle time with every footprint walked before "
-			 "the response");
+		snprintf(text, sizeof(text), "every tier's %s is at its limit %g: %s", w->knob,
+			 s->limit, s->limit > 0 ? w->at_top : w->at_zero);
 	else if (!s->stepped)
-		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " stood still: no tier "
-			 "has a footprint that costs more after idle time");
+		snprintf(text, sizeof(text), "every tier's %s stood still: %s", w->knob, w->still);
 	else
-		snprintf(text, sizeof(text), "every tier's " AFTER_KNOB " was still moving "
-			 "after %u iterations", ran);
-	report_stall(l->report, TUNE_GRAPH_IDLE_P50_METRIC, AFTER_KNOB,
-		     s->at_limit ? DITTO_TUNE_AT_LIMIT : DITTO_TUNE_UNFINISHED, ran, text);
+		snprintf(text, sizeof(text), "every tier's %s was still moving after %u "
+			 "iterations", w->knob, ran);
+	report_stall(l->report, w->metric, w->knob, s->at_limit ? DITTO_TUNE_AT_LIMIT :
+		     DITTO_TUNE_UNFINISHED, ran, text);
+}
+
+/* The idle load's p50 (1: the walks are off the path and the clone
+ * still answers slower; 0: on it and faster), and the base load's p99
+ * (2: the clone's tail is still shorter; 0: longer with no spread). */
+static void wide_stalls(struct gloop *l, unsigned ran)
+{
+	static const struct wide_why share = {
+		.metric = TUNE_GRAPH_IDLE_P50_METRIC, .knob = AFTER_KNOB,
+		.at_top = "the clone graph answers slower after idle time with every footprint "
+			  "walked after the response",
+		.at_zero = "the clone graph answers faster after idle time with every footprint "
+			   "walked before the response",
+		.still = "no tier has a footprint that costs more after idle time" };
+	static const struct wide_why spread = {
+		.metric = TUNE_GRAPH_P99_METRIC, .knob = SPREAD_KNOB,
+		.at_top = "the clone graph's slowest requests are still faster than the "
+			  "original's",
+		.at_zero = "the clone graph's slowest requests are slower than the original's "
+			   "with every body the same length",
+		.still = "no tier spent CPU time under the base load" };
+
+	if (share_held(l))
+		wide_stall(l, &l->share, &share, ran);
+	if (tail_held(l))
+		wide_stall(l, &l->spread, &spread, ran);
 }
 
 /* Why each tier left out of bound is out: its knob at a limit, or the
@@ -799,7 +894,7 @@ static void stalls(struct gloop *l, unsigned ran)
 	}
 	for (size_t k = 0; k < l->n; k++)
 		busy_idle_stalls(l, &l->t[k], ran);
-	share_stall(l, ran);
+	wide_stalls(l, ran);
 }
 
 /* End to end: the original graph (its command) against the best clone
@@ -884,7 +979,8 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 		l->t[k].wake = l->t[k].best_wake;
 		l->t[k].foot = l->t[k].best_foot;
 	}
-	l->share.share = l->share.best_share;
+	l->share.knob = l->share.best_knob;
+	l->spread.knob = l->spread.best_knob;
 	if (set_knobs(l))
 		return ditto_err(-ENOMEM, "tune: out of memory");
 	tune_values_copy(knobs, l->knobs);
@@ -905,6 +1001,9 @@ static int finish(struct gloop *l, unsigned ran, bool converged)
 	if (share_held(l))
 		report_row(l->report, TUNE_GRAPH_IDLE_P50_METRIC, l->share.target,
 			   l->share.best_measured, l->share.bound);
+	if (tail_held(l))
+		report_row(l->report, TUNE_GRAPH_P99_METRIC, l->spread.target,
+			   l->spread.best_measured, l->spread.bound);
 	l->report->iterations = ran;
 	l->report->converged = converged;
 	l->report->bound = l->o.bound;

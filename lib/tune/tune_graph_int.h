@@ -66,35 +66,46 @@ struct gloads {
 	struct ditto_loadgen_opts *base, *busy, *idle;
 };
 
+/* The front's latency percentiles over a run (ns). */
+struct glat {
+	double p50, p99;
+};
+
+/* What one measurement reads at the front: its p50 under the idle load,
+ * its p99 under the base load. */
+struct gfront {
+	double idle_p50, base_p99;
+};
+
 /*
  * Start the graph tree in dir (ditto_synth_up()), drive its front tier
  * closed-loop (ld->base: port set here) for a warm-up second and then
  * the load's duration, and set tiers[i].measured to each tier's CPU ns
- * per request the front answered; then the same under ld->busy into
+ * per request the front answered, and the front's p99 latency there into
+ * front->base_p99; then the same under ld->busy into
  * tiers[i].busy_measured and under ld->idle (the median of three parts
  * of the run) into idle_measured, and the front's p50 latency there
- * (ns, the same median) into *idle_p50. Every tier is stopped before
+ * (the same median) into front->idle_p50. Every tier is stopped before
  * returning.
  */
 int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n,
-		  double *idle_p50);
+		  struct gfront *front);
 
 /* Processes one measurement reads at most (a tier's may be several). */
 #define GRAPH_ROOTS_MAX (4 * GRAPH_NODES_MAX)
 
 /* Run load for seconds; *completed and *failed (either may be NULL) the
  * requests answered and failed, with a warning naming what when more
- * than 5% failed; with completed, *p50 (may be NULL) their p50 latency
- * in ns. */
+ * than 5% failed; with completed, *lat (may be NULL) their latency. */
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed, uint64_t *failed, double *p50);
+		    uint64_t *completed, uint64_t *failed, struct glat *lat);
 /* One recorded run of load's duration: each roots[i]'s CPU ns (its
  * process tree; a process under two roots counts for the nearer) per
- * request answered into per_request[i], and their p50 latency into
- * *p50 (may be NULL); -EIO (what names the graph) when none was
- * answered, or, strict, when more than 5% failed. */
+ * request answered into per_request[i], and their latency into *lat
+ * (may be NULL); -EIO (what names the graph) when none was answered,
+ * or, strict, when more than 5% failed. */
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request, double *p50, bool strict);
+		    const char *what, double *per_request, struct glat *lat, bool strict);
 
 /* Whether pid descends from (or is) root, by /proc's parents. */
 bool pid_descends(pid_t pid, pid_t root);
@@ -106,6 +117,12 @@ struct gidle {
 	double p50, p50_spread;
 };
 
+/* A figure of the original's rounds: their median, and half their range
+ * over it (how finely one measurement tells two figures apart). */
+struct gmedian {
+	double v, spread;
+};
+
 struct gorig {
 	char *const *argv;
 	unsigned front_port;
@@ -114,6 +131,7 @@ struct gorig {
 	size_t n;
 	double bound;
 	const volatile int *stop;
+	struct gmedian *tail;	/* not NULL: the front's p99 under the base load */
 };
 
 /*
@@ -126,9 +144,11 @@ struct gorig {
  * (when not NULL), and the median of a fixed number of rounds under
  * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
  * latency there, ns, the same median; each with how far its rounds
- * spread: half their range over their median); *settle_s the seconds of
- * base load that took (warm-up included). Everything argv started is
- * stopped before returning.
+ * spread: half their range over their median); with o->tail, the
+ * front's p99 latency under ld->base in a fixed number of rounds once
+ * it settled, their median and spread into *o->tail; *settle_s the
+ * seconds of base load that took (warm-up included). Everything argv
+ * started is stopped before returning.
  */
 int graph_original_measure(const struct gorig *o, const struct gloads *ld, double *base,
 			   double *busy_v, struct gidle *idle, double *settle_s);
@@ -159,27 +179,34 @@ int graph_idle_round(struct ditto_loadgen_opts *load, size_t n, graph_round_fn r
 void gtier_foot_step(struct gtier *t);
 
 /*
- * The idle load end to end: the front's p50 latency there, the
- * original's (target) and the candidate's, and the share of every
- * tier's footprint walked after the response
- * (NODE/synth.footprint_after_share), one for the graph: one latency
- * tells how much of the tiers' idle cost lies on the request's path,
- * not which tier's.
+ * A knob set alike on every tier, held by one row of the front's: one
+ * latency tells how much of the tiers' cost lies on the request's path,
+ * or in its tail, not which tier's. The idle load's p50 and the share
+ * of every tier's footprint walked after the response
+ * (NODE/synth.footprint_after_share); the base load's p99 and the spread
+ * of every tier's body length (NODE/synth.body_spread).
  */
-struct gshare {
-	double target, measured, best_measured;	/* p50, ns */
+struct gwide {
+	double target, measured, best_measured;	/* the front's latency, ns */
 	double bound;		/* the row's: at least the original's own spread */
-	double share, best_share;
-	double x, y;		/* the last (share, p50) stepped from */
+	double knob, best_knob;
+	double x, y;		/* the last (knob, latency) stepped from */
 	bool stepped, at_limit;
-	double limit;		/* the share when at_limit */
+	double limit;		/* the knob when at_limit */
 };
 
-/* s's next share in [0, 1] from its p50 against the target; walk_ns the
- * tiers' CPU per request under the idle load over that under the base
- * load, summed over tiers with a footprint (the most the share takes
- * off the path, tiers in series). False, and no step, while walk_ns or
- * the p50 is 0. */
-bool gshare_step(struct gshare *s, double walk_ns);
+/* s's next after share in [0, 1] from its p50 against the target;
+ * walk_ns the tiers' CPU per request under the idle load over that under
+ * the base load, summed over tiers with a footprint (the most the share
+ * takes off the path, tiers in series). False, and no step, while
+ * walk_ns or the p50 is 0. */
+bool gshare_step(struct gwide *s, double walk_ns);
+
+/* s's next body spread in [0, SPREAD_MAX] from its p99 against the
+ * target; body_ns the tiers' CPU per request under the base load,
+ * summed (what the spread draws out at most, tiers in series). False,
+ * and no step, while body_ns or the p99 is 0. */
+#define SPREAD_MAX 2.0
+bool gtail_step(struct gwide *s, double body_ns);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

@@ -46,7 +46,7 @@ static int tier_pids(const struct ditto_synth_run *run, const struct gtier *tier
 }
 
 int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char *what,
-		    uint64_t *completed, uint64_t *failed, double *p50)
+		    uint64_t *completed, uint64_t *failed, struct glat *lat)
 {
 	struct ditto_load_result *res = NULL;
 	double d = load->duration_s;
@@ -59,8 +59,10 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 		uint64_t e = ditto_load_result_errors(res);
 
 		*completed = ditto_load_result_completed(res);
-		if (p50)
-			*p50 = ditto_hist_quantile(ditto_load_result_latency(res), 0.5);
+		if (lat) {
+			lat->p50 = ditto_hist_quantile(ditto_load_result_latency(res), 0.5);
+			lat->p99 = ditto_hist_quantile(ditto_load_result_latency(res), 0.99);
+		}
 		if (failed)
 			*failed = e;
 		if (e * 20 > *completed)
@@ -72,7 +74,7 @@ int graph_load_once(struct ditto_loadgen_opts *load, double seconds, const char 
 }
 
 int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t n,
-		    const char *what, double *per_request, double *p50, bool strict)
+		    const char *what, double *per_request, struct glat *lat, bool strict)
 {
 	uint64_t before[GRAPH_ROOTS_MAX], after[GRAPH_ROOTS_MAX], done = 0, failed = 0;
 	int err;
@@ -80,7 +82,7 @@ int graph_cpu_round(struct ditto_loadgen_opts *load, const pid_t *roots, size_t 
 	if (n > GRAPH_ROOTS_MAX)
 		return ditto_err(-EINVAL, "tune: more than %d processes to measure", GRAPH_ROOTS_MAX);
 	err = tier_cpu_ns(roots, n, before);
-	err = err ? err : graph_load_once(load, load->duration_s, what, &done, &failed, p50);
+	err = err ? err : graph_load_once(load, load->duration_s, what, &done, &failed, lat);
 	err = err ? err : tier_cpu_ns(roots, n, after);
 	if (!err && !done)
 		err = ditto_err(-EIO, "tune: the %s answered no request", what);
@@ -137,15 +139,19 @@ struct clone_roots {
 static int clone_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 {
 	const struct clone_roots *c = ctx;
+	struct glat lat;
+	int err = graph_cpu_round(load, c->pids, c->n, WHAT, v, &lat, false);
 
-	return graph_cpu_round(load, c->pids, c->n, WHAT, v, &v[c->n], false);
+	v[c->n] = lat.p50;
+	return err;
 }
 
 static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *load,
-		       struct gtier *tiers, size_t n, enum which w, double *idle_p50)
+		       struct gtier *tiers, size_t n, enum which w, struct gfront *front)
 {
 	pid_t pids[GRAPH_NODES_MAX];
 	double v[GRAPH_NODES_MAX + 1];
+	struct glat lat = { 0 };
 	int err = graph_front_port(run, &load->port);
 
 	err = err ? err : tier_pids(run, tiers, n, pids);
@@ -154,7 +160,7 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 		err = graph_idle_round(load, n, clone_round,
 				       &(struct clone_roots){ .pids = pids, .n = n }, v);
 	else if (!err)
-		err = graph_cpu_round(load, pids, n, WHAT, v, NULL, false);
+		err = graph_cpu_round(load, pids, n, WHAT, v, &lat, false);
 	/* A tier that died meanwhile would read as cheap, or leave the front
 	 * answering nothing: the runner says which and how it ended. */
 	if (!err || err == -EIO) {
@@ -165,12 +171,14 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 	for (size_t i = 0; !err && i < n; i++)
 		*measured_of(&tiers[i], w) = v[i];
 	if (!err && w == IDLE)
-		*idle_p50 = v[n];
+		front->idle_p50 = v[n];
+	if (!err && w == BASE)
+		front->base_p99 = lat.p99;
 	return err;
 }
 
 int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers, size_t n,
-		  double *idle_p50)
+		  struct gfront *front)
 {
 	/* No backstop of its own (a long --seconds would outlast one): the
 	 * run is freed on every path, and PR_SET_PDEATHSIG covers a kill. */
@@ -182,11 +190,11 @@ int graph_measure(const char *dir, const struct gloads *ld, struct gtier *tiers,
 		return ditto_err(-EINVAL, "tune: more than %d tiers", GRAPH_NODES_MAX);
 	if ((err = ditto_synth_up(dir, &uo, &run)))
 		return err;
-	err = measure_run(run, ld->base, tiers, n, BASE, NULL);
+	err = measure_run(run, ld->base, tiers, n, BASE, front);
 	if (!err && ld->busy)
-		err = measure_run(run, ld->busy, tiers, n, BUSY, NULL);
+		err = measure_run(run, ld->busy, tiers, n, BUSY, front);
 	if (!err && ld->idle)
-		err = measure_run(run, ld->idle, tiers, n, IDLE, idle_p50);
+		err = measure_run(run, ld->idle, tiers, n, IDLE, front);
 	ditto_synth_up_free(run);
 	return err;
 }

@@ -184,34 +184,61 @@ void gtier_foot_step(struct gtier *t)
 }
 
 /*
- * The share moves the footprints' walks off the request's path: the
- * p50 about p0 - k * share, k the secant of the last two points when
- * they are apart and it is positive, else walk_ns (what the walks cost
- * at most, the tiers in series). A step is at most SHARE_STEP_MAX: one
- * noisy p50 must not swing the whole graph's walks.
+ * A graph-wide knob moves the front's latency about y0 + sign * k * knob:
+ * k the secant of the last two points when they are apart and it is
+ * positive (and not below a twentieth of k0: a smaller one is noise),
+ * else k0, what the knob moves at most. A step is at most step_max: one
+ * noisy latency must not swing every tier at once.
+ */
+static bool wide_step(struct gwide *s, double k0, double sign, double step_max, double hi)
+{
+	double k = k0, nx;
+
+	if (!(s->measured > 0) || !(s->target > 0) || !(k0 > 0))
+		return false;
+	if (s->stepped && fabs(s->knob - s->x) > 0.02) {
+		double secant = sign * (s->measured - s->y) / (s->knob - s->x);
+
+		if (secant > k0 / 20)
+			k = secant;
+	}
+	nx = s->knob + sign * fmin(fmax((s->target - s->measured) / k, -step_max), step_max);
+	nx = fmin(fmax(nx, 0), hi);
+	s->x = s->knob;
+	s->y = s->measured;
+	s->stepped = true;
+	s->at_limit = nx == s->knob && (nx == 0 || nx == hi);
+	s->limit = nx;
+	s->knob = nx;
+	return true;
+}
+
+/*
+ * The after share moves the footprints' walks off the request's path:
+ * the p50 falls by at most walk_ns (the walks' whole cost, tiers in
+ * series) from a share of 0 to 1.
  */
 #define SHARE_STEP_MAX 0.5
 
-bool gshare_step(struct gshare *s, double walk_ns)
+bool gshare_step(struct gwide *s, double walk_ns)
 {
-	double k = walk_ns, nx;
+	return wide_step(s, walk_ns, -1, SHARE_STEP_MAX, 1);
+}
 
-	if (!(s->measured > 0) || !(s->target > 0) || !(walk_ns > 0))
-		return false;
-	if (s->stepped && fabs(s->share - s->x) > 0.02) {
-		double secant = (s->y - s->measured) / (s->share - s->x);
+/*
+ * The body spread draws each request's body length times a lognormal
+ * factor of mean 1 and that coefficient of variation: the factor's p99
+ * is 1.7 at a spread of 0.25, 4.9 at 1 and 8.6 at 2, about TAIL_SLOPE
+ * more per unit of spread over the range. The front's p99 rises at most
+ * that much times body_ns (every tier's body in series, each at its own
+ * p99 at once); the runtime's own work is not spread, and a request
+ * rarely meets every tier's slow draw, so the secant takes over once two
+ * spreads were measured.
+ */
+#define TAIL_SLOPE 3.5
+#define TAIL_STEP_MAX 0.5
 
-		if (secant > walk_ns / 20)
-			k = secant;
-	}
-	nx = s->share + fmin(fmax((s->measured - s->target) / k, -SHARE_STEP_MAX),
-			     SHARE_STEP_MAX);
-	nx = fmin(fmax(nx, 0), 1);
-	s->x = s->share;
-	s->y = s->measured;
-	s->stepped = true;
-	s->at_limit = nx == s->share && (nx == 0 || nx == 1);
-	s->limit = nx;
-	s->share = nx;
-	return true;
+bool gtail_step(struct gwide *s, double body_ns)
+{
+	return wide_step(s, TAIL_SLOPE * body_ns, 1, TAIL_STEP_MAX, SPREAD_MAX);
 }

@@ -77,6 +77,8 @@ void tune_targets_one_body_metric(struct ditto_metrics *t);
 #define TUNE_GRAPH_IDLE_METRIC "cpu_ns_per_request_idle:"
 /* The front's p50 latency under the idle load, the graph's (no node). */
 #define TUNE_GRAPH_IDLE_P50_METRIC "latency_p50_ns_idle"
+/* The front's p99 latency under the base load, the graph's. */
+#define TUNE_GRAPH_P99_METRIC "latency_p99_ns"
 
 /* An iteration to the caller's progress function, else to the log. */
 void tune_progress(ditto_tune_progress_fn fn, void *user, unsigned i, double e,

@@ -85,7 +85,7 @@ static bool graph_row(const char *metric)
 	return !strncmp(metric, TUNE_GRAPH_METRIC, strlen(TUNE_GRAPH_METRIC)) ||
 	       !strncmp(metric, TUNE_GRAPH_BUSY_METRIC, strlen(TUNE_GRAPH_BUSY_METRIC)) ||
 	       !strncmp(metric, TUNE_GRAPH_IDLE_METRIC, strlen(TUNE_GRAPH_IDLE_METRIC)) ||
-	       !strcmp(metric, TUNE_GRAPH_IDLE_P50_METRIC);
+	       !strcmp(metric, TUNE_GRAPH_IDLE_P50_METRIC) || !strcmp(metric, TUNE_GRAPH_P99_METRIC);
 }
 
 static bool tuned(const char *metric)

@@ -211,11 +211,11 @@ END_TEST
  */
 static int share_converge(double on_path, double walk, double want, double amp, int most)
 {
-	struct gshare s = { .target = 1e6 + want };
+	struct gwide s = { .target = 1e6 + want };
 	int i;
 
 	for (i = 0; i < most; i++) {
-		s.measured = (1e6 + (1 - s.share) * on_path) * noise((unsigned)i, amp);
+		s.measured = (1e6 + (1 - s.knob) * on_path) * noise((unsigned)i, amp);
 		if (fabs(s.measured - s.target) / s.target <= 0.05)
 			break;
 		gshare_step(&s, walk);
@@ -223,7 +223,7 @@ static int share_converge(double on_path, double walk, double want, double amp, 
 			break;
 	}
 	printf("p50 %.0f ns for %.0f after %d steps (share %.2f%s)\n", s.measured, s.target, i,
-	       s.share, s.at_limit ? ", at its limit" : "");
+	       s.knob, s.at_limit ? ", at its limit" : "");
 	return s.at_limit ? -1 : i < most ? i : -2;
 }
 
@@ -237,10 +237,10 @@ START_TEST(after_share_steps)
 	ck_assert_int_ge(share_converge(3e6, 3e6, 0.3e6, 0.03, 6), 0);
 	/* a walk of nothing: no step */
 	{
-		struct gshare s = { .target = 1e6, .measured = 2e6 };
+		struct gwide s = { .target = 1e6, .measured = 2e6 };
 
 		ck_assert(!gshare_step(&s, 0));
-		ck_assert(!s.stepped && s.share == 0);
+		ck_assert(!s.stepped && s.knob == 0);
 	}
 }
 END_TEST
@@ -251,9 +251,84 @@ START_TEST(after_share_limits)
 	 * 1; faster with every walk on it: the limit 0 */
 	ck_assert_int_eq(share_converge(1e6, 1e6, -0.5e6, 0, 6), -1);
 	{
-		struct gshare s = { .target = 3e6, .measured = 2e6 };
+		struct gwide s = { .target = 3e6, .measured = 2e6 };
 
 		gshare_step(&s, 1e6);
+		ck_assert(s.at_limit && s.limit == 0);
+	}
+}
+END_TEST
+
+/*
+ * The graph's synth.body_spread (gtail_step()): a graph whose p99 under
+ * the base load is p0 plus on_path times the lognormal factor's p99 less
+ * 1 at the spread (on_path below body, what the step is told the bodies
+ * cost: a request rarely meets every tier's slow draw, and the runtime's
+ * share is not spread), with noise; steps until the p99 is within 10% of
+ * the target (-1: at a limit, -2: not within most steps).
+ */
+static double lognormal_p99(double cv)
+{
+	double s2 = log(1 + cv * cv);
+
+	return exp(-s2 / 2 + 2.326 * sqrt(s2));
+}
+
+static int tail_converge(double on_path, double body, double want, double amp, int most)
+{
+	struct gwide s = { .target = 1e6 + on_path * (lognormal_p99(want) - 1) };
+	int i;
+
+	for (i = 0; i < most; i++) {
+		s.measured = (1e6 + on_path * (lognormal_p99(s.knob) - 1)) * noise((unsigned)i, amp);
+		if (fabs(s.measured - s.target) / s.target <= 0.1)
+			break;
+		gtail_step(&s, body);
+		if (s.at_limit)
+			break;
+	}
+	printf("p99 %.0f ns for %.0f after %d steps (spread %.2f%s)\n", s.measured, s.target, i,
+	       s.knob, s.at_limit ? ", at its limit" : "");
+	return s.at_limit ? -1 : i < most ? i : -2;
+}
+
+START_TEST(body_spread_steps)
+{
+	/* the bodies all on the path, half, a fifth; small and large
+	 * targets; noise */
+	ck_assert_int_ge(tail_converge(1e6, 1e6, 1, 0, 4), 0);
+	ck_assert_int_ge(tail_converge(0.5e6, 1e6, 1.5, 0, 6), 0);
+	ck_assert_int_ge(tail_converge(0.2e6, 1e6, 2, 0, 7), 0);
+	ck_assert_int_ge(tail_converge(1e6, 1e6, 0.3, 0, 4), 0);
+	ck_assert_int_ge(tail_converge(0.5e6, 1e6, 1.2, 0.05, 7), 0);
+	/* no body: no step */
+	{
+		struct gwide s = { .target = 2e6, .measured = 1e6 };
+
+		ck_assert(!gtail_step(&s, 0));
+		ck_assert(!s.stepped && s.knob == 0);
+	}
+}
+END_TEST
+
+START_TEST(body_spread_limits)
+{
+	/* a tail longer than the widest spread gives: the limit 2; a clone
+	 * slower than the original with no spread: the limit 0 */
+	{
+		struct gwide s = { .target = 1e6 + 1e6 * (lognormal_p99(5) - 1) };
+		int i;
+
+		for (i = 0; i < 12 && !s.at_limit; i++) {
+			s.measured = 1e6 + 1e6 * (lognormal_p99(s.knob) - 1);
+			gtail_step(&s, 1e6);
+		}
+		ck_assert(s.at_limit && s.limit == SPREAD_MAX);
+	}
+	{
+		struct gwide s = { .target = 2e6, .measured = 3e6 };
+
+		gtail_step(&s, 1e6);
 		ck_assert(s.at_limit && s.limit == 0);
 	}
 }
@@ -275,6 +350,8 @@ int main(void)
 	tcase_add_test(tc, footprint_limits);
 	tcase_add_test(tc, after_share_steps);
 	tcase_add_test(tc, after_share_limits);
+	tcase_add_test(tc, body_spread_steps);
+	tcase_add_test(tc, body_spread_limits);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -204,7 +204,7 @@ class TuneGraphOpts(Structure):
                 ('seed', c_uint64), ('cc', c_char_p), ('progress', TUNE_PROGRESS_FN),
                 ('user', c_void_p), ('stop', POINTER(c_int)), ('busy', c_void_p),
                 ('busy_connections', c_uint), ('profile_targets', c_bool),
-                ('idle_qps', c_double)]
+                ('idle_qps', c_double), ('tail', c_bool)]
 
 
 def make_opts(cls, **fields):

@@ -239,7 +239,7 @@ def tune(model, dir, original=None, original_port=0, service=None, port=0, itera
 def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0,
                connections=0, seconds=0, latency=False, latency_seconds=0, path=None, keep=(),
                seed=0, cc=None, progress=None, busy=None, busy_connections=0,
-               profile_targets=False, idle_rate=0):
+               profile_targets=False, idle_rate=0, tail=False):
     """Tune the clone of a graph model (several services) with
     ditto_tune_graph(): write the graph tree into dir, build it, start it
     as ditto.up() does, load its front tier, and hold each tier's CPU time
@@ -280,6 +280,11 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                    (one value for the graph; row "latency_p50_ns_idle"); the
                    idle rows' bounds are at least the original's own spread
                    over its rounds
+    tail           with original (not profile_targets): also hold the front's
+                   p99 latency under the base load to the original's (row
+                   "latency_p99_ns"; its bound at least the original's own
+                   spread over five rounds) by every tier's
+                   "NODE/synth.body_spread", one value for the graph
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", the busy and idle
     rows, then the latency rows); Ctrl-C and errors as tune()."""
@@ -298,7 +303,7 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                        busy=busy._p if busy is not None else None,
                        busy_connections=int(busy_connections),
                        profile_targets=bool(profile_targets),
-                       idle_qps=float(idle_rate))
+                       idle_qps=float(idle_rate), tail=bool(tail))
     if keep:
         o.keep = ctypes.cast(keep_arr, ctypes.POINTER(c_char_p))
     fn = _fill(o, dir, cc, argv, progress, stop)
