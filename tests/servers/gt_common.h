@@ -51,6 +51,8 @@ struct gt_opts {
 	unsigned long work;		/* steps of gt_work() per request */
 	unsigned long work_after;	/* steps of gt_work_after() per response */
 	size_t work_bytes;		/* its table */
+	unsigned long slow_permille;	/* requests in 1000 that work slow_times as long */
+	unsigned long slow_times;
 };
 
 /* ------------------------------------------------------------------ */
@@ -68,6 +70,7 @@ static __thread uint64_t gt_work_x = 88172645463325252ull;
 static volatile uint64_t gt_work_sink;
 
 static unsigned long gt_work_after_steps;
+static unsigned long gt_slow_permille, gt_slow_times = 1;
 static unsigned long gt_requests;	/* whole requests read, this thread's or all */
 static int gt_split_reads;	/* --split-reads: gt_read_more() */
 
@@ -88,9 +91,18 @@ static inline void gt_work_n(unsigned long steps)
 	gt_work_sink = acc;
 }
 
+/* --slow-share P --slow-times T: P requests in 1000, drawn at random,
+ * work T times as long: a tail of slow requests (a server whose rare
+ * requests miss a cache or take a lock), for the graph tuner's p99 row. */
 static inline void gt_work(void)
 {
-	gt_work_n(gt_work_steps);
+	uint64_t x = gt_work_x;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	gt_work_x = x;
+	gt_work_n(x % 1000 < gt_slow_permille ? gt_work_steps * gt_slow_times : gt_work_steps);
 }
 
 /* Work after a response is written (--work-after N), as a server that
@@ -104,6 +116,8 @@ static inline void gt_work_after(void)
 static inline void gt_work_init(const struct gt_opts *o)
 {
 	gt_work_after_steps = o->work_after;
+	gt_slow_permille = o->slow_permille;
+	gt_slow_times = o->slow_times ? o->slow_times : 1;
 	if (!o->work && !o->work_after)
 		return;
 	gt_work_steps = o->work;
@@ -148,7 +162,8 @@ static inline void gt_put_be32(unsigned char *p, uint32_t v)
 static inline void gt_usage(const char *prog, int threads)
 {
 	fprintf(stderr, "usage: %s --port P%s [--response-bytes R] [--max-seconds S]"
-		" [--work N] [--work-bytes B] [--work-after N] [--split-reads]\n",
+		" [--work N] [--work-bytes B] [--work-after N] [--split-reads]\n"
+		"       [--slow-share PERMILLE --slow-times T]\n",
 		prog, threads ? " [--threads N]" : "");
 	exit(GT_EXIT_USAGE);
 }
@@ -181,6 +196,8 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 		{ "work-bytes", required_argument, NULL, 'b' },
 		{ "work-after", required_argument, NULL, 'a' },
 		{ "split-reads", no_argument, NULL, 'S' },
+		{ "slow-share", required_argument, NULL, 'l' },
+		{ "slow-times", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +220,8 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 		case 'b': o->work_bytes = gt_number(prog, optarg, 1, 1ul << 30); break;
 		case 'a': o->work_after = gt_number(prog, optarg, 0, 100000000); break;
 		case 'S': gt_split_reads = 1; break;
+		case 'l': o->slow_permille = gt_number(prog, optarg, 0, 1000); break;
+		case 'T': o->slow_times = gt_number(prog, optarg, 1, 1000); break;
 		default: gt_usage(prog, default_threads != 0);
 		}
 	}
