@@ -59,6 +59,7 @@ struct gloop {
 	struct gwide share;	/* the idle load's p50 and the footprints' after share */
 	bool tail;		/* the p99 row: the original's p99 under the base load */
 	struct gwide spread;	/* the base load's p99 and the bodies' spread */
+	double p50_target, p50_measured;	/* the base load's p50 (with tail) */
 	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
@@ -439,6 +440,7 @@ static int measure(struct gloop *l)
 	err = graph_measure(l->try_dir, &ld, l->t, l->n, &front);
 	l->share.measured = front.idle_p50;
 	l->spread.measured = front.base_p99;
+	l->p50_measured = front.base_p50;
 	return err;
 }
 
@@ -452,7 +454,7 @@ static int original_targets(struct gloop *l)
 	struct gloads ld;
 	double base[GRAPH_NODES_MAX], busy_v[GRAPH_NODES_MAX];
 	struct gidle idle_v = { .p50 = 0 };
-	struct gmedian tail = { 0 };
+	struct gtail tail = { 0 };
 	unsigned ports[GRAPH_NODES_MAX];
 	const char *names[GRAPH_NODES_MAX];
 	struct gorig o = { .argv = l->o.original_argv, .ports = ports, .names = names,
@@ -488,8 +490,9 @@ static int original_targets(struct gloop *l)
 	}
 	l->share.target = l->idle ? idle_v.p50 : 0;
 	l->share.bound = fmax(l->o.bound, idle_v.p50_spread);
-	l->spread.target = tail.v;
-	l->spread.bound = fmax(l->o.bound, tail.spread);
+	l->spread.target = tail.p99;
+	l->spread.bound = fmax(l->o.bound, tail.p99_spread);
+	l->p50_target = tail.p50;
 	return 0;
 }
 
@@ -499,7 +502,7 @@ static int original_targets(struct gloop *l)
 static int measure_again(struct gloop *l)
 {
 	double first[GRAPH_NODES_MAX], busy[GRAPH_NODES_MAX], idle[GRAPH_NODES_MAX];
-	double p50 = l->share.measured, p99 = l->spread.measured;
+	double p50 = l->share.measured, p99 = l->spread.measured, base_p50 = l->p50_measured;
 	int err;
 
 	for (size_t k = 0; k < l->n; k++) {
@@ -516,6 +519,7 @@ static int measure_again(struct gloop *l)
 	}
 	l->share.measured = (p50 + l->share.measured) / 2;
 	l->spread.measured = (p99 + l->spread.measured) / 2;
+	l->p50_measured = (base_p50 + l->p50_measured) / 2;
 	return 0;
 }
 
@@ -673,6 +677,28 @@ static double body_ns(const struct gloop *l)
 	return sum;
 }
 
+/*
+ * The p99 the spread's step is given: the clone's as if its tiers' CPU
+ * per request and its p50 were their originals'. Its tail above its p50
+ * grows with its bodies' length as much as with their spread, and while
+ * the tiers' knobs are far off (the first iterations) the spread would
+ * chase their CPU time: the excess over the p50 is scaled by the tiers'
+ * targets over what they measured (at most 4 times either way: a clone
+ * far short of its targets has a tail of the host's noise, not of its
+ * bodies) and set on the original's p50.
+ */
+static double tail_p99(const struct gloop *l)
+{
+	double target = 0, f;
+
+	for (size_t k = 0; k < l->n; k++)
+		target += l->t[k].target;
+	if (!(l->p50_measured > 0) || !(l->p50_target > 0) || !(body_ns(l) > 0))
+		return l->spread.measured;
+	f = fmin(fmax(target / body_ns(l), 0.25), 4);
+	return l->p50_target + fmax(l->spread.measured - l->p50_measured, 0) * f;
+}
+
 /* What the tiers' footprints cost more after idle time, summed over the
  * tiers that have one: what the after share moves at most. */
 static double walk_ns(const struct gloop *l)
@@ -746,7 +772,7 @@ static int iteration(struct gloop *l)
 	    gshare_step(&l->share, walk_ns(l)))
 		moving += !l->share.at_limit;
 	if (tail_held(l) && wide_error(&l->spread) > l->spread.bound &&
-	    gtail_step(&l->spread, body_ns(l)))
+	    gtail_step(&l->spread, tail_p99(l), body_ns(l)))
 		moving += !l->spread.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {

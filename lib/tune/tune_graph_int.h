@@ -72,17 +72,17 @@ struct glat {
 };
 
 /* What one measurement reads at the front: its p50 under the idle load,
- * its p99 under the base load. */
+ * its p50 and p99 under the base load. */
 struct gfront {
-	double idle_p50, base_p99;
+	double idle_p50, base_p50, base_p99;
 };
 
 /*
  * Start the graph tree in dir (ditto_synth_up()), drive its front tier
  * closed-loop (ld->base: port set here) for a warm-up second and then
  * the load's duration, and set tiers[i].measured to each tier's CPU ns
- * per request the front answered, and the front's p99 latency there into
- * front->base_p99; then the same under ld->busy into
+ * per request the front answered, and the front's p50 and p99 latency
+ * there into front->base_p50 and base_p99; then the same under ld->busy into
  * tiers[i].busy_measured and under ld->idle (the median of three parts
  * of the run) into idle_measured, and the front's p50 latency there
  * (the same median) into front->idle_p50. Every tier is stopped before
@@ -117,10 +117,11 @@ struct gidle {
 	double p50, p50_spread;
 };
 
-/* A figure of the original's rounds: their median, and half their range
- * over it (how finely one measurement tells two figures apart). */
-struct gmedian {
-	double v, spread;
+/* The original's front under the base load: the medians of its rounds'
+ * p99 and p50 latency, and how far the p99s spread (half their range over
+ * their median: how finely one measurement tells two figures apart). */
+struct gtail {
+	double p99, p99_spread, p50;
 };
 
 struct gorig {
@@ -131,7 +132,7 @@ struct gorig {
 	size_t n;
 	double bound;
 	const volatile int *stop;
-	struct gmedian *tail;	/* not NULL: the front's p99 under the base load */
+	struct gtail *tail;	/* not NULL: the front's p99 under the base load */
 };
 
 /*
@@ -145,8 +146,8 @@ struct gorig {
  * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
  * latency there, ns, the same median; each with how far its rounds
  * spread: half their range over their median); with o->tail, the
- * front's p99 latency under ld->base in a fixed number of rounds once
- * it settled, their median and spread into *o->tail; *settle_s the
+ * front's p99 and p50 latency under ld->base in a fixed number of rounds
+ * once it settled into *o->tail; *settle_s the
  * seconds of base load that took (warm-up included). Everything argv
  * started is stopped before returning.
  */
@@ -203,10 +204,11 @@ struct gwide {
 bool gshare_step(struct gwide *s, double walk_ns);
 
 /* s's next body spread in [0, SPREAD_MAX] from its p99 against the
- * target; body_ns the tiers' CPU per request under the base load,
- * summed (what the spread draws out at most, tiers in series). False,
- * and no step, while body_ns or the p99 is 0. */
+ * target, the p99 taken as p99 (the loop's: the clone's as if its tiers
+ * and p50 were their originals'); body_ns the tiers' CPU per request
+ * under the base load, summed (what the spread draws out at most, tiers
+ * in series). False, and no step, while body_ns or the p99 is 0. */
 #define SPREAD_MAX 2.0
-bool gtail_step(struct gwide *s, double body_ns);
+bool gtail_step(struct gwide *s, double p99, double body_ns);
 
 #endif /* DITTO_TUNE_GRAPH_INT_H */

@@ -340,30 +340,34 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
  * The front's p99 under the base load: TAIL_ROUNDS more rounds once the
  * tiers' CPU settled. A p99 of a few thousand requests moves by tens of
  * percent between rounds (a burst of the host's other work lands in it
- * or does not): the median of the rounds, with their spread.
+ * or does not): the median of the rounds, with their spread, and the
+ * median of their p50s.
  */
 #define TAIL_ROUNDS 5
 
 static int tail_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
-		       const struct oroots *r, struct gmedian *out)
+		       const struct oroots *r, struct gtail *out)
 {
-	double v[GRAPH_NODES_MAX], col[TAIL_ROUNDS];
+	double v[GRAPH_NODES_MAX], col[TAIL_ROUNDS], p50[TAIL_ROUNDS], unused;
 	struct glat lat;
 	int err = 0;
 
 	for (int k = 0; !err && k < TAIL_ROUNDS; k++) {
 		err = checked_round(o, s, load, r, v, &lat);
 		col[k] = lat.p99;
+		p50[k] = lat.p50;
 	}
 	if (err)
 		return err;
-	out->v = median_spread(col, TAIL_ROUNDS, &out->spread);
-	if (col[TAIL_ROUNDS - 1] - col[0] > out->v / 2)
+	out->p99 = median_spread(col, TAIL_ROUNDS, &out->p99_spread);
+	out->p50 = median_spread(p50, TAIL_ROUNDS, &unused);
+	if (col[TAIL_ROUNDS - 1] - col[0] > out->p99 / 2)
 		ditto_warn("tune: the original graph's p99 latency under the base load was %.0f to "
 			   "%.0f ns in %d rounds: its target is their median, %.0f", col[0],
-			   col[TAIL_ROUNDS - 1], TAIL_ROUNDS, out->v);
-	return out->v > 0 ? 0 : ditto_err(-EIO, "tune: the original graph's front answered with "
-					  "no latency under the base load");
+			   col[TAIL_ROUNDS - 1], TAIL_ROUNDS, out->p99);
+	return out->p99 > 0 && out->p50 > 0 ? 0 :
+	       ditto_err(-EIO, "tune: the original graph's front answered with no latency under "
+			 "the base load");
 }
 
 static int run(const struct gorig *o, struct mctx *c, struct svc *s, const struct gloads *ld,

@@ -172,8 +172,10 @@ static int measure_run(struct ditto_synth_run *run, struct ditto_loadgen_opts *l
 		*measured_of(&tiers[i], w) = v[i];
 	if (!err && w == IDLE)
 		front->idle_p50 = v[n];
-	if (!err && w == BASE)
+	if (!err && w == BASE) {
+		front->base_p50 = lat.p50;
 		front->base_p99 = lat.p99;
+	}
 	return err;
 }
 

@@ -190,22 +190,23 @@ void gtier_foot_step(struct gtier *t)
  * else k0, what the knob moves at most. A step is at most step_max: one
  * noisy latency must not swing every tier at once.
  */
-static bool wide_step(struct gwide *s, double k0, double sign, double step_max, double hi)
+static bool wide_step(struct gwide *s, double y, double k0, double sign, double step_max,
+		      double hi)
 {
 	double k = k0, nx;
 
-	if (!(s->measured > 0) || !(s->target > 0) || !(k0 > 0))
+	if (!(y > 0) || !(s->target > 0) || !(k0 > 0))
 		return false;
 	if (s->stepped && fabs(s->knob - s->x) > 0.02) {
-		double secant = sign * (s->measured - s->y) / (s->knob - s->x);
+		double secant = sign * (y - s->y) / (s->knob - s->x);
 
 		if (secant > k0 / 20)
 			k = secant;
 	}
-	nx = s->knob + sign * fmin(fmax((s->target - s->measured) / k, -step_max), step_max);
+	nx = s->knob + sign * fmin(fmax((s->target - y) / k, -step_max), step_max);
 	nx = fmin(fmax(nx, 0), hi);
 	s->x = s->knob;
-	s->y = s->measured;
+	s->y = y;
 	s->stepped = true;
 	s->at_limit = nx == s->knob && (nx == 0 || nx == hi);
 	s->limit = nx;
@@ -222,7 +223,7 @@ static bool wide_step(struct gwide *s, double k0, double sign, double step_max, 
 
 bool gshare_step(struct gwide *s, double walk_ns)
 {
-	return wide_step(s, walk_ns, -1, SHARE_STEP_MAX, 1);
+	return wide_step(s, s->measured, walk_ns, -1, SHARE_STEP_MAX, 1);
 }
 
 /*
@@ -238,7 +239,7 @@ bool gshare_step(struct gwide *s, double walk_ns)
 #define TAIL_SLOPE 3.5
 #define TAIL_STEP_MAX 0.5
 
-bool gtail_step(struct gwide *s, double body_ns)
+bool gtail_step(struct gwide *s, double p99, double body_ns)
 {
-	return wide_step(s, TAIL_SLOPE * body_ns, 1, TAIL_STEP_MAX, SPREAD_MAX);
+	return wide_step(s, p99, TAIL_SLOPE * body_ns, 1, TAIL_STEP_MAX, SPREAD_MAX);
 }

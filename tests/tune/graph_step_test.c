@@ -283,7 +283,7 @@ static int tail_converge(double on_path, double body, double want, double amp, i
 		s.measured = (1e6 + on_path * (lognormal_p99(s.knob) - 1)) * noise((unsigned)i, amp);
 		if (fabs(s.measured - s.target) / s.target <= 0.1)
 			break;
-		gtail_step(&s, body);
+		gtail_step(&s, s.measured, body);
 		if (s.at_limit)
 			break;
 	}
@@ -305,7 +305,7 @@ START_TEST(body_spread_steps)
 	{
 		struct gwide s = { .target = 2e6, .measured = 1e6 };
 
-		ck_assert(!gtail_step(&s, 0));
+		ck_assert(!gtail_step(&s, s.measured, 0));
 		ck_assert(!s.stepped && s.knob == 0);
 	}
 }
@@ -321,14 +321,14 @@ START_TEST(body_spread_limits)
 
 		for (i = 0; i < 12 && !s.at_limit; i++) {
 			s.measured = 1e6 + 1e6 * (lognormal_p99(s.knob) - 1);
-			gtail_step(&s, 1e6);
+			gtail_step(&s, s.measured, 1e6);
 		}
 		ck_assert(s.at_limit && s.limit == SPREAD_MAX);
 	}
 	{
 		struct gwide s = { .target = 2e6, .measured = 3e6 };
 
-		gtail_step(&s, 1e6);
+		gtail_step(&s, s.measured, 1e6);
 		ck_assert(s.at_limit && s.limit == 0);
 	}
 }
