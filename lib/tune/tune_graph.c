@@ -59,7 +59,7 @@ struct gloop {
 	struct gwide share;	/* the idle load's p50 and the footprints' after share */
 	bool tail;		/* the p99 row: the original's p99 under the base load */
 	struct gwide spread;	/* the base load's p99 and the bodies' spread */
-	double p50_target, p50_measured;	/* the base load's p50 (with tail) */
+	double p50_measured;	/* the clone's p50 under the base load (with tail) */
 	double settle_s;	/* seconds of load the original took to settle */
 	char try_dir[4096];
 };
@@ -437,11 +437,12 @@ static int measure(struct gloop *l)
 	int err;
 
 	loads(l, &load, &busy, &idle, &ld);
-	err = graph_measure(l->try_dir, &ld, l->t, l->n, &front);
+	if ((err = graph_measure(l->try_dir, &ld, l->t, l->n, &front)))
+		return err;
 	l->share.measured = front.idle_p50;
 	l->spread.measured = front.base_p99;
 	l->p50_measured = front.base_p50;
-	return err;
+	return 0;
 }
 
 /* The targets from the original graph run by its command under the same
@@ -492,7 +493,6 @@ static int original_targets(struct gloop *l)
 	l->share.bound = fmax(l->o.bound, idle_v.p50_spread);
 	l->spread.target = tail.p99;
 	l->spread.bound = fmax(l->o.bound, tail.p99_spread);
-	l->p50_target = tail.p50;
 	return 0;
 }
 
@@ -679,24 +679,30 @@ static double body_ns(const struct gloop *l)
 
 /*
  * The p99 the spread's step is given: the clone's as if its tiers' CPU
- * per request and its p50 were their originals'. Its tail above its p50
- * grows with its bodies' length as much as with their spread, and while
- * the tiers' knobs are far off (the first iterations) the spread would
- * chase their CPU time: the excess over the p50 is scaled by the tiers'
- * targets over what they measured (at most 4 times either way: a clone
- * far short of its targets has a tail of the host's noise, not of its
- * bodies) and set on the original's p50.
+ * per request were their targets. Its tail above its p50 grows with its
+ * bodies' length as much as with their spread, and while the tiers'
+ * knobs are far off (the first iterations run bodies a fifth of their
+ * targets' length) the spread would chase their CPU time: the excess
+ * over the p50 is scaled by the tiers' targets over what they measured,
+ * summed; the p99 as measured once they are their targets, so that the
+ * step aims at the row. Beyond a factor of TAIL_REACH either way the
+ * clone's tail says little of its bodies' spread (the host's noise, or
+ * bodies queued behind each other): 0, no step.
  */
+#define TAIL_REACH 2.0
+
 static double tail_p99(const struct gloop *l)
 {
 	double target = 0, f;
 
 	for (size_t k = 0; k < l->n; k++)
 		target += l->t[k].target;
-	if (!(l->p50_measured > 0) || !(l->p50_target > 0) || !(body_ns(l) > 0))
-		return l->spread.measured;
-	f = fmin(fmax(target / body_ns(l), 0.25), 4);
-	return l->p50_target + fmax(l->spread.measured - l->p50_measured, 0) * f;
+	if (!(l->p50_measured > 0) || !(body_ns(l) > 0))
+		return 0;
+	f = target / body_ns(l);
+	if (f > TAIL_REACH || f < 1 / TAIL_REACH)
+		return 0;
+	return l->p50_measured + fmax(l->spread.measured - l->p50_measured, 0) * f;
 }
 
 /* What the tiers' footprints cost more after idle time, summed over the
@@ -844,10 +850,12 @@ static void busy_idle_stalls(struct gloop *l, const struct gtier *t, unsigned ra
 		row_stall(l, t, &idle, ran);
 }
 
-/* Why a graph-wide row is out: its knob at a limit (what that means at
- * its top and at 0), never stepped (why), or the iterations ran out. */
+/* Why a graph-wide row is out: its knob at a limit (and whether the
+ * clone graph's latency is above the original's or below: said from the
+ * row, not from the limit, as the spread steps on a scaled p99), never
+ * stepped (why), or the iterations ran out. */
 struct wide_why {
-	const char *metric, *knob, *at_top, *at_zero, *still;
+	const char *metric, *knob, *slower, *faster, *still;
 };
 
 static void wide_stall(struct gloop *l, const struct gwide *s, const struct wide_why *w,
@@ -859,7 +867,7 @@ static void wide_stall(struct gloop *l, const struct gwide *s, const struct wide
 		return;
 	if (s->at_limit)
 		snprintf(text, sizeof(text), "every tier's %s is at its limit %g: %s", w->knob,
-			 s->limit, s->limit > 0 ? w->at_top : w->at_zero);
+			 s->limit, s->best_measured > s->target ? w->slower : w->faster);
 	else if (!s->stepped)
 		snprintf(text, sizeof(text), "every tier's %s stood still: %s", w->knob, w->still);
 	else
@@ -869,25 +877,22 @@ static void wide_stall(struct gloop *l, const struct gwide *s, const struct wide
 		     DITTO_TUNE_UNFINISHED, ran, text);
 }
 
-/* The idle load's p50 (1: the walks are off the path and the clone
- * still answers slower; 0: on it and faster), and the base load's p99
- * (2: the clone's tail is still shorter; 0: longer with no spread). */
+/* The idle load's p50 (at 1 every walk is after the response, at 0
+ * before it) and the base load's p99 (at 2 the bodies spread most, at 0
+ * every body of a tier is the same length). */
 static void wide_stalls(struct gloop *l, unsigned ran)
 {
 	static const struct wide_why share = {
 		.metric = TUNE_GRAPH_IDLE_P50_METRIC, .knob = AFTER_KNOB,
-		.at_top = "the clone graph answers slower after idle time with every footprint "
-			  "walked after the response",
-		.at_zero = "the clone graph answers faster after idle time with every footprint "
-			   "walked before the response",
+		.slower = "the clone graph answers slower after idle time than the original",
+		.faster = "the clone graph answers faster after idle time than the original",
 		.still = "no tier has a footprint that costs more after idle time" };
 	static const struct wide_why spread = {
 		.metric = TUNE_GRAPH_P99_METRIC, .knob = SPREAD_KNOB,
-		.at_top = "the clone graph's slowest requests are still faster than the "
-			  "original's",
-		.at_zero = "the clone graph's slowest requests are slower than the original's "
-			   "with every body the same length",
-		.still = "no tier spent CPU time under the base load" };
+		.slower = "the clone graph's slowest requests are slower than the original's",
+		.faster = "the clone graph's slowest requests are faster than the original's",
+		.still = "the tiers' CPU per request was never within a factor of 2 of their "
+			 "targets, where the clone's tail tells of its bodies' spread" };
 
 	if (share_held(l))
 		wide_stall(l, &l->share, &share, ran);

@@ -117,11 +117,11 @@ struct gidle {
 	double p50, p50_spread;
 };
 
-/* The original's front under the base load: the medians of its rounds'
- * p99 and p50 latency, and how far the p99s spread (half their range over
- * their median: how finely one measurement tells two figures apart). */
+/* The original's front under the base load: the median of its rounds'
+ * p99 latency, and how far they spread (half their range over their
+ * median: how finely one measurement tells two figures apart). */
 struct gtail {
-	double p99, p99_spread, p50;
+	double p99, p99_spread;
 };
 
 struct gorig {
@@ -146,8 +146,8 @@ struct gorig {
  * ld->idle into idle->cpu[i] (when not NULL; idle->p50 the front's p50
  * latency there, ns, the same median; each with how far its rounds
  * spread: half their range over their median); with o->tail, the
- * front's p99 and p50 latency under ld->base in a fixed number of rounds
- * once it settled into *o->tail; *settle_s the
+ * front's p99 latency under ld->base in a fixed number of rounds once it
+ * settled into *o->tail; *settle_s the
  * seconds of base load that took (warm-up included). Everything argv
  * started is stopped before returning.
  */
@@ -203,9 +203,9 @@ struct gwide {
  * walk_ns or the p50 is 0. */
 bool gshare_step(struct gwide *s, double walk_ns);
 
-/* s's next body spread in [0, SPREAD_MAX] from its p99 against the
- * target, the p99 taken as p99 (the loop's: the clone's as if its tiers
- * and p50 were their originals'); body_ns the tiers' CPU per request
+/* s's next body spread in [0, SPREAD_MAX] (the knob table's maximum)
+ * from its p99 against the target, the p99 taken as p99 (the loop's: the
+ * clone's as if its tiers' CPU were their targets); body_ns the tiers' CPU per request
  * under the base load, summed (what the spread draws out at most, tiers
  * in series). False, and no step, while body_ns or the p99 is 0. */
 #define SPREAD_MAX 2.0

@@ -265,7 +265,7 @@ struct orig_round {
 static int orig_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 {
 	const struct orig_round *c = ctx;
-	struct glat lat;
+	struct glat lat = { 0 };
 	int err = checked_round(c->o, c->s, load, c->r, v, &lat);
 
 	v[c->o->n] = lat.p50;
@@ -340,32 +340,29 @@ static int idle_rounds(const struct gorig *o, struct svc *s, struct ditto_loadge
  * The front's p99 under the base load: TAIL_ROUNDS more rounds once the
  * tiers' CPU settled. A p99 of a few thousand requests moves by tens of
  * percent between rounds (a burst of the host's other work lands in it
- * or does not): the median of the rounds, with their spread, and the
- * median of their p50s.
+ * or does not): the median of the rounds, with their spread.
  */
 #define TAIL_ROUNDS 5
 
 static int tail_rounds(const struct gorig *o, struct svc *s, struct ditto_loadgen_opts *load,
 		       const struct oroots *r, struct gtail *out)
 {
-	double v[GRAPH_NODES_MAX], col[TAIL_ROUNDS], p50[TAIL_ROUNDS], unused;
-	struct glat lat;
+	double v[GRAPH_NODES_MAX], col[TAIL_ROUNDS];
+	struct glat lat = { 0 };
 	int err = 0;
 
 	for (int k = 0; !err && k < TAIL_ROUNDS; k++) {
 		err = checked_round(o, s, load, r, v, &lat);
 		col[k] = lat.p99;
-		p50[k] = lat.p50;
 	}
 	if (err)
 		return err;
 	out->p99 = median_spread(col, TAIL_ROUNDS, &out->p99_spread);
-	out->p50 = median_spread(p50, TAIL_ROUNDS, &unused);
 	if (col[TAIL_ROUNDS - 1] - col[0] > out->p99 / 2)
 		ditto_warn("tune: the original graph's p99 latency under the base load was %.0f to "
 			   "%.0f ns in %d rounds: its target is their median, %.0f", col[0],
 			   col[TAIL_ROUNDS - 1], TAIL_ROUNDS, out->p99);
-	return out->p99 > 0 && out->p50 > 0 ? 0 :
+	return out->p99 > 0 ? 0 :
 	       ditto_err(-EIO, "tune: the original graph's front answered with no latency under "
 			 "the base load");
 }

@@ -139,7 +139,7 @@ struct clone_roots {
 static int clone_round(void *ctx, struct ditto_loadgen_opts *load, double *v)
 {
 	const struct clone_roots *c = ctx;
-	struct glat lat;
+	struct glat lat = { 0 };
 	int err = graph_cpu_round(load, c->pids, c->n, WHAT, v, &lat, false);
 
 	v[c->n] = lat.p50;

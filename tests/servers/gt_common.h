@@ -98,6 +98,10 @@ static inline void gt_work(void)
 {
 	uint64_t x = gt_work_x;
 
+	if (!gt_slow_permille) {	/* as before the option: the same steps */
+		gt_work_n(gt_work_steps);
+		return;
+	}
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
@@ -227,6 +231,10 @@ static inline void gt_parse(int argc, char **argv, struct gt_opts *o,
 	}
 	if (optind != argc || !o->port)
 		gt_usage(prog, default_threads != 0);
+	if (o->slow_permille && !o->work) {
+		fprintf(stderr, "%s: --slow-share needs --work (the work it makes longer)\n", prog);
+		exit(GT_EXIT_USAGE);
+	}
 	gt_work_init(o);
 }
 
