@@ -524,7 +524,9 @@ struct ditto_tune_graph_opts {
  * largest error) is moved into dir. The report has one row per tuned
  * tier, "cpu_ns_per_request:NODE" (bound: opts->bound), and with the
  * busy and idle loads "cpu_ns_per_request_busy:NODE" and
- * "cpu_ns_per_request_idle:NODE"; with opts->latency, the end-to-end
+ * "cpu_ns_per_request_idle:NODE", the graph's "latency_p50_ns_idle"
+ * with the idle load and "latency_p99_ns" with opts->tail (bounds: at
+ * least the original's own spread); with opts->latency, the end-to-end
  * rows of ditto_tune() (p50/p99 at low, medium and high load, their
  * noise rows, saturation_qps) between the original graph and the best
  * clone graph. The iterations and the best
@@ -538,8 +540,9 @@ struct ditto_tune_graph_opts {
  * both); -ENOTEMPTY dir holds other files; errors of measuring the
  * original graph (prefixed "tune: measuring the original graph": it did
  * not start or exited, -ETIMEDOUT a tier did not listen on its port
- * under the command, -EIO it failed more than 5% of the requests or a
- * tier spent no CPU), before anything is built; -ECHILD no clone graph
+ * under the command, -EIO it failed more than 5% of the requests, a
+ * tier spent no CPU or its front answered with no latency), before
+ * anything is built; -ECHILD no clone graph
  * could be built and measured; -ECANCELED stopped before any was
  * measured.
  */
