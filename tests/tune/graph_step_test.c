@@ -202,29 +202,54 @@ START_TEST(footprint_limits)
 END_TEST
 
 /*
+ * A graph-wide knob on a model graph: its latency at the knob times
+ * noise, stepped until within aim of the target (-1: at a limit, -2: not
+ * within most steps); step() is told k0, what the knob moves at most.
+ */
+struct wide_case {
+	double (*latency)(double knob, double on_path);
+	bool (*step)(struct gwide *s, double k0);
+	double on_path, k0, target, aim, amp;
+	int most;
+	const char *what, *knob;
+};
+
+static int wide_converge(const struct wide_case *c)
+{
+	struct gwide s = { .target = c->target };
+	int i;
+
+	for (i = 0; i < c->most; i++) {
+		s.measured = c->latency(s.knob, c->on_path) * noise((unsigned)i, c->amp);
+		if (fabs(s.measured - s.target) / s.target <= c->aim)
+			break;
+		c->step(&s, c->k0);
+		if (s.at_limit)
+			break;
+	}
+	printf("%s %.0f ns for %.0f after %d steps (%s %.2f%s)\n", c->what, s.measured, s.target,
+	       i, c->knob, s.knob, s.at_limit ? ", at its limit" : "");
+	return s.at_limit ? -1 : i < c->most ? i : -2;
+}
+
+/*
  * The graph's synth.footprint_after_share (gshare_step()): a graph whose
  * p50 under the idle load is p0 + (1 - share) * on_path, on_path the
  * part of the walks' cost that the share moves (less than walk, what the
  * step is told the walks cost: a tier off the front's path, a walk
- * partly cached), with noise; steps until the p50 is within 5% of the
- * target (-1: at a limit, -2: not within most steps).
+ * partly cached), with noise; within 5% of the target.
  */
+static double share_latency(double share, double on_path)
+{
+	return 1e6 + (1 - share) * on_path;
+}
+
 static int share_converge(double on_path, double walk, double want, double amp, int most)
 {
-	struct gwide s = { .target = 1e6 + want };
-	int i;
-
-	for (i = 0; i < most; i++) {
-		s.measured = (1e6 + (1 - s.knob) * on_path) * noise((unsigned)i, amp);
-		if (fabs(s.measured - s.target) / s.target <= 0.05)
-			break;
-		gshare_step(&s, walk);
-		if (s.at_limit)
-			break;
-	}
-	printf("p50 %.0f ns for %.0f after %d steps (share %.2f%s)\n", s.measured, s.target, i,
-	       s.knob, s.at_limit ? ", at its limit" : "");
-	return s.at_limit ? -1 : i < most ? i : -2;
+	return wide_converge(&(struct wide_case){
+		.latency = share_latency, .step = gshare_step, .on_path = on_path, .k0 = walk,
+		.target = 1e6 + want, .aim = 0.05, .amp = amp, .most = most, .what = "p50",
+		.knob = "share" });
 }
 
 START_TEST(after_share_steps)
@@ -264,8 +289,7 @@ END_TEST
  * the base load is p0 plus on_path times the lognormal factor's p99 less
  * 1 at the spread (on_path below body, what the step is told the bodies
  * cost: a request rarely meets every tier's slow draw, and the runtime's
- * share is not spread), with noise; steps until the p99 is within 10% of
- * the target (-1: at a limit, -2: not within most steps).
+ * share is not spread), with noise; within 10% of the target.
  */
 static double lognormal_p99(double cv)
 {
@@ -274,22 +298,22 @@ static double lognormal_p99(double cv)
 	return exp(-s2 / 2 + 2.326 * sqrt(s2));
 }
 
+static double tail_latency(double spread, double on_path)
+{
+	return 1e6 + on_path * (lognormal_p99(spread) - 1);
+}
+
+static bool tail_step(struct gwide *s, double body)
+{
+	return gtail_step(s, s->measured, body);
+}
+
 static int tail_converge(double on_path, double body, double want, double amp, int most)
 {
-	struct gwide s = { .target = 1e6 + on_path * (lognormal_p99(want) - 1) };
-	int i;
-
-	for (i = 0; i < most; i++) {
-		s.measured = (1e6 + on_path * (lognormal_p99(s.knob) - 1)) * noise((unsigned)i, amp);
-		if (fabs(s.measured - s.target) / s.target <= 0.1)
-			break;
-		gtail_step(&s, s.measured, body);
-		if (s.at_limit)
-			break;
-	}
-	printf("p99 %.0f ns for %.0f after %d steps (spread %.2f%s)\n", s.measured, s.target, i,
-	       s.knob, s.at_limit ? ", at its limit" : "");
-	return s.at_limit ? -1 : i < most ? i : -2;
+	return wide_converge(&(struct wide_case){
+		.latency = tail_latency, .step = tail_step, .on_path = on_path, .k0 = body,
+		.target = tail_latency(want, on_path), .aim = 0.1, .amp = amp, .most = most,
+		.what = "p99", .knob = "spread" });
 }
 
 START_TEST(body_spread_steps)
