@@ -532,7 +532,7 @@ struct ditto_tune_graph_opts {
  * clone graph. The iterations and the best
  * knobs go to the model's tuning section, so that ditto_synth_graph_write()
  * of the tuned model writes the tuned tree. The report is converged when
- * every tier is within bound and, with the latency rows, each bounded
+ * every tier and graph row is within its bound and, with the latency rows, each bounded
  * p99 row (low and medium load) is within its bound too; the verdict
  * names the worst tier, and the end-to-end row that is out. Errors:
  * -DITTO_EOPTS; -EINVAL the model is no graph, or no tier has a CPU time

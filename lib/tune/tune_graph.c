@@ -666,8 +666,7 @@ static void wide_note(const struct gwide *s, const char *what, const char *knob,
 		   s->knob, twice ? " (mean of 2 runs)" : "");
 }
 
-/* The tiers' CPU per request under the base load, summed: what their
- * bodies' spread draws out at most. */
+/* The tiers' CPU per request under the base load, summed (measured). */
 static double body_ns(const struct gloop *l)
 {
 	double sum = 0;
@@ -691,15 +690,24 @@ static double body_ns(const struct gloop *l)
  */
 #define TAIL_REACH 2.0
 
-static double tail_p99(const struct gloop *l)
+/* The tiers' targets under the base load, summed: the bodies the scaled
+ * p99 stands for, and so what the spread draws out. */
+static double targets_ns(const struct gloop *l)
 {
-	double target = 0, f;
+	double sum = 0;
 
 	for (size_t k = 0; k < l->n; k++)
-		target += l->t[k].target;
+		sum += l->t[k].target;
+	return sum;
+}
+
+static double tail_p99(const struct gloop *l)
+{
+	double f;
+
 	if (!(l->p50_measured > 0) || !(body_ns(l) > 0))
 		return 0;
-	f = target / body_ns(l);
+	f = targets_ns(l) / body_ns(l);
 	if (f > TAIL_REACH || f < 1 / TAIL_REACH)
 		return 0;
 	return l->p50_measured + fmax(l->spread.measured - l->p50_measured, 0) * f;
@@ -778,7 +786,7 @@ static int iteration(struct gloop *l)
 	    gshare_step(&l->share, walk_ns(l)))
 		moving += !l->share.at_limit;
 	if (tail_held(l) && wide_error(&l->spread) > l->spread.bound &&
-	    gtail_step(&l->spread, tail_p99(l), body_ns(l)))
+	    gtail_step(&l->spread, tail_p99(l), targets_ns(l)))
 		moving += !l->spread.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {
@@ -868,8 +876,9 @@ static void wide_stall(struct gloop *l, const struct gwide *s, const struct wide
 	if (s->at_limit)
 		snprintf(text, sizeof(text), "every tier's %s is at its limit %g: %s", w->knob,
 			 s->limit, s->best_measured > s->target ? w->slower : w->faster);
-	else if (!s->stepped)
-		snprintf(text, sizeof(text), "every tier's %s stood still: %s", w->knob, w->still);
+	else if (!s->stepped || s->held)
+		snprintf(text, sizeof(text), "every tier's %s stood still%s: %s", w->knob,
+			 s->stepped ? " at the end" : "", w->still);
 	else
 		snprintf(text, sizeof(text), "every tier's %s was still moving after %u "
 			 "iterations", w->knob, ran);
@@ -891,8 +900,8 @@ static void wide_stalls(struct gloop *l, unsigned ran)
 		.metric = TUNE_GRAPH_P99_METRIC, .knob = SPREAD_KNOB,
 		.slower = "the clone graph's slowest requests are slower than the original's",
 		.faster = "the clone graph's slowest requests are faster than the original's",
-		.still = "the tiers' CPU per request was never within a factor of 2 of their "
-			 "targets, where the clone's tail tells of its bodies' spread" };
+		.still = "the tiers' CPU per request, summed, was beyond a factor of 2 of their "
+			 "targets', where the clone's tail tells little of its bodies' spread" };
 
 	if (share_held(l))
 		wide_stall(l, &l->share, &share, ran);

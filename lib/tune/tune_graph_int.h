@@ -193,6 +193,7 @@ struct gwide {
 	double knob, best_knob;
 	double x, y;		/* the last (knob, latency) stepped from */
 	bool stepped, at_limit;
+	bool held;		/* its last step was not taken: no input to step on */
 	double limit;		/* the knob when at_limit */
 };
 
@@ -204,10 +205,11 @@ struct gwide {
 bool gshare_step(struct gwide *s, double walk_ns);
 
 /* s's next body spread in [0, SPREAD_MAX] (the knob table's maximum)
- * from its p99 against the target, the p99 taken as p99 (the loop's: the
- * clone's as if its tiers' CPU were their targets); body_ns the tiers' CPU per request
- * under the base load, summed (what the spread draws out at most, tiers
- * in series). False, and no step, while body_ns or the p99 is 0. */
+ * from p99 against the target (the loop passes tail_p99(): the clone's
+ * p99 as if its tiers' CPU were their targets, 0 while they are beyond
+ * a factor of 2); body_ns the tiers' CPU per request under the base
+ * load, summed (what the spread draws out, tiers in series). False, and
+ * no step, while body_ns or p99 is 0. */
 #define SPREAD_MAX 2.0
 bool gtail_step(struct gwide *s, double p99, double body_ns);
 

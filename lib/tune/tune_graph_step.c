@@ -185,17 +185,18 @@ void gtier_foot_step(struct gtier *t)
 
 /*
  * A graph-wide knob moves the front's latency about y0 + sign * k * knob:
- * k the secant of the last two points when they are apart and it is
- * positive (and not below a twentieth of k0: a smaller one is noise),
- * else k0, what the knob moves at most. A step is at most step_max: one
- * noisy latency must not swing every tier at once.
+ * k the secant of the last two points when their knobs are more than
+ * 0.02 apart and it is above a twentieth of k0 (a smaller one is noise),
+ * else k0, about what the knob moves per unit. A step is at most
+ * step_max: one noisy latency must not swing every tier at once.
  */
 static bool wide_step(struct gwide *s, double y, double k0, double sign, double step_max,
 		      double hi)
 {
 	double k = k0, nx;
 
-	if (!(y > 0) || !(s->target > 0) || !(k0 > 0))
+	s->held = !(y > 0) || !(s->target > 0) || !(k0 > 0);
+	if (s->held)
 		return false;
 	if (s->stepped && fabs(s->knob - s->x) > 0.02) {
 		double secant = sign * (y - s->y) / (s->knob - s->x);
@@ -229,9 +230,10 @@ bool gshare_step(struct gwide *s, double walk_ns)
 /*
  * The body spread draws each request's body length times a lognormal
  * factor of mean 1 and that coefficient of variation: the factor's p99
- * is 1.7 at a spread of 0.25, 4.9 at 1 and 8.6 at 2, about TAIL_SLOPE
- * more per unit of spread over the range. The front's p99 rises at most
- * that much times body_ns (every tier's body in series, each at its own
+ * is 1.7 at a spread of 0.25, 4.9 at 1 and 8.6 at 2, 3.7-3.9 more per
+ * unit of spread over the range; TAIL_SLOPE is a little below, so that
+ * the first step errs short. The front's p99 rises about that much
+ * times body_ns (every tier's body in series, each at its own
  * p99 at once); the runtime's own work is not spread, and a request
  * rarely meets every tier's slow draw, so the secant takes over once two
  * spreads were measured.

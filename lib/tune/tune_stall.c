@@ -107,8 +107,8 @@ static const struct tune_stall *stall_of(const struct ditto_tune_report *r, cons
 }
 
 /* A tuned row's bound as the loop held it: a graph row's is the one its
- * row carries (the loop's, or for the idle load's rows the original's
- * spread when wider); one service's, the loop's accept bound (its row
+ * row carries (the loop's, or for the idle load's rows and
+ * latency_p99_ns the original's spread when wider); one service's, the loop's accept bound (its row
  * may carry a checked bound the loop did not hold it to). */
 static double loop_bound(const struct ditto_tune_report *r, const struct tune_row *row)
 {

@@ -108,8 +108,8 @@ END_TEST
 
 /* The idle load's rows and the base load's p99 have bounds of their own,
  * at least the original's spread over its rounds: 9% off is in where the
- * original's rounds spread 12%, and the loop that converged says so; 15%
- * off is not. */
+ * original's rounds spread 12% (10% where they spread 20%), and the loop
+ * that converged says so; 15% off is not (25% against 20%). */
 START_TEST(the_graph_rows_are_held_to_their_own_bounds)
 {
 	struct ditto_tune_report *r = report(true);

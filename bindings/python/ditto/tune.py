@@ -287,7 +287,7 @@ def tune_graph(model, dir, original=None, original_port=0, iterations=0, bound=0
                    "NODE/synth.body_spread", one value for the graph
 
     Returns a TuneReport (rows "cpu_ns_per_request:NODE", the busy and idle
-    rows, then the latency rows); Ctrl-C and errors as tune()."""
+    rows, "latency_p50_ns_idle" and "latency_p99_ns", then the latency rows); Ctrl-C and errors as tune()."""
     argv = _argv(original)
     if isinstance(keep, (str, bytes)):
         raise TypeError('keep must be a list of NAME=HOST:PORT strings, not one string')
