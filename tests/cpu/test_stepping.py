@@ -77,7 +77,21 @@ def test_system_calls_run_to_their_end_and_windows_reach_their_budget(step_mode,
     t = syscaller(what)
     cpu = windows(t.pid, step_mode)
     assert cpu['instructions'] == 3 * 3000
-    assert cpu['stepping'] == {step_mode: 3}
+    if what == 'block' and step_mode == 'breakpoint':
+        # SIGALRM every ms: on a busy host a second alarm can stop the
+        # thread inside the handler of the first on its way to the
+        # breakpoint, which the stepper takes for a breakpoint that did
+        # not fire (it errs that way by design: the cost is slower
+        # windows, stepper.c run_over()), and the later windows use
+        # system-call stops (seen in CI with the other suites running
+        # beside; at will with two busy loops on the two vCPUs). The
+        # first window still ran on breakpoints, and every window reached
+        # its budget.
+        assert cpu['stepping'].get(step_mode, 0) >= 1, cpu['stepping']
+        assert set(cpu['stepping']) <= {step_mode, 'syscall_stops'}, cpu['stepping']
+        assert sum(cpu['stepping'].values()) == 3, cpu['stepping']
+    else:
+        assert cpu['stepping'] == {step_mode: 3}
     # getppid or read, and under signals rt_sigreturn: a handful of
     # instructions per call, never none.
     assert 0.01 < share(cpu, 'sys.') < 0.2
