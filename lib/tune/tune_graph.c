@@ -666,16 +666,6 @@ static void wide_note(const struct gwide *s, const char *what, const char *knob,
 		   s->knob, twice ? " (mean of 2 runs)" : "");
 }
 
-/* The tiers' CPU per request under the base load, summed (measured). */
-static double body_ns(const struct gloop *l)
-{
-	double sum = 0;
-
-	for (size_t k = 0; k < l->n; k++)
-		sum += l->t[k].measured;
-	return sum;
-}
-
 /*
  * The p99 the spread's step is given: the clone's as if its tiers' CPU
  * per request were their targets. Its tail above its p50 grows with its
@@ -690,24 +680,25 @@ static double body_ns(const struct gloop *l)
  */
 #define TAIL_REACH 2.0
 
-/* The tiers' targets under the base load, summed: the bodies the scaled
- * p99 stands for, and so what the spread draws out. */
-static double targets_ns(const struct gloop *l)
+/* The tiers' CPU per request under the base load, summed: their
+ * targets (the bodies the scaled p99 stands for, and so what the spread
+ * draws out), or with measured what the candidate ran. */
+static double tiers_ns(const struct gloop *l, bool measured)
 {
 	double sum = 0;
 
 	for (size_t k = 0; k < l->n; k++)
-		sum += l->t[k].target;
+		sum += measured ? l->t[k].measured : l->t[k].target;
 	return sum;
 }
 
 static double tail_p99(const struct gloop *l)
 {
-	double f;
+	double body = tiers_ns(l, true), f;
 
-	if (!(l->p50_measured > 0) || !(body_ns(l) > 0))
+	if (!(l->p50_measured > 0) || !(body > 0))
 		return 0;
-	f = targets_ns(l) / body_ns(l);
+	f = tiers_ns(l, false) / body;
 	if (f > TAIL_REACH || f < 1 / TAIL_REACH)
 		return 0;
 	return l->p50_measured + fmax(l->spread.measured - l->p50_measured, 0) * f;
@@ -786,7 +777,7 @@ static int iteration(struct gloop *l)
 	    gshare_step(&l->share, walk_ns(l)))
 		moving += !l->share.at_limit;
 	if (tail_held(l) && wide_error(&l->spread) > l->spread.bound &&
-	    gtail_step(&l->spread, tail_p99(l), targets_ns(l)))
+	    gtail_step(&l->spread, tail_p99(l), tiers_ns(l, false)))
 		moving += !l->spread.at_limit;
 	for (size_t k = 0; k < l->n; k++) {
 		if (model_rel_error(l->t[k].target, l->t[k].measured) > l->o.bound) {

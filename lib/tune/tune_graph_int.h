@@ -207,9 +207,9 @@ bool gshare_step(struct gwide *s, double walk_ns);
 /* s's next body spread in [0, SPREAD_MAX] (the knob table's maximum)
  * from p99 against the target (the loop passes tail_p99(): the clone's
  * p99 as if its tiers' CPU were their targets, 0 while they are beyond
- * a factor of 2); body_ns the tiers' CPU per request under the base
- * load, summed (what the spread draws out, tiers in series). False, and
- * no step, while body_ns or p99 is 0. */
+ * a factor of 2); body_ns the tiers' targets under the base load,
+ * summed (what the spread draws out, tiers in series). False, and no
+ * step, while body_ns or p99 is 0. */
 #define SPREAD_MAX 2.0
 bool gtail_step(struct gwide *s, double p99, double body_ns);
 
